@@ -1,0 +1,215 @@
+#include "callsite.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <unistd.h>
+#include <unwind.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+namespace vkleak {
+namespace {
+
+constexpr uint32_t kMaxDepth = 64;
+constexpr uint32_t kMaxSkipped = 16;  // layer-internal frames before the first kept one
+
+std::atomic<uint32_t> g_depth{8};
+
+// Address range of this layer's own text, to drop its frames.
+struct SelfRange {
+  uintptr_t begin = 0, end = 0;
+};
+SelfRange compute_self_range() {
+  SelfRange r;
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void*>(&compute_self_range), &info) || !info.dli_fbase) return r;
+  struct Ctx {
+    void* base;
+    SelfRange* out;
+  } ctx{info.dli_fbase, &r};
+  dl_iterate_phdr(
+      [](dl_phdr_info* pi, size_t, void* data) -> int {
+        auto* c = static_cast<Ctx*>(data);
+        uintptr_t lo = UINTPTR_MAX, hi = 0;
+        for (int i = 0; i < pi->dlpi_phnum; ++i) {
+          const auto& ph = pi->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD) continue;
+          lo = std::min<uintptr_t>(lo, pi->dlpi_addr + ph.p_vaddr);
+          hi = std::max<uintptr_t>(hi, pi->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+        }
+        if (lo <= reinterpret_cast<uintptr_t>(c->base) && reinterpret_cast<uintptr_t>(c->base) < hi) {
+          c->out->begin = lo;
+          c->out->end = hi;
+          return 1;
+        }
+        return 0;
+      },
+      &ctx);
+  return r;
+}
+const SelfRange& self_range() {
+  static const SelfRange r = compute_self_range();
+  return r;
+}
+
+struct UnwindState {
+  uintptr_t* frames;
+  uint32_t depth;
+  uint32_t count;
+  uint32_t skipped;
+  SelfRange self;
+};
+
+_Unwind_Reason_Code on_frame(_Unwind_Context* ctx, void* arg) {
+  auto* st = static_cast<UnwindState*>(arg);
+  uintptr_t ip = _Unwind_GetIP(ctx);
+  if (ip == 0) return _URC_END_OF_STACK;
+  if (st->count == 0 && ip >= st->self.begin && ip < st->self.end) {
+    return ++st->skipped > kMaxSkipped ? _URC_END_OF_STACK : _URC_NO_REASON;
+  }
+  st->frames[st->count++] = ip;
+  return st->count >= st->depth ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+uint64_t hash_frames(const uintptr_t* f, uint32_t n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ n;
+  for (uint32_t i = 0; i < n; ++i) {
+    h ^= f[i];
+    h *= 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  return h ? h : 1;
+}
+
+// Interning: shards keyed by the frames' hash; the id -> frames list is append-only under its
+// own mutex, touched only when a new call site appears or a snapshot copies the table.
+constexpr uint32_t kInternShards = 32;
+struct alignas(64) InternShard {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, uint32_t> ids;  // hash -> id
+};
+struct CallsiteTable {
+  InternShard shards[kInternShards];
+  std::mutex list_mutex;
+  std::vector<std::vector<uintptr_t>> frames{std::vector<uintptr_t>{}};  // id 0 unused
+};
+CallsiteTable& table() {
+  static CallsiteTable* t = new CallsiteTable;  // never destroyed: used until the last hook
+  return *t;
+}
+
+// A small per-thread cache in front of the shards: most creations repeat a recent call site.
+struct ThreadCache {
+  static constexpr uint32_t kSize = 64;
+  uint64_t hash[kSize] = {};
+  uint32_t id[kSize] = {};
+};
+thread_local ThreadCache t_cache;
+
+}  // namespace
+
+void set_callstack_depth(uint32_t depth) noexcept {
+  g_depth.store(depth > kMaxDepth ? kMaxDepth : depth, std::memory_order_relaxed);
+}
+uint32_t callstack_depth() noexcept { return g_depth.load(std::memory_order_relaxed); }
+
+uint32_t capture_and_intern() noexcept {
+  const uint32_t depth = g_depth.load(std::memory_order_relaxed);
+  if (depth == 0) return 0;
+  uintptr_t frames[kMaxDepth];
+  UnwindState st{frames, depth, 0, 0, self_range()};
+  _Unwind_Backtrace(&on_frame, &st);
+  if (st.count == 0) return 0;
+  const uint64_t h = hash_frames(frames, st.count);
+  ThreadCache& cache = t_cache;
+  const uint32_t slot = static_cast<uint32_t>(h) % ThreadCache::kSize;
+  if (cache.hash[slot] == h) return cache.id[slot];
+  try {
+    CallsiteTable& t = table();
+    InternShard& shard = t.shards[h % kInternShards];
+    uint32_t id;
+    {
+      std::lock_guard<std::mutex> lock(shard.mutex);
+      auto it = shard.ids.find(h);
+      if (it != shard.ids.end()) {
+        id = it->second;
+      } else {
+        std::lock_guard<std::mutex> list_lock(t.list_mutex);
+        id = static_cast<uint32_t>(t.frames.size());
+        t.frames.emplace_back(frames, frames + st.count);
+        shard.ids.emplace(h, id);
+      }
+    }
+    cache.hash[slot] = h;
+    cache.id[slot] = id;
+    return id;
+  } catch (...) {
+    return 0;
+  }
+}
+
+void copy_callsites(std::vector<std::vector<uintptr_t>>* out) {
+  CallsiteTable& t = table();
+  std::lock_guard<std::mutex> lock(t.list_mutex);
+  *out = t.frames;
+}
+
+std::vector<ModuleInfo> loaded_modules() {
+  std::vector<ModuleInfo> mods;
+  dl_iterate_phdr(
+      [](dl_phdr_info* pi, size_t, void* data) -> int {
+        auto* out = static_cast<std::vector<ModuleInfo>*>(data);
+        ModuleInfo m;
+        m.bias = pi->dlpi_addr;
+        uintptr_t lo = UINTPTR_MAX, hi = 0;
+        for (int i = 0; i < pi->dlpi_phnum; ++i) {
+          const auto& ph = pi->dlpi_phdr[i];
+          if (ph.p_type == PT_LOAD) {
+            lo = std::min<uintptr_t>(lo, pi->dlpi_addr + ph.p_vaddr);
+            hi = std::max<uintptr_t>(hi, pi->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+          } else if (ph.p_type == PT_NOTE && m.build_id.empty()) {
+            // Walk the notes for NT_GNU_BUILD_ID.
+            const char* p = reinterpret_cast<const char*>(pi->dlpi_addr + ph.p_vaddr);
+            const char* end = p + ph.p_memsz;
+            while (p + sizeof(ElfW(Nhdr)) <= end) {
+              auto* nh = reinterpret_cast<const ElfW(Nhdr)*>(p);
+              const char* name = p + sizeof(ElfW(Nhdr));
+              const char* desc = name + ((nh->n_namesz + 3) & ~3u);
+              if (desc + nh->n_descsz > end) break;
+              if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+                static const char* hex = "0123456789abcdef";
+                for (uint32_t k = 0; k < nh->n_descsz; ++k) {
+                  unsigned char c = static_cast<unsigned char>(desc[k]);
+                  m.build_id += hex[c >> 4];
+                  m.build_id += hex[c & 15];
+                }
+                break;
+              }
+              p = desc + ((nh->n_descsz + 3) & ~3u);
+            }
+          }
+        }
+        if (lo == UINTPTR_MAX) return 0;
+        m.start = lo;
+        m.size = hi - lo;
+        if (pi->dlpi_name && *pi->dlpi_name) {
+          m.path = pi->dlpi_name;
+        } else if (out->empty()) {
+          char buf[4096];
+          ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+          if (n > 0) m.path.assign(buf, static_cast<size_t>(n));
+        }
+        if (m.path.empty()) return 0;  // vdso and friends
+        out->push_back(std::move(m));
+        return 0;
+      },
+      &mods);
+  return mods;
+}
+
+}  // namespace vkleak

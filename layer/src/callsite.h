@@ -1,0 +1,31 @@
+// Creation call sites: return addresses captured with the unwinder, the layer's own frames
+// dropped, de-duplicated into one process-wide table shared by all devices. Ids are dense from 1.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vkleak {
+
+void set_callstack_depth(uint32_t depth) noexcept;  // 0 turns capture off
+uint32_t callstack_depth() noexcept;
+
+// Captures and interns the current stack. Returns 0 when capture is off or fails.
+uint32_t capture_and_intern() noexcept;
+
+// Copies the frames of call sites [1, count] (index 0 is an empty placeholder).
+void copy_callsites(std::vector<std::vector<uintptr_t>>* out);
+
+struct ModuleInfo {
+  std::string path;
+  uintptr_t start = 0;  // lowest mapped address
+  uintptr_t size = 0;
+  uintptr_t bias = 0;   // load bias (dlpi_addr)
+  std::string build_id;  // hex, empty when absent
+};
+
+// The modules loaded now (dl_iterate_phdr), with their GNU build-ids.
+std::vector<ModuleInfo> loaded_modules();
+
+}  // namespace vkleak

@@ -1,0 +1,50 @@
+// Which children a parent owns implicitly: a descriptor pool's sets, a command pool's command
+// buffers, a swapchain's images. Lets implicit frees (pool destroy/reset, swapchain destroy) cost
+// O(children) instead of a scan of the whole table. Sharded by parent handle.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace vkleak {
+
+// A compact set of non-zero 64-bit values: open addressing, backward-shift deletion.
+class HandleSet {
+ public:
+  bool insert(uint64_t v);
+  bool erase(uint64_t v) noexcept;
+  size_t size() const noexcept { return size_; }
+  template <typename F>
+  void for_each(F&& f) const {
+    for (uint64_t v : slots_)
+      if (v) f(v);
+  }
+
+ private:
+  size_t home(uint64_t v) const noexcept;
+  std::vector<uint64_t> slots_;
+  size_t size_ = 0;
+};
+
+class ChildIndex {
+ public:
+  ChildIndex();
+  void add(uint64_t parent, uint64_t child);
+  void remove(uint64_t parent, uint64_t child) noexcept;
+  // Removes the parent's entry and returns its children.
+  std::vector<uint64_t> take_all(uint64_t parent);
+
+ private:
+  static constexpr uint32_t kShards = 16;
+  struct alignas(64) Shard {
+    std::mutex mutex;
+    std::unordered_map<uint64_t, HandleSet> children;
+  };
+  Shard& shard_for(uint64_t parent) noexcept;
+  std::unique_ptr<Shard[]> shards_;
+};
+
+}  // namespace vkleak

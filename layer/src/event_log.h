@@ -1,0 +1,52 @@
+// Events the layer detects as they happen (invalid destroys, duplicate handles, ...), kept per
+// scope until the next snapshot reports them.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vk_object_types.h"
+
+namespace vkleak {
+
+struct Event {
+  std::string kind;  // "invalid_destroy", "duplicate_handle"
+  ObjectType type = ObjectType::kUnknown;
+  uint64_t handle = 0;
+  uint64_t object_id = 0;  // 0 when unknown
+  uint64_t frame = 0;
+  uint32_t time_ms = 0;
+  std::string message;
+};
+
+class EventLog {
+ public:
+  void add(Event e) noexcept {
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (events_.size() < kMaxPending) events_.push_back(std::move(e));
+      else dropped_++;
+    } catch (...) {
+      dropped_++;
+    }
+  }
+  // Moves the pending events out; `dropped` receives how many did not fit since the last take.
+  std::vector<Event> take(uint64_t* dropped) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Event> out;
+    out.swap(events_);
+    *dropped = dropped_;
+    dropped_ = 0;
+    return out;
+  }
+
+ private:
+  static constexpr size_t kMaxPending = 100000;
+  std::mutex mutex_;
+  std::vector<Event> events_;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace vkleak

@@ -1,0 +1,202 @@
+// Hand-written hooks: instance and device creation and destruction, physical devices, queues.
+#include <vulkan/vk_layer.h>
+
+#include "callsite.h"
+#include "layer_state.h"
+#include "log.h"
+#include "manual_hooks.h"
+#include "snapshot.h"
+#include "tracker_internal.h"
+
+namespace vkleak {
+namespace {
+
+// Finds the loader's link info in a create info's pNext chain: matching sType AND function.
+template <typename LayerCreateInfo, typename CreateInfo>
+LayerCreateInfo* find_link_info(const CreateInfo* ci, VkStructureType stype) {
+  auto* p = static_cast<const VkBaseInStructure*>(ci->pNext);
+  for (; p; p = p->pNext) {
+    if (p->sType != stype) continue;
+    auto* info = reinterpret_cast<LayerCreateInfo*>(const_cast<VkBaseInStructure*>(p));
+    if (info->function == VK_LAYER_LINK_INFO) return info;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+namespace manual {
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreateInfo,
+                                              const VkAllocationCallbacks* pAllocator,
+                                              VkInstance* pInstance) noexcept {
+  auto* link = pCreateInfo ? find_link_info<VkLayerInstanceCreateInfo>(
+                                 pCreateInfo, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO)
+                           : nullptr;
+  if (!link || !link->u.pLayerInfo || !link->u.pLayerInfo->pfnNextGetInstanceProcAddr)
+    return VK_ERROR_INITIALIZATION_FAILED;
+  PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  auto next_create =
+      reinterpret_cast<PFN_vkCreateInstance>(next_gipa(VK_NULL_HANDLE, "vkCreateInstance"));
+  if (!next_create) return VK_ERROR_INITIALIZATION_FAILED;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;  // the next layer reads its own link
+
+  Settings settings = load_settings(pCreateInfo);
+  configure_log(settings.log_level, settings.log_file);
+  set_callstack_depth(settings.callstack_depth);
+  const CallsiteId callsite = capture_callsite();
+
+  VkResult result = next_create(pCreateInfo, pAllocator, pInstance);
+  if (result != VK_SUCCESS || passthrough()) return result;
+  try {
+    auto state = std::make_shared<InstanceState>();
+    state->type = ObjectType::kInstance;
+    state->handle = to_u64(*pInstance);
+    state->next_gipa = next_gipa;
+    state->settings = settings;
+    if (const VkApplicationInfo* app = pCreateInfo->pApplicationInfo) {
+      if (app->pApplicationName) state->application_name = app->pApplicationName;
+      if (app->pEngineName) state->engine_name = app->pEngineName;
+      state->api_version = app->apiVersion;
+    }
+    load_instance_dispatch(&state->dispatch, next_gipa, *pInstance);
+    state->object_id = record_object(*state, ObjectType::kInstance, state->handle, Origin::kCreated,
+                                     0, ObjectType::kUnknown, 0, callsite);
+    register_instance(state, dispatch_key(*pInstance));
+    start_writer(settings);
+    install_exit_handler();
+    log().info("tracking instance {:#x}; snapshots in '{}'", state->handle, settings.output_dir);
+  } catch (...) {
+    log().error("out of memory while setting up instance tracking; instance not tracked");
+  }
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance,
+                                           const VkAllocationCallbacks* pAllocator) noexcept {
+  if (!instance) return;
+  InstanceState* state = get_instance_state(instance);
+  if (!state) return;
+  PFN_vkDestroyInstance next_destroy = state->dispatch.DestroyInstance;
+  if (!passthrough()) snapshot_now(SnapshotReason::kInstanceDestroy, nullptr, state, "");
+  std::shared_ptr<InstanceState> owner = unregister_instance(dispatch_key(instance));
+  // The loader unloads the layer after the last instance: the writer must be gone by then.
+  if (all_instances().empty()) stop_writer();
+  if (next_destroy) next_destroy(instance, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
+                                            const VkDeviceCreateInfo* pCreateInfo,
+                                            const VkAllocationCallbacks* pAllocator,
+                                            VkDevice* pDevice) noexcept {
+  InstanceState* instance = get_instance_state(physicalDevice);
+  auto* link = pCreateInfo ? find_link_info<VkLayerDeviceCreateInfo>(
+                                 pCreateInfo, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO)
+                           : nullptr;
+  if (!instance || !link || !link->u.pLayerInfo) return VK_ERROR_INITIALIZATION_FAILED;
+  PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  PFN_vkGetDeviceProcAddr next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+  if (!next_gipa || !next_gdpa) return VK_ERROR_INITIALIZATION_FAILED;
+  // The next vkCreateDevice, fetched with the real instance.
+  auto next_create = reinterpret_cast<PFN_vkCreateDevice>(
+      next_gipa(reinterpret_cast<VkInstance>(instance->handle), "vkCreateDevice"));
+  if (!next_create) return VK_ERROR_INITIALIZATION_FAILED;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  const CallsiteId callsite = capture_callsite();
+
+  VkResult result = next_create(physicalDevice, pCreateInfo, pAllocator, pDevice);
+  if (result != VK_SUCCESS || passthrough()) return result;
+  try {
+    auto state = std::make_shared<DeviceState>();
+    state->type = ObjectType::kDevice;
+    state->handle = to_u64(*pDevice);
+    state->next_gdpa = next_gdpa;
+    state->instance = instance;
+    state->physical_device = physicalDevice;
+    state->frame_boundary = instance->settings.frame_boundary;
+    state->snapshot_every = instance->settings.snapshot_every;
+    if (instance->dispatch.GetPhysicalDeviceProperties) {
+      VkPhysicalDeviceProperties props{};
+      instance->dispatch.GetPhysicalDeviceProperties(physicalDevice, &props);
+      state->physical_device_name = props.deviceName;
+    }
+    load_device_dispatch(&state->dispatch, next_gdpa, *pDevice);
+    state->object_id =
+        record_object(*instance, ObjectType::kDevice, state->handle, Origin::kCreated,
+                      to_u64(physicalDevice), ObjectType::kPhysicalDevice, 0, callsite);
+    register_device(state, dispatch_key(*pDevice));
+  } catch (...) {
+    log().error("out of memory while setting up device tracking; device not tracked");
+  }
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device,
+                                         const VkAllocationCallbacks* pAllocator) noexcept {
+  if (!device) return;
+  DeviceState* state = get_device_state(device);
+  if (!state) return;
+  PFN_vkDestroyDevice next_destroy = state->dispatch.DestroyDevice;
+  // Before calling down: what is alive now is exactly what the app leaked on this device.
+  if (!passthrough()) snapshot_now(SnapshotReason::kDeviceDestroy, state, nullptr, "");
+  if (state->instance) on_destroy(*state->instance, ObjectType::kDevice, state->handle);
+  std::shared_ptr<DeviceState> owner = unregister_device(dispatch_key(device));
+  if (next_destroy) next_destroy(device, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumeratePhysicalDevices(VkInstance instance,
+                                                        uint32_t* pPhysicalDeviceCount,
+                                                        VkPhysicalDevice* pPhysicalDevices) noexcept {
+  InstanceState* state = get_instance_state(instance);
+  if (!state) return VK_ERROR_INITIALIZATION_FAILED;
+  VkResult result =
+      state->dispatch.EnumeratePhysicalDevices(instance, pPhysicalDeviceCount, pPhysicalDevices);
+  if ((result == VK_SUCCESS || result == VK_INCOMPLETE) && pPhysicalDevices && pPhysicalDeviceCount) {
+    for (uint32_t i = 0; i < *pPhysicalDeviceCount; ++i)
+      on_create(*state, ObjectType::kPhysicalDevice, to_u64(pPhysicalDevices[i]), Origin::kRetrieved,
+                state->handle, ObjectType::kInstance, 0, kNoCallsite);
+  }
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumeratePhysicalDeviceGroups(
+    VkInstance instance, uint32_t* pPhysicalDeviceGroupCount,
+    VkPhysicalDeviceGroupProperties* pPhysicalDeviceGroupProperties) noexcept {
+  InstanceState* state = get_instance_state(instance);
+  if (!state) return VK_ERROR_INITIALIZATION_FAILED;
+  VkResult result = state->dispatch.EnumeratePhysicalDeviceGroups(
+      instance, pPhysicalDeviceGroupCount, pPhysicalDeviceGroupProperties);
+  if ((result == VK_SUCCESS || result == VK_INCOMPLETE) && pPhysicalDeviceGroupProperties &&
+      pPhysicalDeviceGroupCount) {
+    for (uint32_t g = 0; g < *pPhysicalDeviceGroupCount; ++g) {
+      const auto& group = pPhysicalDeviceGroupProperties[g];
+      for (uint32_t i = 0; i < group.physicalDeviceCount && i < VK_MAX_DEVICE_GROUP_SIZE; ++i)
+        on_create(*state, ObjectType::kPhysicalDevice, to_u64(group.physicalDevices[i]),
+                  Origin::kRetrieved, state->handle, ObjectType::kInstance, 0, kNoCallsite);
+    }
+  }
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceQueue(VkDevice device, uint32_t queueFamilyIndex,
+                                          uint32_t queueIndex, VkQueue* pQueue) noexcept {
+  DeviceState* state = get_device_state(device);
+  if (!state) return;
+  state->dispatch.GetDeviceQueue(device, queueFamilyIndex, queueIndex, pQueue);
+  if (pQueue)
+    on_create(*state, ObjectType::kQueue, to_u64(*pQueue), Origin::kRetrieved, state->handle,
+              ObjectType::kDevice, 0, kNoCallsite);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* pQueueInfo,
+                                           VkQueue* pQueue) noexcept {
+  DeviceState* state = get_device_state(device);
+  if (!state) return;
+  state->dispatch.GetDeviceQueue2(device, pQueueInfo, pQueue);
+  if (pQueue)
+    on_create(*state, ObjectType::kQueue, to_u64(*pQueue), Origin::kRetrieved, state->handle,
+              ObjectType::kDevice, 0, kNoCallsite);
+}
+
+}  // namespace manual
+}  // namespace vkleak

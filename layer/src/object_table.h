@@ -1,0 +1,114 @@
+// The live-object table of one scope (an instance or a device).
+//
+// Keyed by (handle, type): drivers reuse freed handle values, possibly for another type, and two
+// devices may return equal values (they have separate tables). Sharded by a 64-bit mix of the
+// key; each shard has its own short lock, an open-addressing index of 32-bit slots and a slab of
+// fixed-size records in chunks (stable indices, no reallocation of records). No lock is shared
+// between shards, and none between tables.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "vk_object_types.h"
+
+namespace vkleak {
+
+// 48 bytes. The id is the run-unique creation sequence number.
+struct ObjectRecord {
+  uint64_t handle;
+  uint64_t parent_id;  // 0 = none
+  uint64_t size;       // bytes, 0 = unknown
+  uint64_t id : 48;
+  uint64_t type : 8;    // ObjectType; kUnknown marks a free slab slot
+  uint64_t origin : 4;  // Origin
+  uint64_t refs : 4;    // times the driver returned this live handle; saturates at 15
+  uint32_t frame;       // owner's frame at creation
+  uint32_t time_ms;     // creation time since the layer was loaded
+  uint32_t callsite;    // CallsiteId, 0 = none
+  uint32_t name;        // NameTable index, 0 = none
+};
+static_assert(sizeof(ObjectRecord) == 48, "keep records small: the budget is 64 B per object");
+
+class ObjectTable {
+ public:
+  ObjectTable();
+  ~ObjectTable();
+  ObjectTable(const ObjectTable&) = delete;
+  ObjectTable& operator=(const ObjectTable&) = delete;
+
+  enum class InsertResult { kInserted, kAlreadyLive };
+
+  // Inserts `rec` under (rec.handle, rec.type). If that key is live, bumps its refs instead
+  // (when `count_duplicate`) and returns kAlreadyLive. Throws std::bad_alloc on exhaustion.
+  InsertResult insert(const ObjectRecord& rec, bool count_duplicate);
+
+  // Removes the key; returns false when it was not live. When refs > 1, only decrements.
+  // `removed` receives the record as it was.
+  bool erase(uint64_t handle, ObjectType type, ObjectRecord* removed) noexcept;
+
+  // Calls f(ObjectRecord&) under the shard lock if the key is live; returns whether it was.
+  template <typename F>
+  bool update(uint64_t handle, ObjectType type, F&& f) noexcept {
+    Shard& s = shard_for(handle, type);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    ObjectRecord* r = s.find(handle, type);
+    if (!r) return false;
+    f(*r);
+    return true;
+  }
+
+  bool lookup(uint64_t handle, ObjectType type, ObjectRecord* out) const noexcept;
+
+  // Appends every live record to `out` (each shard copied under its own lock).
+  void collect(std::vector<ObjectRecord>* out) const;
+
+  uint64_t live_count() const noexcept;
+  std::array<uint64_t, kObjectTypeCount> live_by_type() const noexcept;
+  // Bytes the table itself holds (records, index, chunks), for the memory budget.
+  uint64_t memory_bytes() const noexcept;
+
+ private:
+  static constexpr uint32_t kShardBits = 6;
+  static constexpr uint32_t kShards = 1u << kShardBits;
+  static constexpr uint32_t kChunkRecords = 1024;
+  static constexpr uint32_t kEmpty = 0;
+  static constexpr uint32_t kTombstone = 0xffffffffu;
+
+  struct alignas(64) Shard {
+    mutable std::mutex mutex;
+    std::vector<std::unique_ptr<ObjectRecord[]>> chunks;
+    uint32_t slab_used = 0;           // records handed out from chunks so far
+    uint32_t free_head = kEmpty;      // 1-based record index of the first free record
+    std::vector<uint32_t> index;      // 1-based record indices, kEmpty or kTombstone
+    uint32_t index_used = 0;          // live + tombstones
+    uint32_t live = 0;
+    std::array<uint32_t, kObjectTypeCount> live_by_type{};
+
+    ObjectRecord& record(uint32_t one_based) {
+      uint32_t i = one_based - 1;
+      return chunks[i / kChunkRecords][i % kChunkRecords];
+    }
+    const ObjectRecord& record(uint32_t one_based) const {
+      uint32_t i = one_based - 1;
+      return chunks[i / kChunkRecords][i % kChunkRecords];
+    }
+    ObjectRecord* find(uint64_t handle, ObjectType type);
+    uint32_t* find_slot(uint64_t handle, ObjectType type);
+    uint32_t allocate_record();
+    void grow_index();
+  };
+
+  static uint64_t mix(uint64_t handle, ObjectType type) noexcept;
+  Shard& shard_for(uint64_t handle, ObjectType type) const noexcept {
+    return shards_[mix(handle, type) >> (64 - kShardBits)];
+  }
+
+  std::unique_ptr<Shard[]> shards_;
+};
+
+}  // namespace vkleak

@@ -1,0 +1,44 @@
+// Layer settings, following the Khronos layer conventions:
+//   environment   VKLEAK_<KEY> or VK_VKLEAK_TRACKER_<KEY>   (highest precedence)
+//   settings file vk_layer_settings.txt, key vkleak_tracker.<key>  (VK_LAYER_SETTINGS_PATH: file
+//                 or directory; else ./vk_layer_settings.txt)
+//   API           VkLayerSettingsCreateInfoEXT chained to VkInstanceCreateInfo (lowest)
+// Unknown keys are warned about. The table of keys is kSettingKeys in settings.cpp and the
+// README's settings table.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vkleak {
+
+enum class FrameBoundary : uint8_t { kPresent, kSubmit };
+
+struct Settings {
+  std::string output_dir = "vkleak-snapshots";
+  uint32_t snapshot_every = 0;  // frames between periodic snapshots; 0 = off
+  FrameBoundary frame_boundary = FrameBoundary::kPresent;
+  uint32_t callstack_depth = 8;  // return addresses kept per call site; 0 = off
+  bool snapshot_at_exit = true;
+  std::string snapshot_signal = "SIGUSR1";  // "none" to disable
+  std::string trigger_file;                 // default: <output_dir>/vkleak.trigger
+  std::string log_level = "warn";
+  std::string log_file;  // empty: stderr
+};
+
+// Reads all sources for one instance. `create_info` may be null.
+Settings load_settings(const VkInstanceCreateInfo* create_info) noexcept;
+
+// "key=value" pairs as the snapshot records them.
+std::vector<std::pair<std::string, std::string>> describe(const Settings& s);
+
+const char* to_string(FrameBoundary b) noexcept;
+
+// Parses one value into `s`; returns false (and leaves `s` unchanged) when key or value is bad.
+bool apply_setting(Settings& s, const std::string& key, const std::string& value,
+                   std::string* error);
+
+}  // namespace vkleak

@@ -1,0 +1,641 @@
+#include "snapshot.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "callsite.h"
+#include "json_writer.h"
+#include "layer_state.h"
+#include "log.h"
+#include "names.h"
+
+#ifndef VKLEAK_VERSION
+#define VKLEAK_VERSION "0.0.0"
+#endif
+
+namespace vkleak {
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+const char* origin_name(uint64_t o) {
+  switch (static_cast<Origin>(o)) {
+    case Origin::kCreated: return "created";
+    case Origin::kAllocated: return "allocated";
+    case Origin::kRetrieved: return "retrieved";
+    case Origin::kSwapchainImage: return "swapchain_image";
+  }
+  return "created";
+}
+
+struct InstanceInfo {
+  uint64_t id, handle;
+  std::string application, engine;
+  uint32_t api_version;
+};
+struct DeviceInfo {
+  uint64_t id, handle, instance_id, frame, submits, presents;
+  std::string physical_device;
+  bool degraded;
+};
+struct OwnedRecord {
+  ObjectRecord rec;
+  uint64_t owner;
+};
+
+// Everything copied out of the tables; names, call sites and modules are read at write time
+// (their tables are append-only, so a later copy is a superset).
+struct Collected {
+  SnapshotReason reason = SnapshotReason::kFrame;
+  std::string label;
+  Settings settings;
+  int64_t scope_device = -1, scope_instance = -1;
+  uint64_t frame = 0;
+  uint32_t time_ms = 0;
+  bool degraded = false;
+  std::vector<InstanceInfo> instances;
+  std::vector<DeviceInfo> devices;
+  std::vector<OwnedRecord> objects;
+  std::vector<std::pair<uint64_t, Event>> events;  // (owner id, event)
+  uint64_t events_dropped = 0;
+};
+
+void collect_table(const Scope& scope, Collected* c, ObjectType skip_a, ObjectType skip_b,
+                   uint64_t skip_id) {
+  std::vector<ObjectRecord> recs;
+  scope.table.collect(&recs);
+  c->objects.reserve(c->objects.size() + recs.size());
+  for (const ObjectRecord& r : recs) {
+    ObjectType t = static_cast<ObjectType>(r.type);
+    if (t == skip_a || t == skip_b || r.id == skip_id) continue;
+    c->objects.push_back({r, scope.object_id});
+  }
+  if (scope.degraded.load(std::memory_order_relaxed)) c->degraded = true;
+}
+
+void take_events(Scope& scope, Collected* c) {
+  uint64_t dropped = 0;
+  for (Event& e : scope.events.take(&dropped)) c->events.emplace_back(scope.object_id, std::move(e));
+  c->events_dropped += dropped;
+}
+
+DeviceInfo device_info(const DeviceState& d) {
+  return {d.object_id,
+          d.handle,
+          d.instance ? d.instance->object_id : 0,
+          d.frame.load(std::memory_order_relaxed),
+          d.submits.load(std::memory_order_relaxed),
+          d.presents.load(std::memory_order_relaxed),
+          d.physical_device_name,
+          d.degraded.load(std::memory_order_relaxed)};
+}
+InstanceInfo instance_info(const InstanceState& i) {
+  return {i.object_id, i.handle, i.application_name, i.engine_name, i.api_version};
+}
+
+std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
+                                   InstanceState* instance, const std::string& label) {
+  auto c = std::make_unique<Collected>();
+  c->reason = reason;
+  c->label = label;
+  c->time_ms = now_ms();
+  auto instances = all_instances();
+  auto devices = all_devices();
+  if (device) {
+    // What the device still owns, as it is destroyed: its queues die with it.
+    c->scope_device = static_cast<int64_t>(device->object_id);
+    c->frame = device->frame.load(std::memory_order_relaxed);
+    if (device->instance) {
+      c->settings = device->instance->settings;
+      c->instances.push_back(instance_info(*device->instance));
+    }
+    c->devices.push_back(device_info(*device));
+    collect_table(*device, c.get(), ObjectType::kQueue, ObjectType::kQueue, 0);
+    take_events(*device, c.get());
+    return c;
+  }
+  if (instance) {
+    // What the instance still owns, as it is destroyed: physical devices die with it, the
+    // instance record itself is not a leak; devices never destroyed are.
+    c->scope_instance = static_cast<int64_t>(instance->object_id);
+    c->settings = instance->settings;
+    c->instances.push_back(instance_info(*instance));
+    collect_table(*instance, c.get(), ObjectType::kPhysicalDevice, ObjectType::kPhysicalDevice,
+                  instance->object_id);
+    take_events(*instance, c.get());
+    for (auto& d : devices) {
+      if (d->instance != instance) continue;
+      c->devices.push_back(device_info(*d));
+      c->frame = std::max(c->frame, d->frame.load(std::memory_order_relaxed));
+      collect_table(*d, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
+      take_events(*d, c.get());
+    }
+    return c;
+  }
+  if (!instances.empty()) c->settings = instances.front()->settings;
+  for (auto& i : instances) {
+    c->instances.push_back(instance_info(*i));
+    collect_table(*i, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
+    take_events(*i, c.get());
+  }
+  for (auto& d : devices) {
+    c->devices.push_back(device_info(*d));
+    c->frame = std::max(c->frame, d->frame.load(std::memory_order_relaxed));
+    collect_table(*d, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
+    take_events(*d, c.get());
+  }
+  return c;
+}
+
+std::string executable_path() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+void write_body(JsonWriter& w, const Collected& c, uint32_t sequence) {
+  std::vector<std::string> names;
+  copy_names(&names);
+  std::vector<std::vector<uintptr_t>> callsites;
+  copy_callsites(&callsites);
+  std::vector<ModuleInfo> modules = loaded_modules();
+
+  w.raw("{\"format\":\"vkleak-snapshot\",\"version\":");
+  w.u64(kFormatVersion);
+  w.raw(",\"producer\":{\"name\":\"vkleak\",\"version\":\"" VKLEAK_VERSION "\"},\"pid\":");
+  w.u64(static_cast<uint64_t>(getpid()));
+  w.raw(",\"executable\":");
+  w.str(executable_path());
+  w.raw(",\"sequence\":");
+  w.u64(sequence);
+  w.raw(",\"reason\":\"");
+  w.raw(to_string(c.reason));
+  w.raw("\",\"label\":");
+  if (c.label.empty()) w.raw("null");
+  else w.str(c.label);
+  w.raw(",\"scope\":");
+  if (c.scope_device >= 0) {
+    w.raw("{\"device\":");
+    w.i64(c.scope_device);
+    w.raw("}");
+  } else if (c.scope_instance >= 0) {
+    w.raw("{\"instance\":");
+    w.i64(c.scope_instance);
+    w.raw("}");
+  } else {
+    w.raw("null");
+  }
+  w.raw(",\"frame\":");
+  w.u64(c.frame);
+  w.raw(",\"frame_boundary\":\"");
+  w.raw(to_string(c.settings.frame_boundary));
+  w.raw("\",\"time_ms\":");
+  w.u64(c.time_ms);
+  w.raw(",\"degraded\":");
+  w.raw(c.degraded ? "true" : "false");
+
+  w.raw(",\n\"settings\":{");
+  bool first = true;
+  for (auto& [k, v] : describe(c.settings)) {
+    if (!first) w.raw(",");
+    first = false;
+    w.str(k);
+    w.raw(":");
+    w.str(v);
+  }
+  w.raw("}");
+
+  w.raw(",\n\"instances\":[");
+  for (size_t i = 0; i < c.instances.size(); ++i) {
+    const InstanceInfo& in = c.instances[i];
+    if (i) w.raw(",");
+    w.raw("{\"id\":");
+    w.u64(in.id);
+    w.raw(",\"handle\":");
+    w.hex(in.handle);
+    w.raw(",\"application\":");
+    if (in.application.empty()) w.raw("null");
+    else w.str(in.application);
+    w.raw(",\"engine\":");
+    if (in.engine.empty()) w.raw("null");
+    else w.str(in.engine);
+    w.raw(",\"api_version\":\"");
+    w.u64(VK_API_VERSION_MAJOR(in.api_version));
+    w.raw(".");
+    w.u64(VK_API_VERSION_MINOR(in.api_version));
+    w.raw(".");
+    w.u64(VK_API_VERSION_PATCH(in.api_version));
+    w.raw("\"}");
+  }
+  w.raw("]");
+
+  w.raw(",\n\"devices\":[");
+  for (size_t i = 0; i < c.devices.size(); ++i) {
+    const DeviceInfo& d = c.devices[i];
+    if (i) w.raw(",");
+    w.raw("{\"id\":");
+    w.u64(d.id);
+    w.raw(",\"handle\":");
+    w.hex(d.handle);
+    w.raw(",\"instance\":");
+    w.u64(d.instance_id);
+    w.raw(",\"physical_device\":");
+    w.str(d.physical_device);
+    w.raw(",\"frame\":");
+    w.u64(d.frame);
+    w.raw(",\"submits\":");
+    w.u64(d.submits);
+    w.raw(",\"presents\":");
+    w.u64(d.presents);
+    w.raw(",\"degraded\":");
+    w.raw(d.degraded ? "true" : "false");
+    w.raw("}");
+  }
+  w.raw("]");
+
+  std::array<uint64_t, kObjectTypeCount> live{}, bytes{};
+  w.raw(",\n\"objects\":[");
+  for (size_t i = 0; i < c.objects.size(); ++i) {
+    const ObjectRecord& r = c.objects[i].rec;
+    live[r.type]++;
+    bytes[r.type] += r.size;
+    w.raw(i ? ",\n{\"id\":" : "\n{\"id\":");
+    w.u64(r.id);
+    w.raw(",\"type\":\"");
+    w.raw(object_type_name(static_cast<ObjectType>(r.type)));
+    w.raw("\",\"handle\":");
+    w.hex(r.handle);
+    w.raw(",\"name\":");
+    if (r.name && r.name < names.size()) w.str(names[r.name]);
+    else w.raw("null");
+    w.raw(",\"owner\":");
+    w.u64(c.objects[i].owner);
+    w.raw(",\"parent\":");
+    if (r.parent_id) w.u64(r.parent_id);
+    else w.raw("null");
+    w.raw(",\"origin\":\"");
+    w.raw(origin_name(r.origin));
+    w.raw("\",\"frame\":");
+    w.u64(r.frame);
+    w.raw(",\"time_ms\":");
+    w.u64(r.time_ms);
+    w.raw(",\"size\":");
+    w.u64(r.size);
+    w.raw(",\"callsite\":");
+    if (r.callsite) w.u64(r.callsite);
+    else w.raw("null");
+    if (r.refs > 1) {
+      w.raw(",\"refs\":");
+      w.u64(r.refs);
+    }
+    w.raw("}");
+  }
+  w.raw("]");
+
+  w.raw(",\n\"counts\":{");
+  first = true;
+  for (uint32_t t = 1; t < kObjectTypeCount; ++t) {
+    if (!live[t]) continue;
+    if (!first) w.raw(",");
+    first = false;
+    w.raw("\"");
+    w.raw(object_type_name(static_cast<ObjectType>(t)));
+    w.raw("\":{\"live\":");
+    w.u64(live[t]);
+    w.raw(",\"bytes\":");
+    w.u64(bytes[t]);
+    w.raw("}");
+  }
+  w.raw("}");
+
+  w.raw(",\n\"events\":[");
+  for (size_t i = 0; i < c.events.size(); ++i) {
+    const Event& e = c.events[i].second;
+    if (i) w.raw(",");
+    w.raw("\n{\"kind\":");
+    w.str(e.kind);
+    w.raw(",\"owner\":");
+    w.u64(c.events[i].first);
+    w.raw(",\"type\":\"");
+    w.raw(object_type_name(e.type));
+    w.raw("\",\"handle\":");
+    w.hex(e.handle);
+    w.raw(",\"object\":");
+    if (e.object_id) w.u64(e.object_id);
+    else w.raw("null");
+    w.raw(",\"frame\":");
+    w.u64(e.frame);
+    w.raw(",\"time_ms\":");
+    w.u64(e.time_ms);
+    w.raw(",\"message\":");
+    w.str(e.message);
+    w.raw("}");
+  }
+  w.raw("],\"events_dropped\":");
+  w.u64(c.events_dropped);
+
+  w.raw(",\n\"callsites\":[");
+  for (size_t i = 0; i < callsites.size(); ++i) {
+    if (i) w.raw(",");
+    w.raw("\n{\"id\":");
+    w.u64(i);
+    w.raw(",\"frames\":[");
+    for (size_t k = 0; k < callsites[i].size(); ++k) {
+      if (k) w.raw(",");
+      w.hex(callsites[i][k]);
+    }
+    w.raw("]}");
+  }
+  w.raw("]");
+
+  w.raw(",\n\"modules\":[");
+  for (size_t i = 0; i < modules.size(); ++i) {
+    const ModuleInfo& m = modules[i];
+    if (i) w.raw(",");
+    w.raw("\n{\"path\":");
+    w.str(m.path);
+    w.raw(",\"base\":");
+    w.hex(m.start);
+    w.raw(",\"size\":");
+    w.u64(m.size);
+    w.raw(",\"bias\":");
+    w.hex(m.bias);
+    w.raw(",\"build_id\":");
+    if (m.build_id.empty()) w.raw("null");
+    else w.str(m.build_id);
+    w.raw("}");
+  }
+  w.raw("]}\n");
+}
+
+bool make_dirs(const std::string& dir) {
+  std::string cur;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      if (!cur.empty() && mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+    if (i < dir.size()) cur += dir[i];
+  }
+  struct stat st;
+  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::atomic<uint32_t> g_sequence{0};
+
+// Writes one snapshot atomically. Failures (unwritable directory, full disk) are warnings.
+void write_snapshot(const Collected& c) noexcept {
+  try {
+    const uint32_t seq = g_sequence.fetch_add(1, std::memory_order_relaxed);
+    const std::string& dir = c.settings.output_dir;
+    char name[128];
+    snprintf(name, sizeof(name), "vkleak-%d-%04u-%s.json", static_cast<int>(getpid()), seq,
+             to_string(c.reason));
+    const std::string final_path = dir + "/" + name;
+    const std::string tmp_path = dir + "/." + name + ".tmp";
+    if (!make_dirs(dir)) {
+      warn_once("mkdir:" + dir, "cannot create snapshot directory '" + dir + "': " +
+                                    std::strerror(errno) + "; snapshots are not written");
+      return;
+    }
+    int fd = open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      warn_once("open:" + dir, "cannot write snapshots into '" + dir + "': " +
+                                   std::strerror(errno));
+      return;
+    }
+    JsonWriter w(fd);
+    write_body(w, c, seq);
+    bool ok = w.flush();
+    int err = w.error();
+    if (close(fd) != 0 && ok) {
+      ok = false;
+      err = errno;
+    }
+    if (!ok || rename(tmp_path.c_str(), final_path.c_str()) != 0) {
+      if (ok) err = errno;
+      unlink(tmp_path.c_str());
+      warn_once("write:" + dir, "snapshot '" + final_path + "' not written: " + std::strerror(err));
+      return;
+    }
+    log().info("snapshot written: {} ({} objects)", final_path, c.objects.size());
+  } catch (...) {
+    log().warn("snapshot not written: out of memory");
+  }
+}
+
+// ---- The writer thread ----
+
+struct Job {
+  std::unique_ptr<Collected> collected;  // null: collect on the writer thread
+  SnapshotReason reason = SnapshotReason::kFrame;
+  std::string label;
+};
+
+volatile sig_atomic_t g_signal_pending = 0;
+void on_snapshot_signal(int) { g_signal_pending = 1; }
+
+struct Writer {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<Job> queue;
+  std::thread thread;
+  bool running = false;
+  bool stop = false;
+  int signal_number = 0;
+  struct sigaction previous_action {};
+  std::vector<std::string> trigger_files;
+};
+Writer& writer() {
+  static auto* w = new Writer;  // never destroyed (see log.cpp)
+  return *w;
+}
+
+void run_job(Job& job) {
+  if (!job.collected) job.collected = collect(job.reason, nullptr, nullptr, job.label);
+  write_snapshot(*job.collected);
+}
+
+void poll_triggers(Writer& w) {
+  if (g_signal_pending) {
+    g_signal_pending = 0;
+    Job job;
+    job.reason = SnapshotReason::kSignal;
+    run_job(job);
+  }
+  std::vector<std::string> files;
+  {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    files = w.trigger_files;
+  }
+  for (const std::string& f : files) {
+    if (access(f.c_str(), F_OK) != 0) continue;
+    unlink(f.c_str());
+    Job job;
+    job.reason = SnapshotReason::kTrigger;
+    job.label = "file";
+    run_job(job);
+  }
+}
+
+void writer_main() {
+  Writer& w = writer();
+  std::unique_lock<std::mutex> lock(w.mutex);
+  while (true) {
+    w.cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return w.stop || !w.queue.empty(); });
+    while (!w.queue.empty()) {
+      Job job = std::move(w.queue.front());
+      w.queue.pop_front();
+      lock.unlock();
+      run_job(job);
+      lock.lock();
+    }
+    if (w.stop) break;
+    lock.unlock();
+    poll_triggers(w);
+    lock.lock();
+  }
+}
+
+void enqueue(Job job) noexcept {
+  Writer& w = writer();
+  try {
+    std::unique_lock<std::mutex> lock(w.mutex);
+    if (!w.running) {
+      // No writer (exit in progress): write on this thread.
+      lock.unlock();
+      run_job(job);
+      return;
+    }
+    w.queue.push_back(std::move(job));
+    w.cv.notify_one();
+  } catch (...) {
+    log().warn("snapshot dropped: out of memory");
+  }
+}
+
+int signal_from_name(const std::string& name) {
+  std::string n;
+  for (char ch : name) n += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (n == "SIGUSR1") return SIGUSR1;
+  if (n == "SIGUSR2") return SIGUSR2;
+  return 0;
+}
+
+std::once_flag g_exit_once;
+void on_exit() {
+  // Runs at exit(), or at dlclose() after the last vkDestroyInstance (nothing left then).
+  auto instances = all_instances();
+  bool want = false;
+  for (auto& i : instances) want = want || i->settings.snapshot_at_exit;
+  if (want) {
+    auto c = collect(SnapshotReason::kExit, nullptr, nullptr, "");
+    stop_writer();
+    write_snapshot(*c);
+  } else {
+    stop_writer();
+  }
+  if (!instances.empty()) set_passthrough();
+}
+
+}  // namespace
+
+const char* to_string(SnapshotReason r) noexcept {
+  switch (r) {
+    case SnapshotReason::kDeviceDestroy: return "device_destroy";
+    case SnapshotReason::kInstanceDestroy: return "instance_destroy";
+    case SnapshotReason::kExit: return "exit";
+    case SnapshotReason::kFrame: return "frame";
+    case SnapshotReason::kSignal: return "signal";
+    case SnapshotReason::kTrigger: return "trigger";
+  }
+  return "frame";
+}
+
+void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* instance,
+                  const std::string& label) noexcept {
+  try {
+    Job job;
+    job.collected = collect(reason, device, instance, label);
+    job.reason = reason;
+    enqueue(std::move(job));
+  } catch (...) {
+    log().warn("snapshot dropped: out of memory");
+  }
+}
+
+void snapshot_async(SnapshotReason reason, const std::string& label) noexcept {
+  try {
+    Job job;
+    job.reason = reason;
+    job.label = label;
+    enqueue(std::move(job));
+  } catch (...) {
+  }
+}
+
+void start_writer(const Settings& settings) noexcept {
+  Writer& w = writer();
+  try {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (std::find(w.trigger_files.begin(), w.trigger_files.end(), settings.trigger_file) ==
+        w.trigger_files.end())
+      w.trigger_files.push_back(settings.trigger_file);
+    if (w.running) return;
+    w.stop = false;
+    w.thread = std::thread(writer_main);
+    w.running = true;
+    // The snapshot signal, only where the app left it at its default.
+    int sig = signal_from_name(settings.snapshot_signal);
+    if (sig) {
+      struct sigaction current {};
+      if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler == SIG_DFL &&
+          !(current.sa_flags & SA_SIGINFO)) {
+        struct sigaction act {};
+        act.sa_handler = on_snapshot_signal;
+        sigemptyset(&act.sa_mask);
+        act.sa_flags = SA_RESTART;
+        if (sigaction(sig, &act, &w.previous_action) == 0) w.signal_number = sig;
+      }
+    }
+  } catch (...) {
+    log().warn("cannot start the snapshot writer thread; snapshots are written inline");
+  }
+}
+
+void stop_writer() noexcept {
+  Writer& w = writer();
+  std::thread t;
+  {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (!w.running) return;
+    w.stop = true;
+    w.running = false;
+    t = std::move(w.thread);
+    // Restore the signal before the loader may unload the layer's code.
+    if (w.signal_number) {
+      sigaction(w.signal_number, &w.previous_action, nullptr);
+      w.signal_number = 0;
+    }
+    w.trigger_files.clear();
+    w.cv.notify_all();
+  }
+  if (t.joinable()) t.join();
+}
+
+void install_exit_handler() noexcept {
+  std::call_once(g_exit_once, [] { std::atexit(on_exit); });
+}
+
+}  // namespace vkleak

@@ -1,0 +1,73 @@
+// The tracking API that every hook (generated or hand-written) calls.
+//
+// Hooks follow one shape: find the state by the dispatchable first parameter, and then
+//   create-like:  call down first, then on_create() for every non-null returned handle;
+//   destroy-like: on_destroy() first, then call down (closes the window in which the driver hands a
+//                 just-freed handle value to another thread, without any global lock).
+// Every function here is noexcept: bookkeeping failures mark the scope degraded, never the app.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "vk_object_types.h"  // generated: enum class ObjectType, object_type_name(), ...
+
+namespace vkleak {
+
+struct Scope;          // what owns an object table: an instance or a device
+struct InstanceState;  // : Scope
+struct DeviceState;    // : Scope
+
+enum class Origin : uint8_t { kCreated, kAllocated, kRetrieved, kSwapchainImage };
+
+using CallsiteId = uint32_t;  // 0 = no call site (capture off or failed)
+inline constexpr CallsiteId kNoCallsite = 0;
+
+// Handles as 64-bit integers: dispatchable handles are pointers, non-dispatchable ones are
+// uint64_t on 64-bit targets and may be pointers elsewhere.
+template <typename H>
+inline uint64_t to_u64(H h) noexcept {
+  if constexpr (std::is_pointer_v<H>) {
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(h));
+  } else {
+    return static_cast<uint64_t>(h);
+  }
+}
+
+// Lock-free lookups by the loader dispatch key (the first word of a dispatchable handle).
+// VkInstance and VkPhysicalDevice map to their InstanceState; VkDevice, VkQueue and
+// VkCommandBuffer to their DeviceState. Null only for handles the layer never saw.
+InstanceState* get_instance_state(const void* dispatchable) noexcept;
+DeviceState* get_device_state(const void* dispatchable) noexcept;
+
+Scope& scope_of(InstanceState& s) noexcept;
+Scope& scope_of(DeviceState& s) noexcept;
+
+// The creation call site of the current thread's Vulkan call, de-duplicated into the shared
+// table. Frames inside the layer itself are dropped. Call once per command, share across arrays.
+CallsiteId capture_callsite() noexcept;
+
+// Records a new (or re-retrieved) object. parent_handle/parent_type name the object it was made
+// from (its pool, swapchain, display, ...); pass the scope's own handle for plain children.
+// Retrieved objects (origin kRetrieved / kSwapchainImage) are idempotent: a second retrieval of a
+// live handle changes nothing. A created handle that is already live counts a duplicate.
+void on_create(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+               uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+               CallsiteId callsite) noexcept;
+
+// Forgets an object (and, for pools and swapchains, the children they own). Unknown handles are
+// remembered as an invalid destroy. VK_NULL_HANDLE is a no-op.
+void on_destroy(Scope& scope, ObjectType type, uint64_t handle) noexcept;
+
+// Sets the size of an object once it is known (image memory requirements, ...).
+void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size) noexcept;
+
+// Pipelines whose creation was deferred (VK_OPERATION_DEFERRED_KHR): their handles are written
+// when the deferred operation completes; they are recorded then.
+void on_deferred_pipelines(DeviceState& device, uint64_t deferred_operation,
+                           const VkPipeline* pipelines, uint32_t count,
+                           CallsiteId callsite) noexcept;
+
+}  // namespace vkleak

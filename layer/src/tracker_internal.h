@@ -1,0 +1,26 @@
+// Tracking helpers used by the hand-written hooks only.
+#pragma once
+
+#include "tracker.h"
+
+namespace vkleak {
+
+// Parents whose children die with them (pools, swapchains), and the type of those children.
+bool owns_children(ObjectType parent) noexcept;
+ObjectType child_type_of(ObjectType parent) noexcept;
+
+// Like on_create, returning the object's id (0 when not recorded).
+uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+                       uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+                       CallsiteId callsite) noexcept;
+
+// Forgets every child of a pool or swapchain (pool destroy or reset, swapchain destroy).
+void free_children(Scope& scope, ObjectType parent_type, uint64_t parent) noexcept;
+
+// An explicit free of one pool child (vkFreeDescriptorSets, vkFreeCommandBuffers).
+void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64_t child) noexcept;
+
+// Debug names (vkSetDebugUtilsObjectNameEXT, vkDebugMarkerSetObjectNameEXT).
+void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) noexcept;
+
+}  // namespace vkleak

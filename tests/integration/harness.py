@@ -1,0 +1,169 @@
+"""Shared helpers for the integration tests: an isolated Vulkan loader environment on lavapipe,
+the three ways to activate the layer, Xvfb, and snapshot loading + schema validation."""
+
+import contextlib
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+BUILD = os.environ.get("VKLEAK_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build"))
+SOURCE = os.environ.get("VKLEAK_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "../.."))
+SANITIZE = os.environ.get("VKLEAK_SANITIZE", "")
+LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+LAYER_NAME = "VK_LAYER_VKLEAK_tracker"
+VALIDATION = "VK_LAYER_KHRONOS_validation"
+SCHEMA_PATH = os.path.join(SOURCE, "src/schema/vkleak-snapshot.schema.json")
+VKLEAK = os.path.join(BUILD, "bin/vkleak")
+EXPLICIT_MANIFEST_DIR = os.path.join(BUILD, "manifest/build")
+IMPLICIT_DATA_HOME = os.path.join(BUILD, "manifest/build-implicit")
+
+
+def scenario(name):
+    return os.path.join(BUILD, "tests/scenarios", name)
+
+
+def base_env(tmp):
+    """The loader isolated from the machine: lavapipe only, Mesa's implicit device-select layer
+    off, no user/vendor layer paths, an empty XDG data home, no vkleak settings leaking in."""
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith("VK_") or k.startswith("VKLEAK_") or k.startswith("XDG_"))}
+    env["VK_DRIVER_FILES"] = LAVAPIPE_ICD
+    env["VK_LOADER_LAYERS_DISABLE"] = "VK_LAYER_MESA_device_select"
+    env["XDG_DATA_HOME"] = os.path.join(tmp, "xdg-empty")
+    env["XDG_CONFIG_HOME"] = os.path.join(tmp, "xdg-config-empty")
+    env["HOME"] = tmp
+    env["VK_LAYER_SETTINGS_PATH"] = os.path.join(tmp, "no-settings")
+    env.pop("DISPLAY", None)
+    if SANITIZE == "address":
+        # The layer is ASan-instrumented but the apps (vkcube, glmark2) may not be.
+        libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                                 text=True).stdout.strip()
+        env["LD_PRELOAD"] = libasan
+        env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0:exitcode=86"
+        env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1:exitcode=87"
+    return env
+
+
+def explicit_env(tmp, out_dir, extra_layers_before=(), extra_layers_after=()):
+    """VK_INSTANCE_LAYERS + VK_LAYER_PATH: the explicit activation. Layers listed first are
+    closest to the application."""
+    env = base_env(tmp)
+    paths = [EXPLICIT_MANIFEST_DIR]
+    if extra_layers_before or extra_layers_after:
+        paths.append("/usr/share/vulkan/explicit_layer.d")
+    env["VK_LAYER_PATH"] = ":".join(paths)
+    env["VK_INSTANCE_LAYERS"] = ":".join(list(extra_layers_before) + [LAYER_NAME] +
+                                         list(extra_layers_after))
+    env["VKLEAK_OUTPUT_DIR"] = out_dir
+    return env
+
+
+def implicit_env(tmp, out_dir, enable=True, disable=False):
+    env = base_env(tmp)
+    env["XDG_DATA_HOME"] = IMPLICIT_DATA_HOME
+    env["VKLEAK_OUTPUT_DIR"] = out_dir
+    if enable:
+        env["VKLEAK_ENABLE"] = "1"
+    if disable:
+        env["VKLEAK_DISABLE"] = "1"
+    return env
+
+
+def run(cmd, env, timeout=300, check=True):
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{cmd} exited {proc.returncode}\nstdout:\n{proc.stdout[-4000:]}\n"
+                             f"stderr:\n{proc.stderr[-4000:]}")
+    return proc
+
+
+SNAPSHOT_RE = re.compile(r"vkleak-(\d+)-(\d+)-([a-z_]+)\.json$")
+
+
+def snapshot_files(out_dir):
+    files = []
+    for path in glob.glob(os.path.join(out_dir, "vkleak-*.json")):
+        m = SNAPSHOT_RE.search(path)
+        if m:
+            files.append((int(m.group(1)), int(m.group(2)), path))
+    return [p for _, _, p in sorted(files)]
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def snapshots(out_dir, reason=None):
+    snaps = [load(p) for p in snapshot_files(out_dir)]
+    return [s for s in snaps if reason is None or s["reason"] == reason]
+
+
+_validator = None
+
+
+def validate(snapshot):
+    """Validates against the JSON Schema in the repo (jsonschema, Draft 2020-12)."""
+    global _validator
+    if _validator is None:
+        import jsonschema
+        with open(SCHEMA_PATH) as f:
+            schema = json.load(f)
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        _validator = cls(schema)
+    _validator.validate(snapshot)
+
+
+def app_objects(snapshot):
+    """Objects the application made: not the loader's retrieved handles (physical devices,
+    queues) and not swapchain images (owned by their swapchain)."""
+    return [o for o in snapshot["objects"] if o["origin"] in ("created", "allocated")]
+
+
+def live_counts(snapshot):
+    counts = {}
+    for o in snapshot["objects"]:
+        counts[o["type"]] = counts.get(o["type"], 0) + 1
+    return counts
+
+
+@contextlib.contextmanager
+def xvfb():
+    """Starts Xvfb on a free display number; yields the DISPLAY value."""
+    if not shutil.which("Xvfb"):
+        raise unittest.SkipTest("Xvfb not installed")
+    r, w = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24",
+                             "-nolisten", "tcp"], pass_fds=(w,), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    os.close(w)
+    try:
+        with os.fdopen(r) as f:
+            display = f.readline().strip()
+        if not display:
+            raise AssertionError("Xvfb did not start")
+        yield ":" + display
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+class TempDirTestCase(unittest.TestCase):
+    """Gives each test a fresh temporary directory (kept on failure when VKLEAK_KEEP_TMP=1)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="vkleak-test-")
+        self.out = os.path.join(self.tmp, "snapshots")
+
+    def tearDown(self):
+        if os.environ.get("VKLEAK_KEEP_TMP") != "1":
+            shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages vkleak needs, only those missing. Sourced or run by demo.sh and
+# test.sh. Usage: tools/deps.sh [build|test|bench]
+set -euo pipefail
+
+build_pkgs=(cmake g++ make python3 pkg-config
+  libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-validationlayers glslang-tools
+  nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libdw-dev
+  libxcb1-dev libx11-dev libx11-xcb-dev libxrandr-dev libwayland-dev)
+test_pkgs=(googletest libgtest-dev python3-jsonschema vulkan-tools xvfb xauth glmark2-x11
+  mesa-utils libgl1-mesa-dri clang libclang-rt-14-dev chromium)
+bench_pkgs=(libbenchmark-dev hyperfine)
+
+want=("${build_pkgs[@]}")
+case "${1:-build}" in
+  test) want+=("${test_pkgs[@]}") ;;
+  bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "vkleak: installing missing packages: ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+$SUDO apt-get update -qq >&2
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
