@@ -130,6 +130,7 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
     // What the instance still owns, as it is destroyed: physical devices die with it, the
     // instance record itself is not a leak; devices never destroyed are.
     c->scope_instance = static_cast<int64_t>(instance->object_id);
+    c->frame = instance->frame.load(std::memory_order_relaxed);
     c->settings = instance->settings;
     c->instances.push_back(instance_info(*instance));
     collect_table(*instance, c.get(), ObjectType::kPhysicalDevice, ObjectType::kPhysicalDevice,

@@ -1,0 +1,52 @@
+# Build-time code generation from the Vulkan registry (the rules are in generate.py's docstring).
+#
+# include()d from layer/CMakeLists.txt. Needs Python3_EXECUTABLE and VKLEAK_VK_XML (set by the
+# top-level CMakeLists.txt). Defines:
+#   VKLEAK_GENERATED_DIR      directory of the generated files (add it to the include path)
+#   VKLEAK_GENERATED_SOURCES  the generated .cpp files plus the stamp (add all to the layer
+#                             target; the stamp is not compiled, it attaches the command)
+#   VKLEAK_GENERATED_HEADERS  the generated headers
+#   VKLEAK_GENERATED_LIST     the generated hooked_commands.txt (diffed against tests/golden/)
+#
+# Why a stamp: generate.py rewrites a file only when its content changes, so a regeneration that
+# changes nothing recompiles nothing. The files are therefore BYPRODUCTS and the always-touched
+# stamp is the OUTPUT; otherwise Makefile generators would rerun the script on every build (the
+# outputs stay older than their inputs). Ninja restats the byproducts.
+#
+# List VKLEAK_GENERATED_SOURCES in one target only (the layer): with Makefile generators two
+# targets that list them may run the command concurrently. Another target that includes the
+# generated headers must add_dependencies() on the layer target.
+
+set(VKLEAK_CODEGEN_DIR "${CMAKE_CURRENT_LIST_DIR}")
+set(VKLEAK_GENERATED_DIR "${CMAKE_CURRENT_BINARY_DIR}/generated")
+
+set(_vkleak_generated_cpp
+  "${VKLEAK_GENERATED_DIR}/vk_dispatch.cpp"
+  "${VKLEAK_GENERATED_DIR}/generated_hooks.cpp"
+  "${VKLEAK_GENERATED_DIR}/hook_table.cpp")
+set(_vkleak_generated_stamp "${VKLEAK_GENERATED_DIR}/generate.stamp")
+set(VKLEAK_GENERATED_SOURCES ${_vkleak_generated_cpp} "${_vkleak_generated_stamp}")
+set(VKLEAK_GENERATED_HEADERS
+  "${VKLEAK_GENERATED_DIR}/vk_object_types.h"
+  "${VKLEAK_GENERATED_DIR}/vk_dispatch.h"
+  "${VKLEAK_GENERATED_DIR}/manual_hooks.h"
+  "${VKLEAK_GENERATED_DIR}/hook_table.h")
+set(VKLEAK_GENERATED_LIST "${VKLEAK_GENERATED_DIR}/hooked_commands.txt")
+
+if(NOT EXISTS "${VKLEAK_VK_XML}")
+  message(FATAL_ERROR "vkleak: no Vulkan registry at VKLEAK_VK_XML='${VKLEAK_VK_XML}'")
+endif()
+
+add_custom_command(
+  OUTPUT "${_vkleak_generated_stamp}"
+  BYPRODUCTS ${_vkleak_generated_cpp} ${VKLEAK_GENERATED_HEADERS} "${VKLEAK_GENERATED_LIST}"
+  COMMAND "${Python3_EXECUTABLE}" "${VKLEAK_CODEGEN_DIR}/generate.py"
+          --registry "${VKLEAK_VK_XML}"
+          --exceptions "${VKLEAK_CODEGEN_DIR}/exceptions.json"
+          --out-dir "${VKLEAK_GENERATED_DIR}"
+  COMMAND "${CMAKE_COMMAND}" -E touch "${_vkleak_generated_stamp}"
+  DEPENDS "${VKLEAK_VK_XML}"
+          "${VKLEAK_CODEGEN_DIR}/generate.py"
+          "${VKLEAK_CODEGEN_DIR}/exceptions.json"
+  COMMENT "Generating Vulkan dispatch tables and hooks from ${VKLEAK_VK_XML}"
+  VERBATIM)

@@ -1,0 +1,1144 @@
+#!/usr/bin/env python3
+"""Generate vkleak's mechanical Vulkan code from the registry (vk.xml).
+
+Usage:
+    generate.py --registry vk.xml --exceptions exceptions.json --out-dir DIR
+
+Writes into DIR (a file is rewritten only when its content changed, so an unchanged
+regeneration recompiles nothing):
+    vk_object_types.h     enum class ObjectType (one enumerator per non-alias handle type) and
+                          conversions to/from VkObjectType / VkDebugReportObjectTypeEXT / names.
+    vk_dispatch.h/.cpp    InstanceDispatch / DeviceDispatch tables and their alias-aware loaders.
+    manual_hooks.h        declarations of the hand-written hooks (namespace vkleak::manual).
+    generated_hooks.cpp   the create/allocate/retrieve/destroy/free hooks, plus the sorted table
+                          of every hook (generated and manual) under every name and alias.
+    hook_table.h/.cpp     HookEntry, find_hook(), hook_count(), hook_at().
+    hooked_commands.txt   one line per hooked name: name<TAB>kind<TAB>handle types (the golden
+                          copy lives in tests/golden/).
+
+Which commands exist
+    A command exists when a <feature> or a supported <extension> (supported contains "vulkan";
+    "disabled" extensions are not in the headers) requires it, honouring `api` attributes
+    (vulkansc-only elements are skipped). Its guard is the union of its requirers' guards:
+    none if any requirer is unguarded, else the <platforms> "protect" macro of each platform
+    extension (provisional extensions: VK_ENABLE_BETA_EXTENSIONS). The same guard wraps the
+    dispatch member, its loader line, the hook, the manual declaration and the table entries.
+
+Levels
+    instance: first parameter VkInstance or VkPhysicalDevice (includes vkGetInstanceProcAddr).
+    device:   first parameter VkDevice, VkQueue or VkCommandBuffer (includes vkGetDeviceProcAddr).
+    global:   anything else (vkCreateInstance, vkEnumerateInstance*): no dispatch entry.
+
+Classification by rule (for the non-alias command; aliases share the result)
+    create:   named vkCreate*/vkAllocate* (kind "allocate" for vkAllocate*), or listed in
+              exceptions.json "retrieve_as_create", and its last parameter other than pAllocator
+              is a non-const pointer to a handle (one handle, or an array with `len`).
+    retrieve: not named like a create, has a non-const pointer-to-handle parameter. Recorded with
+              Origin::kRetrieved, which the tracker treats as idempotent.
+    destroy/free: named vkDestroy*/vkRelease* (kind "destroy") or vkFree* (kind "free") and takes
+              the handle after the dispatchable parameter (by value, or a const array with `len`).
+              vkRelease* only for handle types that a "retrieve_as_create" command makes
+              (vkReleasePerformanceConfigurationINTEL): other releases give back a mode, a lock or
+              a display and leave objects alive, so they must be listed in exceptions.json.
+    Never by rule, so always manual: commands with no dispatchable first parameter, and those
+    that create or destroy a dispatch scope (VkInstance, VkDevice): they set up or tear down the
+    layer's own state.
+
+Build check
+    A command "looks like" it creates or destroys objects when it is named vkCreate*,
+    vkAllocate*, vkDestroy*, vkFree* or vkRelease*, or has a non-const pointer parameter to a
+    handle or to a struct holding handles (display property queries, physical-device groups).
+    Every such command must be classified by rule or listed in exceptions.json ("manual" or
+    "excluded", each with a reason); otherwise the generator fails and names the commands.
+    exceptions.json is checked too: unknown or alias names, missing reasons, a command in two
+    lists, and "sizes" entries for commands without a generated create hook are errors.
+
+vkGetInstanceProcAddr / vkGetDeviceProcAddr are deliberately NOT in "manual" nor in the hook
+table: the layer's exported entry points answer their own names before consulting find_hook().
+They are in the dispatch tables like any other command.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+INSTANCE_FIRST_PARAMS = ("VkInstance", "VkPhysicalDevice")
+DEVICE_FIRST_PARAMS = ("VkDevice", "VkQueue", "VkCommandBuffer")
+# Creating or destroying these builds or tears down a dispatch chain and the layer's state.
+SCOPE_HANDLES = ("VkInstance", "VkDevice")
+CREATE_PREFIXES = ("vkCreate", "vkAllocate")
+DESTROY_PREFIXES = ("vkDestroy", "vkFree", "vkRelease")
+BETA_MACRO = "VK_ENABLE_BETA_EXTENSIONS"
+EXCEPTION_KEYS = ("manual", "excluded", "retrieve_as_create", "sizes")
+
+Guard = Tuple[str, ...]  # macros, any of which enables the code; () = unguarded
+
+
+class GenerateError(Exception):
+    """A problem that must stop the build; the message is shown as is."""
+
+
+# --------------------------------------------------------------------------------------------
+# Registry model
+# --------------------------------------------------------------------------------------------
+
+
+def api_ok(el: ET.Element) -> bool:
+    """True when the element applies to Vulkan (no `api`, or a list naming "vulkan")."""
+    api = el.get("api")
+    return api is None or "vulkan" in api.split(",")
+
+
+def decl_text(el: ET.Element) -> str:
+    """The C declaration of a <param>/<member>/<proto>, without <comment> children."""
+    parts = [el.text or ""]
+    for child in el:
+        if child.tag != "comment":
+            parts.append("".join(child.itertext()))
+        parts.append(child.tail or "")
+    text = " ".join("".join(parts).split())
+    return text.replace(" *", "*").strip()
+
+
+@dataclass
+class Param:
+    name: str
+    type: str  # the base type name, e.g. VkBuffer
+    decl: str  # "const VkBufferCreateInfo* pCreateInfo"
+    is_pointer: bool
+    is_const: bool
+    len: Optional[str]  # first element of the `len` attribute, if any
+
+
+def parse_param(el: ET.Element) -> Param:
+    decl = decl_text(el)
+    name = el.find("name").text
+    before_name = decl[: decl.rfind(name)]
+    length = el.get("len")
+    return Param(
+        name=name,
+        type=el.find("type").text,
+        decl=decl,
+        is_pointer="*" in before_name or "[" in decl[decl.rfind(name):],
+        is_const=before_name.startswith("const"),
+        len=length.split(",")[0] if length else None,
+    )
+
+
+@dataclass
+class Handle:
+    name: str  # VkBuffer
+    dispatchable: bool
+    objtypeenum: str  # VK_OBJECT_TYPE_BUFFER
+    parent: Optional[str]  # first name of vk.xml `parent=`
+
+    @property
+    def enumerator(self) -> str:
+        return "k" + self.name[2:]
+
+
+@dataclass
+class Command:
+    name: str
+    ret: str
+    params: List[Param]
+    successcodes: List[str]
+    aliases: List[str] = field(default_factory=list)
+    guard: Guard = ()
+
+    @property
+    def short(self) -> str:
+        return self.name[2:]
+
+    @property
+    def level(self) -> str:
+        first = self.params[0].type if self.params else ""
+        if first in INSTANCE_FIRST_PARAMS and not self.params[0].is_pointer:
+            return "instance"
+        if first in DEVICE_FIRST_PARAMS and not self.params[0].is_pointer:
+            return "device"
+        return "global"
+
+    def signature_params(self) -> str:
+        return ", ".join(p.decl for p in self.params)
+
+    def call_args(self) -> str:
+        return ", ".join(p.name for p in self.params)
+
+
+class Registry:
+    """The parts of vk.xml the generator needs, restricted to what the headers declare."""
+
+    def __init__(self, path: str):
+        root = ET.parse(path).getroot()
+        self.header_version = self._header_version(root)
+        self.platform_macros = {p.get("name"): p.get("protect") for p in root.find("platforms")}
+        self.handles: Dict[str, Handle] = {}
+        self.handle_aliases: Dict[str, str] = {}
+        self.structs: Dict[str, List[Param]] = {}
+        self._parse_types(root)
+        self.commands: Dict[str, Command] = {}
+        self.all_aliases: Dict[str, str] = {}  # every alias command name -> its target
+        self._parse_commands(root, self.all_aliases)
+        self.enum_values: Dict[str, Dict[str, int]] = {}  # enum type -> {name: value}
+        self.enum_aliases: Dict[str, Dict[str, str]] = {}
+        requirers = self._parse_requirements(root)
+        self._resolve_availability(requirers)
+
+    @staticmethod
+    def _header_version(root: ET.Element) -> str:
+        for t in root.find("types"):
+            m = re.search(r"#define\s+VK_HEADER_VERSION\s+(\d+)", "".join(t.itertext()))
+            if t.get("category") == "define" and m and api_ok(t):
+                return m.group(1)
+        return "unknown"
+
+    def _parse_types(self, root: ET.Element) -> None:
+        for t in root.find("types"):
+            if not api_ok(t):
+                continue
+            category = t.get("category")
+            if category == "handle":
+                if t.get("alias"):
+                    self.handle_aliases[t.get("name")] = t.get("alias")
+                    continue
+                name = t.find("name").text
+                parent = t.get("parent")
+                self.handles[name] = Handle(
+                    name=name,
+                    dispatchable=t.find("type").text == "VK_DEFINE_HANDLE",
+                    objtypeenum=t.get("objtypeenum"),
+                    parent=parent.split(",")[0] if parent else None,
+                )
+            elif category in ("struct", "union") and not t.get("alias"):
+                members = [parse_param(m) for m in t.findall("member") if api_ok(m)]
+                self.structs[t.get("name")] = members
+
+    def _parse_commands(self, root: ET.Element, aliases: Dict[str, str]) -> None:
+        for c in root.find("commands"):
+            if not api_ok(c):
+                continue
+            if c.get("alias"):
+                aliases[c.get("name")] = c.get("alias")
+                continue
+            proto = c.find("proto")
+            name = proto.find("name").text
+            ret = decl_text(proto)
+            ret = ret[: ret.rfind(name)].strip()
+            codes = c.get("successcodes")
+            self.commands[name] = Command(
+                name=name,
+                ret=ret,
+                params=[parse_param(p) for p in c.findall("param") if api_ok(p)],
+                successcodes=codes.split(",") if codes else [],
+            )
+
+    def _guard_of(self, ext: ET.Element) -> Optional[str]:
+        platform = ext.get("platform")
+        if platform:
+            if platform not in self.platform_macros:
+                raise GenerateError(f"extension {ext.get('name')}: unknown platform {platform}")
+            return self.platform_macros[platform]
+        if ext.get("provisional") == "true":
+            return BETA_MACRO
+        return None
+
+    def _parse_requirements(self, root: ET.Element) -> Dict[str, Set[Optional[str]]]:
+        """Command name -> guards of every feature/extension that requires it.
+
+        Also collects the VkObjectType / VkDebugReportObjectTypeEXT enumerants the headers have.
+        """
+        requirers: Dict[str, Set[Optional[str]]] = {}
+        for enum_type in ("VkObjectType", "VkDebugReportObjectTypeEXT"):
+            self.enum_values[enum_type] = {}
+            self.enum_aliases[enum_type] = {}
+        for enums in root.findall("enums"):
+            if enums.get("name") in self.enum_values:
+                for e in enums.findall("enum"):
+                    self._add_enum(enums.get("name"), e, None)
+        blocks = [(f, None, None) for f in root.findall("feature") if api_ok(f)]
+        for ext in root.find("extensions"):
+            supported = (ext.get("supported") or "").split(",")
+            if "vulkan" in supported:
+                blocks.append((ext, self._guard_of(ext), ext.get("number")))
+        for block, guard, ext_number in blocks:
+            for req in block.findall("require"):
+                if not api_ok(req):
+                    continue
+                for c in req.findall("command"):
+                    requirers.setdefault(c.get("name"), set()).add(guard)
+                for e in req.findall("enum"):
+                    if e.get("extends") in self.enum_values and api_ok(e):
+                        self._add_enum(e.get("extends"), e, ext_number)
+        return requirers
+
+    def _add_enum(self, enum_type: str, e: ET.Element, ext_number: Optional[str]) -> None:
+        name = e.get("name")
+        if e.get("alias"):
+            self.enum_aliases[enum_type][name] = e.get("alias")
+        elif e.get("value") is not None:
+            self.enum_values[enum_type][name] = int(e.get("value"), 0)
+        elif e.get("offset") is not None:
+            number = int(e.get("extnumber") or ext_number)
+            value = 1000000000 + (number - 1) * 1000 + int(e.get("offset"))
+            self.enum_values[enum_type][name] = -value if e.get("dir") == "-" else value
+
+    def _resolve_availability(self, requirers: Dict[str, Set[Optional[str]]]) -> None:
+        """Drops commands the headers lack, sets guards, attaches the declared aliases."""
+        for name in list(self.commands):
+            if name not in requirers:
+                del self.commands[name]  # only in disabled extensions: not in the headers
+                continue
+            guards = requirers[name]
+            self.commands[name].guard = () if None in guards else tuple(sorted(guards))
+        for alias in sorted(self.all_aliases):
+            target = self.all_aliases[alias]
+            while target in self.all_aliases:
+                target = self.all_aliases[target]
+            if alias in requirers and target in self.commands:
+                self.commands[target].aliases.append(alias)
+
+    # Helpers -----------------------------------------------------------------------------
+
+    def is_handle(self, type_name: str) -> bool:
+        return type_name in self.handles or type_name in self.handle_aliases
+
+    def canonical_handle(self, type_name: str) -> str:
+        return self.handle_aliases.get(type_name, type_name)
+
+    def struct_handle_types(self, struct: str, seen: Tuple[str, ...] = ()) -> Set[str]:
+        """Handle types reachable through a struct's members (nested structs included)."""
+        found: Set[str] = set()
+        for m in self.structs.get(struct, []):
+            if self.is_handle(m.type):
+                found.add(self.canonical_handle(m.type))
+            elif m.type in self.structs and m.type not in seen:
+                found |= self.struct_handle_types(m.type, seen + (struct,))
+        return found
+
+
+# --------------------------------------------------------------------------------------------
+# Classification
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Classified:
+    command: Command
+    kind: str  # create / allocate / retrieve / destroy / free / manual / excluded / ""
+    handle_types: List[str]  # what it creates/retrieves/destroys (for hooked_commands.txt)
+    target: Optional[Param] = None  # the handle (array) it creates or destroys
+    origin: str = ""  # Origin enumerator for creates
+    why_not: str = ""  # why the rule did not classify it (for the error message)
+    reason: str = ""  # exceptions.json reason for manual/excluded
+
+
+def non_allocator_params(cmd: Command) -> List[Param]:
+    return [p for p in cmd.params if p.type != "VkAllocationCallbacks"]
+
+
+def handle_outputs(reg: Registry, cmd: Command) -> List[Param]:
+    return [p for p in cmd.params if reg.is_handle(p.type) and p.is_pointer and not p.is_const]
+
+
+def struct_output_handles(reg: Registry, cmd: Command) -> Set[str]:
+    found: Set[str] = set()
+    for p in cmd.params:
+        if p.is_pointer and not p.is_const and p.type in reg.structs:
+            found |= reg.struct_handle_types(p.type)
+    return found
+
+
+def destroy_target(reg: Registry, cmd: Command) -> Optional[Param]:
+    """The last handle after the dispatchable one, by value or as a const array with `len`."""
+    candidates = [
+        p for p in cmd.params[1:]
+        if reg.is_handle(p.type) and (not p.is_pointer or (p.is_const and p.len))
+    ]
+    return candidates[-1] if candidates else None
+
+
+def looks_like_lifetime(reg: Registry, cmd: Command) -> bool:
+    return (cmd.name.startswith(CREATE_PREFIXES + DESTROY_PREFIXES)
+            or bool(handle_outputs(reg, cmd)) or bool(struct_output_handles(reg, cmd)))
+
+
+def involved_types(reg: Registry, cmd: Command) -> List[str]:
+    """Handle types a command creates, returns or destroys, for the listing."""
+    types = {reg.canonical_handle(p.type) for p in handle_outputs(reg, cmd)}
+    types |= struct_output_handles(reg, cmd)
+    if cmd.name.startswith(DESTROY_PREFIXES):
+        target = destroy_target(reg, cmd)
+        if target is not None:
+            types.add(reg.canonical_handle(target.type))
+        elif cmd.params and any(cmd.name == pre + cmd.params[0].type[2:]
+                                for pre in DESTROY_PREFIXES):
+            types.add(cmd.params[0].type)  # vkDestroyInstance, vkDestroyDevice
+    return sorted(types)
+
+
+def classify_by_rule(reg: Registry, cmd: Command, as_create: Set[str],
+                     acquired_types: Set[str]) -> Classified:
+    types = involved_types(reg, cmd)
+    result = Classified(cmd, "", types)
+    if cmd.level == "global":
+        result.why_not = "has no dispatchable first parameter"
+        return result
+    outs = handle_outputs(reg, cmd)
+    last = non_allocator_params(cmd)[-1]
+    if cmd.name.startswith(CREATE_PREFIXES) or cmd.name in as_create:
+        if outs and outs[-1] is last:
+            result.kind = "allocate" if cmd.name.startswith("vkAllocate") else "create"
+            result.origin = "kAllocated" if result.kind == "allocate" else "kCreated"
+            result.target = last
+        else:
+            result.why_not = "named like a create but its last parameter is no handle output"
+    elif len(outs) == 1:
+        result.kind, result.origin, result.target = "retrieve", "kRetrieved", outs[0]
+    elif outs:
+        result.why_not = "has several handle outputs"
+    elif struct_output_handles(reg, cmd):
+        result.why_not = "returns handles inside an output struct"
+    elif cmd.name.startswith(DESTROY_PREFIXES):
+        target = destroy_target(reg, cmd)
+        if target is None:
+            result.why_not = "named like a destroy but takes no handle after the dispatchable one"
+        elif cmd.name.startswith("vkRelease") and \
+                reg.canonical_handle(target.type) not in acquired_types:
+            # Most vkRelease* commands give back a mode, a lock or control of a display and
+            # leave the object alive; only the counterpart of an acquire-like create destroys.
+            result.why_not = f"releases a {target.type} that no retrieve_as_create command creates"
+        else:
+            result.kind = "free" if cmd.name.startswith("vkFree") else "destroy"
+            result.target = target
+    for scope in SCOPE_HANDLES:
+        if scope in types:
+            result.kind, result.target = "", None
+            result.why_not = f"creates or destroys {scope}, a dispatch scope"
+    if result.kind and cmd.ret not in ("VkResult", "void"):
+        result.kind, result.target = "", None
+        result.why_not = f"returns {cmd.ret}"
+    return result
+
+
+def load_exceptions(path: str) -> dict:
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    unknown = sorted(k for k in data if k not in EXCEPTION_KEYS and not k.startswith("_"))
+    if unknown:
+        raise GenerateError(f"{path}: unknown keys {', '.join(unknown)}")
+    return {
+        "manual": data.get("manual", {}),
+        "excluded": data.get("excluded", {}),
+        "retrieve_as_create": data.get("retrieve_as_create", []),
+        "sizes": data.get("sizes", {}),
+    }
+
+
+def check_exception_names(reg: Registry, exc: dict) -> List[str]:
+    problems = []
+    for key in EXCEPTION_KEYS:
+        for name in sorted(exc[key]):
+            if name in reg.all_aliases:
+                problems.append(f'"{key}": {name} is an alias; list {reg.all_aliases[name]}')
+            elif name not in reg.commands:
+                problems.append(f'"{key}": {name} is not a command of this vk.xml')
+    for key in ("manual", "excluded"):
+        for name, reason in sorted(exc[key].items()):
+            if not isinstance(reason, str) or not reason.strip():
+                problems.append(f'"{key}": {name} needs a reason')
+    for name in sorted(set(exc["manual"]) & set(exc["excluded"])):
+        problems.append(f"{name} is both manual and excluded")
+    return problems
+
+
+def classify(reg: Registry, exc: dict) -> Dict[str, Classified]:
+    problems = check_exception_names(reg, exc)
+    as_create = set(exc["retrieve_as_create"])
+    # Handle types made by acquire-like creates (vkAcquirePerformanceConfigurationINTEL): the
+    # only ones a vkRelease* command may destroy by rule.
+    acquired_types = {reg.canonical_handle(p.type) for name in as_create if name in reg.commands
+                      for p in handle_outputs(reg, reg.commands[name])}
+    result: Dict[str, Classified] = {}
+    unclassified = []
+    for name in sorted(reg.commands):
+        cmd = reg.commands[name]
+        c = classify_by_rule(reg, cmd, as_create, acquired_types)
+        if name in exc["manual"]:
+            c.kind, c.reason, c.target = "manual", exc["manual"][name], None
+        elif name in exc["excluded"]:
+            c.kind, c.reason, c.target = "excluded", exc["excluded"][name], None
+        elif name in as_create and c.kind != "create":
+            problems.append(f'"retrieve_as_create": {name}: {c.why_not or "not a create"}')
+        elif not c.kind and looks_like_lifetime(reg, cmd):
+            unclassified.append(f"  {name}: {c.why_not or 'not classified by rule'}")
+        result[name] = c
+    for name in sorted(exc["sizes"]):
+        if name in result and result[name].kind not in ("create", "allocate"):
+            problems.append(f'"sizes": {name} has no generated create hook')
+    message = []
+    if unclassified:
+        message.append(
+            f"{len(unclassified)} command(s) in vk.xml look like they create, retrieve or "
+            "destroy objects but are neither classified by rule nor listed in the exceptions:")
+        message += unclassified
+        message.append('Add each to "manual" or "excluded" (with a reason) in exceptions.json.')
+    if problems:
+        message.append("exceptions.json problems:")
+        message += [f"  {p}" for p in problems]
+    if message:
+        raise GenerateError("\n".join(message))
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Emission helpers
+# --------------------------------------------------------------------------------------------
+
+
+def banner(reg: Registry, comment: str = "//") -> str:
+    return (f"{comment} Generated by layer/codegen/generate.py from vk.xml "
+            f"(VK_HEADER_VERSION {reg.header_version}). Do not edit.\n")
+
+
+def guard_open(guard: Guard) -> str:
+    return "#if " + " || ".join(f"defined({m})" for m in guard) + "\n"
+
+
+def guarded(guard: Guard, text: str) -> str:
+    """Wraps text in #if/#endif for its platform guard (nothing when unguarded)."""
+    if not guard:
+        return text
+    return guard_open(guard) + text + "#endif  // " + " || ".join(guard) + "\n"
+
+
+def grouped_by_guard(items, key, render) -> str:
+    """Renders items sorted by (guard, key), one #if block per guard."""
+    out = []
+    by_guard: Dict[Guard, list] = {}
+    for item in items:
+        by_guard.setdefault(item.guard, []).append(item)
+    for guard in sorted(by_guard):
+        body = "".join(render(i) for i in sorted(by_guard[guard], key=key))
+        out.append(guarded(guard, body))
+    return "".join(out)
+
+
+def object_type(reg: Registry, handle_type: str) -> str:
+    return "ObjectType::" + reg.handles[reg.canonical_handle(handle_type)].enumerator
+
+
+# --------------------------------------------------------------------------------------------
+# vk_object_types.h
+# --------------------------------------------------------------------------------------------
+
+
+def sorted_handles(reg: Registry) -> List[Handle]:
+    """Handles in VkObjectType value order: stable across registry updates."""
+    values = reg.enum_values["VkObjectType"]
+    missing = [h.name for h in reg.handles.values() if h.objtypeenum not in values]
+    if missing:
+        raise GenerateError(f"handle types without a VkObjectType value: {', '.join(missing)}")
+    return sorted(reg.handles.values(), key=lambda h: values[h.objtypeenum])
+
+
+def debug_report_map(reg: Registry) -> Dict[str, Handle]:
+    """Non-alias VK_DEBUG_REPORT_OBJECT_TYPE_* enumerant -> handle.
+
+    Matched by name: VK_DEBUG_REPORT_OBJECT_TYPE_<X>_EXT <-> VK_OBJECT_TYPE_<X>. Aliases (e.g. the
+    misspelt VK_DEBUG_REPORT_OBJECT_TYPE_DEBUG_REPORT_EXT) are matched too and resolved to the
+    enumerant they alias, since only non-alias names may label a switch case.
+    """
+    by_objtype = {h.objtypeenum: h for h in reg.handles.values()}
+    by_objtype.update({a: by_objtype[t] for a, t in reg.enum_aliases["VkObjectType"].items()
+                       if t in by_objtype})
+    values = reg.enum_values["VkDebugReportObjectTypeEXT"]
+    aliases = reg.enum_aliases["VkDebugReportObjectTypeEXT"]
+    result: Dict[str, Handle] = {}
+    prefix = "VK_DEBUG_REPORT_OBJECT_TYPE_"
+    for name in sorted(list(values) + list(aliases)):
+        stem = name[len(prefix):]
+        stem = stem[: -len("_EXT")] if stem.endswith("_EXT") else stem
+        handle = by_objtype.get("VK_OBJECT_TYPE_" + stem)
+        target = name
+        while target in aliases:
+            target = aliases[target]
+        if handle is not None and target in values:
+            result.setdefault(target, handle)
+    return result
+
+
+def emit_object_types(reg: Registry) -> str:
+    handles = sorted_handles(reg)
+    count = len(handles) + 1
+    enumerators = "".join(f"  {h.enumerator},\n" for h in handles)
+    infos = ['  {"Unknown", VK_OBJECT_TYPE_UNKNOWN, ObjectType::kUnknown, false},\n']
+    for h in handles:
+        parent = f"ObjectType::{reg.handles[h.parent].enumerator}" if h.parent else \
+            "ObjectType::kUnknown"
+        infos.append(f'  {{"{h.name}", {h.objtypeenum}, {parent}, '
+                     f'{"true" if h.dispatchable else "false"}}},\n')
+    vk_cases = "".join(f"    case {h.objtypeenum}: return ObjectType::{h.enumerator};\n"
+                       for h in handles)
+    dr = debug_report_map(reg)
+    dr_values = reg.enum_values["VkDebugReportObjectTypeEXT"]
+    dr_cases = "".join(f"    case {n}: return ObjectType::{dr[n].enumerator};\n"
+                       for n in sorted(dr, key=lambda n: dr_values[n]))
+    return f"""{banner(reg)}// Object types: one per non-alias handle type of vk.xml, whatever the platform (the enum is
+// platform-independent; every VkObjectType value lives in vulkan_core.h).
+#pragma once
+
+#include <vulkan/vulkan_core.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace vkleak {{
+
+// In VkObjectType value order: stable when a newer registry adds handle types.
+enum class ObjectType : uint8_t {{
+  kUnknown = 0,
+{enumerators}}};
+
+inline constexpr uint32_t kObjectTypeCount = {count};  // including kUnknown
+static_assert(kObjectTypeCount <= 256, "ObjectType is a uint8_t");
+
+namespace detail {{
+struct ObjectTypeInfo {{
+  const char* name;        // "VkBuffer"
+  VkObjectType vk_type;    // VK_OBJECT_TYPE_BUFFER
+  ObjectType xml_parent;   // vk.xml parent= (kUnknown if none)
+  bool dispatchable;       // VK_DEFINE_HANDLE
+}};
+inline constexpr ObjectTypeInfo kObjectTypeInfo[kObjectTypeCount] = {{
+{"".join(infos)}}};
+constexpr const ObjectTypeInfo& object_type_info(ObjectType t) noexcept {{
+  const auto i = static_cast<uint32_t>(t);
+  return kObjectTypeInfo[i < kObjectTypeCount ? i : 0];
+}}
+}}  // namespace detail
+
+constexpr const char* object_type_name(ObjectType t) noexcept {{
+  return detail::object_type_info(t).name;
+}}
+
+constexpr VkObjectType to_vk_object_type(ObjectType t) noexcept {{
+  return detail::object_type_info(t).vk_type;
+}}
+
+constexpr bool is_dispatchable(ObjectType t) noexcept {{
+  return detail::object_type_info(t).dispatchable;
+}}
+
+constexpr ObjectType xml_parent_type(ObjectType t) noexcept {{
+  return detail::object_type_info(t).xml_parent;
+}}
+
+constexpr ObjectType from_vk_object_type(VkObjectType t) noexcept {{
+  switch (t) {{
+{vk_cases}    default: return ObjectType::kUnknown;
+  }}
+}}
+
+constexpr ObjectType from_debug_report_object_type(VkDebugReportObjectTypeEXT t) noexcept {{
+  switch (t) {{
+{dr_cases}    default: return ObjectType::kUnknown;
+  }}
+}}
+
+// "VkBuffer" -> ObjectType::kBuffer; kUnknown for anything else (tests and tools).
+inline ObjectType object_type_from_name(const char* name) noexcept {{
+  if (name == nullptr) return ObjectType::kUnknown;
+  for (uint32_t i = 1; i < kObjectTypeCount; ++i) {{
+    if (std::strcmp(detail::kObjectTypeInfo[i].name, name) == 0) return static_cast<ObjectType>(i);
+  }}
+  return ObjectType::kUnknown;
+}}
+
+}}  // namespace vkleak
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# vk_dispatch.h / vk_dispatch.cpp
+# --------------------------------------------------------------------------------------------
+
+
+def dispatch_commands(reg: Registry, level: str) -> List[Command]:
+    return [c for c in reg.commands.values() if c.level == level]
+
+
+def emit_dispatch_h(reg: Registry) -> str:
+    def member(c: Command) -> str:
+        return f"  PFN_{c.name} {c.short} = nullptr;\n"
+
+    def table(struct: str, level: str) -> str:
+        body = grouped_by_guard(dispatch_commands(reg, level), lambda c: c.name, member)
+        return f"struct {struct} {{\n{body}}};\n"
+
+    return f"""{banner(reg)}// Next-layer dispatch tables. Members are named after the non-alias command; loaders try the
+// command name, then each alias. Platform members exist only under their macros: every
+// translation unit of the layer must be compiled with the same VK_USE_PLATFORM_* defines.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+namespace vkleak {{
+
+// Commands whose first parameter is VkInstance or VkPhysicalDevice.
+{table("InstanceDispatch", "instance")}
+// Commands whose first parameter is VkDevice, VkQueue or VkCommandBuffer.
+{table("DeviceDispatch", "device")}
+void load_instance_dispatch(InstanceDispatch* d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance);
+void load_device_dispatch(DeviceDispatch* d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device);
+
+}}  // namespace vkleak
+"""
+
+
+def loader_line(c: Command, getter: str, handle: str) -> str:
+    names = [c.name] + sorted(c.aliases)
+    if len(names) == 1:
+        fetch = f'{getter}({handle}, "{c.name}")'
+    else:
+        quoted = ", ".join(f'"{n}"' for n in names)
+        fetch = f"first_proc({getter}, {handle}, {{{quoted}}})"
+    return f"  d->{c.short} = reinterpret_cast<PFN_{c.name}>({fetch});\n"
+
+
+def emit_dispatch_cpp(reg: Registry) -> str:
+    inst = grouped_by_guard(dispatch_commands(reg, "instance"), lambda c: c.name,
+                            lambda c: loader_line(c, "gipa", "instance"))
+    dev = grouped_by_guard(dispatch_commands(reg, "device"), lambda c: c.name,
+                           lambda c: loader_line(c, "gdpa", "device"))
+    return f"""{banner(reg)}#include "vk_dispatch.h"
+
+#include <initializer_list>
+
+namespace vkleak {{
+namespace {{
+
+// The first non-null of the command's names (core name first, then its aliases): a command
+// promoted to core may only be exposed under its extension name, and vice versa.
+template <typename GetProcAddr, typename Handle>
+PFN_vkVoidFunction first_proc(GetProcAddr get, Handle handle,
+                              std::initializer_list<const char*> names) {{
+  for (const char* name : names) {{
+    if (PFN_vkVoidFunction f = get(handle, name)) return f;
+  }}
+  return nullptr;
+}}
+
+}}  // namespace
+
+void load_instance_dispatch(InstanceDispatch* d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {{
+  *d = InstanceDispatch{{}};
+{inst}}}
+
+void load_device_dispatch(DeviceDispatch* d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device) {{
+  *d = DeviceDispatch{{}};
+{dev}}}
+
+}}  // namespace vkleak
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# manual_hooks.h
+# --------------------------------------------------------------------------------------------
+
+
+def emit_manual_h(reg: Registry, classes: Dict[str, Classified]) -> str:
+    manual = [c.command for c in classes.values() if c.kind == "manual"]
+
+    def decl(c: Command) -> str:
+        reason = classes[c.name].reason
+        return (f"// {c.name}: {reason}\n"
+                f"VKAPI_ATTR {c.ret} VKAPI_CALL {c.short}({c.signature_params()}) noexcept;\n")
+
+    body = grouped_by_guard(manual, lambda c: c.name, decl)
+    return f"""{banner(reg)}// Hooks written by hand (exceptions.json "manual"). Each is listed in the hook table under its
+// name and aliases. vkGetInstanceProcAddr / vkGetDeviceProcAddr are not here: the layer's
+// entry points declare and answer them.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+namespace vkleak::manual {{
+
+{body}
+}}  // namespace vkleak::manual
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# generated_hooks.cpp
+# --------------------------------------------------------------------------------------------
+
+
+def state_lines(cmd: Command) -> List[str]:
+    """Finds the layer state by the dispatchable first parameter; bails out if it is unknown."""
+    first = cmd.params[0].name
+    if cmd.level == "instance":
+        lines = [f"InstanceState* state = get_instance_state({first});"]
+    else:
+        lines = [f"DeviceState* state = get_device_state({first});"]
+    fail = "return VK_ERROR_INITIALIZATION_FAILED;" if cmd.ret == "VkResult" else "return;"
+    lines.append(f"if (state == nullptr) {fail}  // a handle the layer never saw")
+    return lines
+
+
+def call_down(cmd: Command) -> str:
+    return f"state->dispatch.{cmd.short}({cmd.call_args()})"
+
+
+def len_expr(cmd: Command, length: str) -> str:
+    """A `len` attribute as a C++ expression: a count parameter (dereferenced when it is an
+    in/out pointer) or a member path such as pAllocateInfo->descriptorSetCount."""
+    length = length.replace("::", "->")
+    for p in cmd.params:
+        if p.name == length:
+            return f"*{p.name}" if p.is_pointer else p.name
+    if "->" in length and length.split("->")[0] in {p.name for p in cmd.params}:
+        return length
+    raise GenerateError(f"{cmd.name}: cannot resolve len={length!r}")
+
+
+def parent_expr(reg: Registry, cmd: Command, target: Param, index: str) -> Tuple[str, str]:
+    """(handle expression, ObjectType) of the object a new handle was made from.
+
+    The vk.xml parent when the command names it: as a parameter (vkCreateDisplayModeKHR's
+    display) or as a member of the create-info struct (VkVideoSessionParametersCreateInfoKHR::
+    videoSession); otherwise the dispatchable first parameter.
+    """
+    handle_type = reg.canonical_handle(target.type)
+    parent = reg.handles[handle_type].parent
+    if parent:
+        for p in cmd.params:
+            if p is not target and not p.is_pointer and reg.canonical_handle(p.type) == parent:
+                return p.name, object_type(reg, parent)
+        for p in cmd.params:
+            if not (p.is_pointer and p.is_const and p.type in reg.structs):
+                continue
+            for m in reg.structs[p.type]:
+                if not m.is_pointer and reg.canonical_handle(m.type) == parent:
+                    if p.len is None:
+                        return f"{p.name}->{m.name}", object_type(reg, parent)
+                    if index and target.len == p.len:
+                        return f"{p.name}[{index}].{m.name}", object_type(reg, parent)
+    first = cmd.params[0]
+    return first.name, object_type(reg, first.type)
+
+
+def success_condition(cmd: Command, target: Param) -> str:
+    if target.len and target.len in {p.name for p in cmd.params if p.is_pointer}:
+        return "result == VK_SUCCESS || result == VK_INCOMPLETE"  # count/array enumeration
+    if [c for c in cmd.successcodes if c != "VK_SUCCESS"]:
+        return "result >= 0"
+    return "result == VK_SUCCESS"
+
+
+def parenthesized(condition: str) -> str:
+    return f"({condition})" if "||" in condition else condition
+
+
+def on_create_call(reg: Registry, c: Classified, exc: dict, handle: str, index: str,
+                   cs: str) -> str:
+    cmd, target = c.command, c.target
+    parent, parent_type = parent_expr(reg, cmd, target, index)
+    size = exc["sizes"].get(cmd.name, "0")
+    return (f"on_create(scope_of(*state), {object_type(reg, target.type)}, to_u64({handle}), "
+            f"Origin::{c.origin}, to_u64({parent}), {parent_type}, {size}, {cs});")
+
+
+def create_body(reg: Registry, c: Classified, exc: dict) -> List[str]:
+    cmd, target = c.command, c.target
+    lines = state_lines(cmd)
+    is_void = cmd.ret == "void"
+    lines.append(f"{call_down(cmd)};" if is_void else f"VkResult result = {call_down(cmd)};")
+    if not target.len:
+        cond = f"*{target.name} != VK_NULL_HANDLE"
+        if not is_void:
+            cond = f"{parenthesized(success_condition(cmd, target))} && {cond}"
+        lines += [f"if ({cond}) {{",
+                  "  " + on_create_call(reg, c, exc, f"*{target.name}", "",
+                                        "capture_callsite()"),
+                  "}"]
+    else:
+        lines += array_create_lines(reg, c, exc)
+    if not is_void:
+        lines.append("return result;")
+    return lines
+
+
+def array_create_lines(reg: Registry, c: Classified, exc: dict) -> List[str]:
+    cmd, target = c.command, c.target
+    count = len_expr(cmd, target.len)
+    loop = [f"  for (uint32_t i = 0; i < {count}; ++i) {{",
+            f"    if ({target.name}[i] != VK_NULL_HANDLE) {{",
+            "      " + on_create_call(reg, c, exc, f"{target.name}[i]", "i", "cs"),
+            "    }",
+            "  }"]
+    if reg.canonical_handle(target.type) == "VkPipeline":
+        # Failed slots hold VK_NULL_HANDLE whatever the result, so the rest are real pipelines;
+        # a deferred operation writes the array later (recorded when it completes).
+        deferred = [p for p in cmd.params if p.type == "VkDeferredOperationKHR"]
+        lines = [f"if ({target.name} != nullptr) {{", "  const CallsiteId cs = capture_callsite();"]
+        if deferred:
+            lines += ["  if (result == VK_OPERATION_DEFERRED_KHR) {",
+                      f"    on_deferred_pipelines(*state, to_u64({deferred[0].name}), "
+                      f"{target.name}, {count}, cs);",
+                      "    return result;",
+                      "  }"]
+        return lines + loop + ["}"]
+    cond = f"{target.name} != nullptr"
+    if cmd.ret != "void":
+        cond = f"{parenthesized(success_condition(cmd, target))} && {cond}"
+    return [f"if ({cond}) {{", "  const CallsiteId cs = capture_callsite();"] + loop + ["}"]
+
+
+def destroy_body(reg: Registry, c: Classified) -> List[str]:
+    cmd, target = c.command, c.target
+    lines = state_lines(cmd)
+    otype = object_type(reg, target.type)
+    if target.len:
+        count = len_expr(cmd, target.len)
+        lines += [f"if ({target.name} != nullptr) {{",
+                  f"  for (uint32_t i = 0; i < {count}; ++i) {{",
+                  f"    if ({target.name}[i] != VK_NULL_HANDLE) {{",
+                  f"      on_destroy(scope_of(*state), {otype}, to_u64({target.name}[i]));",
+                  "    }",
+                  "  }",
+                  "}"]
+    else:
+        lines += [f"if ({target.name} != VK_NULL_HANDLE) {{",
+                  f"  on_destroy(scope_of(*state), {otype}, to_u64({target.name}));",
+                  "}"]
+    lines.append(f"{call_down(cmd)};" if cmd.ret == "void" else f"return {call_down(cmd)};")
+    return lines
+
+
+def emit_hook(reg: Registry, c: Classified, exc: dict) -> str:
+    cmd = c.command
+    if c.kind in ("destroy", "free"):
+        body = destroy_body(reg, c)
+    else:
+        body = create_body(reg, c, exc)
+    head = (f"static VKAPI_ATTR {cmd.ret} VKAPI_CALL hook_{cmd.short}({cmd.signature_params()}) "
+            "noexcept {\n")
+    return head + "".join(f"  {line}\n" for line in body) + "}\n"
+
+
+GENERATED_KINDS = ("create", "allocate", "retrieve", "destroy", "free")
+
+
+@dataclass
+class TableEntry:
+    name: str
+    hook: str
+    device_level: bool
+    guard: Guard
+
+
+def table_entries(classes: Dict[str, Classified]) -> List[TableEntry]:
+    entries = []
+    for c in classes.values():
+        if c.kind == "manual":
+            hook = f"&manual::{c.command.short}"
+        elif c.kind in GENERATED_KINDS:
+            hook = f"&hook_{c.command.short}"
+        else:
+            continue
+        for name in [c.command.name] + c.command.aliases:
+            entries.append(TableEntry(name, hook, c.command.level == "device", c.command.guard))
+    return sorted(entries, key=lambda e: e.name)
+
+
+def emit_hooks_cpp(reg: Registry, classes: Dict[str, Classified], exc: dict) -> str:
+    generated = [c for c in classes.values() if c.kind in GENERATED_KINDS]
+    hooks = "\n".join(guarded(c.command.guard, emit_hook(reg, c, exc))
+                      for c in sorted(generated, key=lambda c: c.command.name))
+    rows = "".join(
+        guarded(e.guard, f'    {{"{e.name}", reinterpret_cast<PFN_vkVoidFunction>({e.hook}), '
+                         f'{"true" if e.device_level else "false"}}},\n')
+        for e in table_entries(classes))
+    return f"""{banner(reg)}// Hooks for the commands classified by rule (see generate.py): call down, then record
+// (create-like), or forget, then call down (destroy-like).
+#include <cstddef>
+#include <cstdint>
+
+#include "hook_table.h"
+#include "layer_state.h"
+#include "manual_hooks.h"
+#include "tracker.h"
+#include "vk_dispatch.h"
+
+namespace vkleak {{
+namespace {{
+
+{hooks}
+}}  // namespace
+
+namespace detail {{
+
+// Every hook under its command name and each alias, sorted by name (strcmp order) for
+// find_hook(). Defined here because the generated hooks have internal linkage. Entries under a
+// platform guard drop out together with their hook; the rest stay sorted.
+const HookEntry kHookTable[] = {{
+{rows}}};
+const std::size_t kHookTableSize = sizeof(kHookTable) / sizeof(kHookTable[0]);
+
+}}  // namespace detail
+}}  // namespace vkleak
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# hook_table.h / hook_table.cpp
+# --------------------------------------------------------------------------------------------
+
+
+def emit_hook_table_h(reg: Registry) -> str:
+    return f"""{banner(reg)}#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstddef>
+
+namespace vkleak {{
+
+struct HookEntry {{
+  const char* name;          // "vkCreateBuffer", or an alias such as "vkCreateRenderPass2KHR"
+  PFN_vkVoidFunction hook;   // the layer's function (generated or vkleak::manual::*)
+  bool device_level;         // first parameter VkDevice, VkQueue or VkCommandBuffer
+}};
+
+// The layer's hook for a command name or alias, or nullptr when the layer does not hook it.
+//
+// In the table: every command hooked by generated code (create/allocate/retrieve/destroy/free)
+// and every exceptions.json "manual" command (including vkCreateInstance, which is not
+// device-level), each under its name and every alias.
+// Not in the table: vkGetInstanceProcAddr and vkGetDeviceProcAddr (the layer's entry points
+// answer their own names first), excluded and unclassified commands, vkEnumerateInstance*.
+// Whether a hook may be returned (the next layer has the command; GDPA gives nullptr for
+// instance-level names) is for the caller to decide.
+const HookEntry* find_hook(const char* name) noexcept;
+
+// For tests: the table in name order.
+std::size_t hook_count() noexcept;
+const HookEntry* hook_at(std::size_t index) noexcept;
+
+namespace detail {{
+extern const HookEntry kHookTable[];  // defined in generated_hooks.cpp
+extern const std::size_t kHookTableSize;
+}}  // namespace detail
+
+}}  // namespace vkleak
+"""
+
+
+def emit_hook_table_cpp(reg: Registry) -> str:
+    return f"""{banner(reg)}#include "hook_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace vkleak {{
+
+const HookEntry* find_hook(const char* name) noexcept {{
+  if (name == nullptr) return nullptr;
+  const HookEntry* begin = detail::kHookTable;
+  const HookEntry* end = begin + detail::kHookTableSize;
+  const HookEntry* it = std::lower_bound(begin, end, name, [](const HookEntry& e, const char* n) {{
+    return std::strcmp(e.name, n) < 0;
+  }});
+  return (it != end && std::strcmp(it->name, name) == 0) ? it : nullptr;
+}}
+
+std::size_t hook_count() noexcept {{ return detail::kHookTableSize; }}
+
+const HookEntry* hook_at(std::size_t index) noexcept {{
+  return index < detail::kHookTableSize ? &detail::kHookTable[index] : nullptr;
+}}
+
+}}  // namespace vkleak
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# hooked_commands.txt
+# --------------------------------------------------------------------------------------------
+
+
+def emit_hooked_txt(classes: Dict[str, Classified]) -> str:
+    lines = []
+    for c in classes.values():
+        if c.kind not in GENERATED_KINDS + ("manual",):
+            continue
+        types = ",".join(c.handle_types) or "-"
+        lines.append(f"{c.command.name}\t{c.kind}\t{types}")
+        lines += [f"{a}\talias-of {c.command.name}\t{types}" for a in c.command.aliases]
+    return "\n".join(sorted(lines)) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------------------------
+
+
+def write_if_changed(path: str, content: str) -> None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == content:
+                return
+    except FileNotFoundError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(content)
+    os.replace(tmp, path)
+
+
+def generate(registry: str, exceptions: str, out_dir: str) -> None:
+    reg = Registry(registry)
+    exc = load_exceptions(exceptions)
+    classes = classify(reg, exc)
+    outputs = {
+        "vk_object_types.h": emit_object_types(reg),
+        "vk_dispatch.h": emit_dispatch_h(reg),
+        "vk_dispatch.cpp": emit_dispatch_cpp(reg),
+        "manual_hooks.h": emit_manual_h(reg, classes),
+        "generated_hooks.cpp": emit_hooks_cpp(reg, classes, exc),
+        "hook_table.h": emit_hook_table_h(reg),
+        "hook_table.cpp": emit_hook_table_cpp(reg),
+        "hooked_commands.txt": emit_hooked_txt(classes),
+    }
+    os.makedirs(out_dir, exist_ok=True)
+    for name, content in outputs.items():
+        write_if_changed(os.path.join(out_dir, name), content)
+
+
+def main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--registry", required=True, help="path to vk.xml")
+    parser.add_argument("--exceptions", required=True, help="path to exceptions.json")
+    parser.add_argument("--out-dir", required=True, help="directory for the generated files")
+    args = parser.parse_args(argv)
+    try:
+        generate(args.registry, args.exceptions, args.out_dir)
+    except GenerateError as e:
+        print(f"generate.py: error: {e}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError, ET.ParseError) as e:  # unreadable inputs, bad JSON/XML
+        print(f"generate.py: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
