@@ -23,6 +23,7 @@ set(VKLEAK_GENERATED_DIR "${CMAKE_CURRENT_BINARY_DIR}/generated")
 set(_vkleak_generated_cpp
   "${VKLEAK_GENERATED_DIR}/vk_dispatch.cpp"
   "${VKLEAK_GENERATED_DIR}/generated_hooks.cpp"
+  "${VKLEAK_GENERATED_DIR}/graph_walkers.cpp"
   "${VKLEAK_GENERATED_DIR}/hook_table.cpp")
 set(_vkleak_generated_stamp "${VKLEAK_GENERATED_DIR}/generate.stamp")
 set(VKLEAK_GENERATED_SOURCES ${_vkleak_generated_cpp} "${_vkleak_generated_stamp}")
@@ -30,6 +31,7 @@ set(VKLEAK_GENERATED_HEADERS
   "${VKLEAK_GENERATED_DIR}/vk_object_types.h"
   "${VKLEAK_GENERATED_DIR}/vk_dispatch.h"
   "${VKLEAK_GENERATED_DIR}/manual_hooks.h"
+  "${VKLEAK_GENERATED_DIR}/graph_walkers.h"
   "${VKLEAK_GENERATED_DIR}/hook_table.h")
 set(VKLEAK_GENERATED_LIST "${VKLEAK_GENERATED_DIR}/hooked_commands.txt")
 

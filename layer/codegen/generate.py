@@ -10,11 +10,15 @@ regeneration recompiles nothing):
                           conversions to/from VkObjectType / VkDebugReportObjectTypeEXT / names.
     vk_dispatch.h/.cpp    InstanceDispatch / DeviceDispatch tables and their alias-aware loaders.
     manual_hooks.h        declarations of the hand-written hooks (namespace vkleak::manual).
-    generated_hooks.cpp   the create/allocate/retrieve/destroy/free hooks, plus the sorted table
-                          of every hook (generated and manual) under every name and alias.
+    generated_hooks.cpp   the create/allocate/retrieve/destroy/free hooks (creates also record
+                          the new object's edges), the vkCmd* reference hooks, plus the sorted
+                          table of every hook (generated and manual) under every name and alias.
+    graph_walkers.h/.cpp  walk_<Struct>(const <Struct>* s, EdgeSink& sink): the struct walkers
+                          of the object graph (graph.h), declared for the hand-written hooks too.
     hook_table.h/.cpp     HookEntry, find_hook(), hook_count(), hook_at().
     hooked_commands.txt   one line per hooked name: name<TAB>kind<TAB>handle types (the golden
-                          copy lives in tests/golden/).
+                          copy lives in tests/golden/). Kind "cmd": a vkCmd* reference hook,
+                          listed with the handle types it references.
 
 Which commands exist
     A command exists when a <feature> or a supported <extension> (supported contains "vulkan";
@@ -53,6 +57,40 @@ Build check
     exceptions.json is checked too: unknown or alias names, missing reasons, a command in two
     lists, and "sizes" entries for commands without a generated create hook are errors.
 
+Object graph (graph.h)
+    Walks visit handles in input structs: a handle member (by value, a pointer, or an array
+    through a sibling `len` count), a member struct holding handles (by value, through a
+    pointer, an array of them, or an array of pointers to them: "len=count,1"), and the pNext
+    chain: a switch over the sType of every struct whose `structextends` names the struct (or,
+    the chain being flat, one of those), for the extension structs that hold handles; unknown
+    sTypes are skipped. Pointers are null-checked; VK_NULL_HANDLE is skipped by the sinks.
+    Returned-only structs, structs the headers lack, and `null-terminated` arrays are not walked.
+    Unions are never walked: a union (or `selector` member) holding handles must be listed in
+    exceptions.json "graph_excluded". So must any member that cannot be walked mechanically
+    (fixed-size or strided arrays, outputs, a `len` that is no sibling count). A member or
+    vkCmd* parameter marked noautovalidity (whether it is read depends on other values) must be
+    reviewed: "graph_excluded", or "graph_walked" with a reason and optionally "when", a C++
+    condition in which {s} is the struct's accessor (basePipelineHandle only with
+    VK_PIPELINE_CREATE_DERIVATIVE_BIT). Otherwise the generator fails and names them; so it
+    does for graph entries naming no struct, Struct::member or vkCmd*::parameter, and for
+    graph_walked entries that match nothing walked.
+    graph_excluded also drops members that are no reference (oldSwapchain, validation caches).
+    Walker kinds are member paths: "image", "pStages.module", and "<ExtStruct>.<member>" for
+    members of pNext structs ("VkSamplerYcbcrConversionInfo.conversion"); the index is the one
+    in the outermost array (0 outside arrays).
+    walkers: one per walkable struct whose walk visits something, guarded like the struct or
+        (unguarded structs) by the union of the guards of what it visits: a struct whose only
+        handles are in platform pNext structs (VkBufferCreateInfo: Fuchsia) has no walker
+        elsewhere.
+    create edges: a generated create/allocate hook whose create-info parameter has a walker
+        fills one EdgeSink per created object (pCreateInfos[i] for pPipelines[i]) after
+        on_create() and passes it to on_edges(). Deferred pipeline creation returns before it:
+        no edges.
+    vkCmd* hooks (kind "cmd"): every vkCmd* command not otherwise classified, manual or
+        excluded, whose parameters after the command buffer hold handles (by value, arrays, or
+        input structs walked as above, inlined) calls add_ref() for each (add_secondary() for
+        command buffers) when command_refs() gives the command buffer's list, then calls down.
+
 vkGetInstanceProcAddr / vkGetDeviceProcAddr are deliberately NOT in "manual" nor in the hook
 table: the layer's exported entry points answer their own names before consulting find_hook().
 They are in the dispatch tables like any other command.
@@ -74,7 +112,8 @@ SCOPE_HANDLES = ("VkInstance", "VkDevice")
 CREATE_PREFIXES = ("vkCreate", "vkAllocate")
 DESTROY_PREFIXES = ("vkDestroy", "vkFree", "vkRelease")
 BETA_MACRO = "VK_ENABLE_BETA_EXTENSIONS"
-EXCEPTION_KEYS = ("manual", "excluded", "retrieve_as_create", "sizes")
+EXCEPTION_KEYS = ("manual", "excluded", "retrieve_as_create", "sizes")  # keyed by command
+GRAPH_KEYS = ("graph_excluded", "graph_walked")  # keyed by struct, Struct::member, vkCmd::param
 
 Guard = Tuple[str, ...]  # macros, any of which enables the code; () = unguarded
 
@@ -113,20 +152,28 @@ class Param:
     is_pointer: bool
     is_const: bool
     len: Optional[str]  # first element of the `len` attribute, if any
+    attrs: Dict[str, str] = field(default_factory=dict)  # the element's XML attributes
+    ptr_depth: int = 0  # number of '*' ("const T* const* pp" = 2)
+    fixed: Optional[str] = None  # N of a fixed-size array member "T name[N]"
 
 
 def parse_param(el: ET.Element) -> Param:
     decl = decl_text(el)
     name = el.find("name").text
     before_name = decl[: decl.rfind(name)]
+    after_name = decl[decl.rfind(name) + len(name):]
     length = el.get("len")
+    fixed = re.match(r"\s*\[([^\]]+)\]", after_name)
     return Param(
         name=name,
         type=el.find("type").text,
         decl=decl,
-        is_pointer="*" in before_name or "[" in decl[decl.rfind(name):],
+        is_pointer="*" in before_name or "[" in after_name,
         is_const=before_name.startswith("const"),
         len=length.split(",")[0] if length else None,
+        attrs=dict(el.attrib),
+        ptr_depth=before_name.count("*"),
+        fixed=fixed.group(1) if fixed else None,
     )
 
 
@@ -171,6 +218,17 @@ class Command:
         return ", ".join(p.name for p in self.params)
 
 
+@dataclass
+class StructInfo:
+    name: str
+    is_union: bool
+    returnedonly: bool
+    extends: List[str]  # `structextends`: the structs whose pNext chain may hold this one
+    stype: Optional[str]  # VK_STRUCTURE_TYPE_* of the sType member (`values`)
+    available: bool = False  # declared by the headers (required by a feature/extension)
+    guard: Guard = ()
+
+
 class Registry:
     """The parts of vk.xml the generator needs, restricted to what the headers declare."""
 
@@ -181,6 +239,8 @@ class Registry:
         self.handles: Dict[str, Handle] = {}
         self.handle_aliases: Dict[str, str] = {}
         self.structs: Dict[str, List[Param]] = {}
+        self.struct_info: Dict[str, StructInfo] = {}
+        self.struct_aliases: Dict[str, str] = {}
         self._parse_types(root)
         self.commands: Dict[str, Command] = {}
         self.all_aliases: Dict[str, str] = {}  # every alias command name -> its target
@@ -215,9 +275,19 @@ class Registry:
                     objtypeenum=t.get("objtypeenum"),
                     parent=parent.split(",")[0] if parent else None,
                 )
-            elif category in ("struct", "union") and not t.get("alias"):
+            elif category in ("struct", "union") and t.get("alias"):
+                self.struct_aliases[t.get("name")] = t.get("alias")
+            elif category in ("struct", "union"):
                 members = [parse_param(m) for m in t.findall("member") if api_ok(m)]
                 self.structs[t.get("name")] = members
+                stype = [m.attrs.get("values") for m in members if m.name == "sType"]
+                self.struct_info[t.get("name")] = StructInfo(
+                    name=t.get("name"),
+                    is_union=category == "union",
+                    returnedonly=t.get("returnedonly") == "true",
+                    extends=[e for e in (t.get("structextends") or "").split(",") if e],
+                    stype=stype[0] if stype else None,
+                )
 
     def _parse_commands(self, root: ET.Element, aliases: Dict[str, str]) -> None:
         for c in root.find("commands"):
@@ -251,9 +321,11 @@ class Registry:
     def _parse_requirements(self, root: ET.Element) -> Dict[str, Set[Optional[str]]]:
         """Command name -> guards of every feature/extension that requires it.
 
-        Also collects the VkObjectType / VkDebugReportObjectTypeEXT enumerants the headers have.
+        Also collects the VkObjectType / VkDebugReportObjectTypeEXT enumerants the headers have,
+        and the guards of the requirers of each struct type (self.type_requirers).
         """
         requirers: Dict[str, Set[Optional[str]]] = {}
+        self.type_requirers: Dict[str, Set[Optional[str]]] = {}
         for enum_type in ("VkObjectType", "VkDebugReportObjectTypeEXT"):
             self.enum_values[enum_type] = {}
             self.enum_aliases[enum_type] = {}
@@ -272,6 +344,8 @@ class Registry:
                     continue
                 for c in req.findall("command"):
                     requirers.setdefault(c.get("name"), set()).add(guard)
+                for t in req.findall("type"):
+                    self.type_requirers.setdefault(t.get("name"), set()).add(guard)
                 for e in req.findall("enum"):
                     if e.get("extends") in self.enum_values and api_ok(e):
                         self._add_enum(e.get("extends"), e, ext_number)
@@ -302,6 +376,20 @@ class Registry:
                 target = self.all_aliases[target]
             if alias in requirers and target in self.commands:
                 self.commands[target].aliases.append(alias)
+        self._resolve_struct_availability()
+
+    def _resolve_struct_availability(self) -> None:
+        """A struct is declared when a feature/extension requires it or one of its aliases (the
+        alias typedef pulls in its target); its guard is the union of its requirers' guards."""
+        guards: Dict[str, Set[Optional[str]]] = {}
+        for name, reqs in self.type_requirers.items():
+            target = self.struct_aliases.get(name, name)
+            if target in self.struct_info:
+                guards.setdefault(target, set()).update(reqs)
+        for name, reqs in guards.items():
+            info = self.struct_info[name]
+            info.available = True
+            info.guard = () if None in reqs else tuple(sorted(reqs))
 
     # Helpers -----------------------------------------------------------------------------
 
@@ -310,6 +398,9 @@ class Registry:
 
     def canonical_handle(self, type_name: str) -> str:
         return self.handle_aliases.get(type_name, type_name)
+
+    def canonical_struct(self, type_name: str) -> str:
+        return self.struct_aliases.get(type_name, type_name)
 
     def struct_handle_types(self, struct: str, seen: Tuple[str, ...] = ()) -> Set[str]:
         """Handle types reachable through a struct's members (nested structs included)."""
@@ -336,6 +427,7 @@ class Classified:
     origin: str = ""  # Origin enumerator for creates
     why_not: str = ""  # why the rule did not classify it (for the error message)
     reason: str = ""  # exceptions.json reason for manual/excluded
+    walk: list = field(default_factory=list)  # kind "cmd": the WalkNodes its hook references
 
 
 def non_allocator_params(cmd: Command) -> List[Param]:
@@ -429,7 +521,8 @@ def classify_by_rule(reg: Registry, cmd: Command, as_create: Set[str],
 def load_exceptions(path: str) -> dict:
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
-    unknown = sorted(k for k in data if k not in EXCEPTION_KEYS and not k.startswith("_"))
+    unknown = sorted(k for k in data
+                     if k not in EXCEPTION_KEYS + GRAPH_KEYS and not k.startswith("_"))
     if unknown:
         raise GenerateError(f"{path}: unknown keys {', '.join(unknown)}")
     return {
@@ -437,6 +530,8 @@ def load_exceptions(path: str) -> dict:
         "excluded": data.get("excluded", {}),
         "retrieve_as_create": data.get("retrieve_as_create", []),
         "sizes": data.get("sizes", {}),
+        "graph_excluded": data.get("graph_excluded", {}),
+        "graph_walked": data.get("graph_walked", {}),
     }
 
 
@@ -497,6 +592,292 @@ def classify(reg: Registry, exc: dict) -> Dict[str, Classified]:
 
 
 # --------------------------------------------------------------------------------------------
+# Object graph: what the struct walkers and the vkCmd* hooks visit
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class WalkNode:
+    """One step of a walk. Planned once from vk.xml, rendered twice: into the EdgeSink walkers
+    (graph_walkers.cpp) and into the add_ref() code of the vkCmd* hooks.
+
+    what:   "handle" (a handle member or parameter), "struct" (a struct holding handles), "chain"
+            (a pNext chain; its children are "case" nodes, one per extension struct).
+    access: "value"; "pointer" (null-checked); "array" (null-checked, `count` elements);
+            "pointer_array" (`count` pointers, each null-checked).
+    count, when: C++ expressions; "{s}" stands for the enclosing struct's accessor ("s->",
+            "e1.") and is empty for command parameters. `when` comes from graph_walked.
+    guard:  the platform guard under which the node exists (() = always).
+    """
+    what: str
+    name: str = ""
+    type: str = ""
+    access: str = "value"
+    count: str = ""
+    when: str = ""
+    children: List["WalkNode"] = field(default_factory=list)
+    guard: Guard = ()
+
+
+@dataclass
+class Walker:
+    struct: str
+    nodes: List[WalkNode]
+    guard: Guard
+
+
+@dataclass
+class Graph:
+    walkers: Dict[str, Walker]  # struct name -> its walker
+    commands: Dict[str, List[WalkNode]]  # vkCmd* name -> what its hook references
+
+
+def plan_guard(nodes: List[WalkNode]) -> Guard:
+    """The guard under which any of the nodes exists: () as soon as one always does."""
+    guards = [n.guard for n in nodes]
+    if not guards or () in guards:
+        return ()
+    return tuple(sorted(set().union(*guards)))
+
+
+def walk_types(nodes: List[WalkNode]) -> Set[str]:
+    """Handle types a walk may visit."""
+    found: Set[str] = set()
+    for n in nodes:
+        if n.what == "handle":
+            found.add(n.type)
+        found |= walk_types(n.children)
+    return found
+
+
+class GraphPlanner:
+    """Decides what each walk visits (rules in the module docstring). Problems (members that
+    need a decision in exceptions.json) are collected, not raised, so that all show at once."""
+
+    def __init__(self, reg: Registry, exc: dict):
+        self.reg = reg
+        self.excluded: Dict[str, str] = exc["graph_excluded"]
+        self.walked: Dict[str, object] = exc["graph_walked"]
+        self.problems: Set[str] = set()
+        self.used: Set[str] = set()  # graph_walked entries that matched something
+        self._members: Dict[str, List[WalkNode]] = {}
+        self._busy: Set[str] = set()
+        self._extenders: Dict[str, List[str]] = {}
+        for name, info in sorted(reg.struct_info.items()):
+            if info.available and not info.returnedonly:
+                for base in info.extends:
+                    self._extenders.setdefault(reg.canonical_struct(base), []).append(name)
+
+    def walkable(self, struct: str) -> bool:
+        """Input structs the headers declare, not unions, not excluded."""
+        info = self.reg.struct_info.get(struct)
+        return (info is not None and info.available and not info.is_union
+                and not info.returnedonly and struct not in self.excluded)
+
+    def struct_nodes(self, struct: str) -> List[WalkNode]:
+        """A struct's walk: its members, then its pNext chain."""
+        chain = self.chain_node(struct)
+        return self.member_nodes(struct) + ([chain] if chain else [])
+
+    def member_nodes(self, struct: str) -> List[WalkNode]:
+        if struct in self._members:
+            return self._members[struct]
+        if struct in self._busy:
+            return []  # reached through itself: no such struct in vk.xml today
+        self._busy.add(struct)
+        members = self.reg.structs[struct]
+        siblings = {m.name for m in members}
+
+        def count_of(length: str) -> Optional[str]:
+            return "{s}" + length if length in siblings else None
+
+        nodes = []
+        for m in members:
+            if m.name not in ("sType", "pNext"):
+                node = self.node(f"{struct}::{m.name}", m, count_of)
+                if node is not None:
+                    nodes.append(node)
+        self._busy.discard(struct)
+        self._members[struct] = nodes
+        return nodes
+
+    def extenders(self, struct: str) -> List[str]:
+        """Structs that may sit in the struct's pNext chain: those that extend it and, the chain
+        being flat, those that extend them."""
+        found: List[str] = []
+        todo = list(self._extenders.get(struct, []))
+        while todo:
+            ext = todo.pop(0)
+            if ext != struct and ext not in found:
+                found.append(ext)
+                todo += self._extenders.get(ext, [])
+        return sorted(found)
+
+    def chain_node(self, struct: str) -> Optional[WalkNode]:
+        cases = []
+        for ext in self.extenders(struct):
+            kids = self.member_nodes(ext) if self.walkable(ext) else []
+            if kids:
+                if not self.reg.struct_info[ext].stype:
+                    self.problem(f"{ext}", "extends a struct but has no sType value")
+                    continue
+                guard = self.reg.struct_info[ext].guard or plan_guard(kids)
+                cases.append(WalkNode("case", type=ext, children=kids, guard=guard))
+        if not cases:
+            return None
+        return WalkNode("chain", name="pNext", children=cases, guard=plan_guard(cases))
+
+    def command_nodes(self, cmd: Command) -> List[WalkNode]:
+        """What a vkCmd* hook references: its input parameters after the command buffer."""
+        def count_of(length: str) -> Optional[str]:
+            try:
+                return len_expr(cmd, length)
+            except GenerateError:
+                return None
+
+        nodes = []
+        for p in cmd.params[1:]:
+            if p.is_pointer and not p.is_const:
+                continue  # outputs
+            node = self.node(f"{cmd.name}::{p.name}", p, count_of)
+            if node is not None:
+                nodes.append(node)
+        return nodes
+
+    def node(self, key: str, p: Param, count_of) -> Optional[WalkNode]:
+        """The walk of one member or parameter; None when it holds no handle or is excluded."""
+        if key in self.excluded:
+            return None
+        if self.reg.is_handle(p.type):
+            node = WalkNode("handle", p.name, self.reg.canonical_handle(p.type))
+        else:
+            node = self.struct_node(key, p)
+        if node is None or not self.set_access(key, p, node, count_of):
+            return None
+        return node if self.reviewed(key, p, node) else None
+
+    def struct_node(self, key: str, p: Param) -> Optional[WalkNode]:
+        struct = self.reg.canonical_struct(p.type)
+        info = self.reg.struct_info.get(struct)
+        if info is None or struct in self.excluded:
+            return None
+        if info.is_union or "selector" in p.attrs:
+            if self.reg.struct_handle_types(struct):
+                self.problem(key, f"{struct} is a union holding handles (the valid member "
+                                  "depends on another value)")
+            return None
+        kids = self.struct_nodes(struct) if self.walkable(struct) else []
+        if not kids:
+            return None
+        return WalkNode("struct", p.name, struct, children=kids, guard=plan_guard(kids))
+
+    def set_access(self, key: str, p: Param, node: WalkNode, count_of) -> bool:
+        length = p.attrs.get("len", "")
+        first, rest = (length.split(",")[0], length.split(",")[1:]) if length else ("", [])
+        if p.fixed:
+            return self.problem(key, f"fixed-size array [{p.fixed}]")
+        if "stride" in p.attrs:
+            return self.problem(key, "array with a stride")
+        if p.ptr_depth and not p.is_const:
+            return self.problem(key, "non-const pointer (an output)")
+        if p.ptr_depth == 0:
+            return True
+        if first == "null-terminated":
+            return False
+        if p.ptr_depth == 1 and not first:
+            node.access = "pointer"
+            return True
+        count = count_of(first)
+        if count is None:
+            return self.problem(key, f"len={length!r} names no sibling count")
+        if p.ptr_depth == 1 and not rest:
+            node.access, node.count = "array", count
+            return True
+        if p.ptr_depth == 2 and rest == ["1"]:
+            node.access, node.count = "pointer_array", count
+            return True
+        return self.problem(key, f"cannot walk {p.decl!r} (len={length!r})")
+
+    def reviewed(self, key: str, p: Param, node: WalkNode) -> bool:
+        """noautovalidity members (validity depends on other values) are walked only when
+        graph_walked says so, optionally under a condition."""
+        entry = self.walked.get(key)
+        if entry is not None:
+            self.used.add(key)
+            if isinstance(entry, dict):
+                node.when = entry.get("when", "")
+            return True
+        if p.attrs.get("noautovalidity") == "true":
+            return self.problem(key, "noautovalidity (whether it is read depends on other "
+                                     "values)", 'graph_walked (optionally with a "when") or '
+                                                "graph_excluded")
+        return True
+
+    def problem(self, key: str, what: str, where: str = "graph_excluded") -> bool:
+        self.problems.add(f"{key}: {what}; add it to {where} with a reason")
+        return False
+
+
+def graph_name_ok(reg: Registry, name: str) -> bool:
+    """"VkStruct", "VkStruct::member" or "vkCmd...::parameter"."""
+    owner, _, member = name.partition("::")
+    if not member:
+        return owner in reg.structs
+    if owner in reg.structs:
+        return member in {m.name for m in reg.structs[owner]}
+    if owner in reg.commands:
+        return member in {p.name for p in reg.commands[owner].params}
+    return False
+
+
+def check_graph_exceptions(reg: Registry, exc: dict) -> List[str]:
+    problems = []
+    for key in GRAPH_KEYS:
+        for name, value in sorted(exc[key].items()):
+            reason = value.get("reason") if isinstance(value, dict) else value
+            if not graph_name_ok(reg, name):
+                problems.append(f'"{key}": {name} is no struct, struct member or command '
+                                'parameter of this vk.xml')
+            if not isinstance(reason, str) or not reason.strip():
+                problems.append(f'"{key}": {name} needs a reason')
+            if isinstance(value, dict) and set(value) - {"reason", "when"}:
+                problems.append(f'"{key}": {name}: only "reason" and "when" are allowed')
+    for name in sorted(set(exc["graph_excluded"]) & set(exc["graph_walked"])):
+        problems.append(f"{name} is both in graph_excluded and graph_walked")
+    return problems
+
+
+def plan_graph(reg: Registry, exc: dict, classes: Dict[str, "Classified"]) -> Graph:
+    """Walkers for every input struct holding handles; vkCmd* hooks (kind "cmd") for every
+    command that references handles and is not otherwise hooked, excluded or manual."""
+    problems = check_graph_exceptions(reg, exc)
+    planner = GraphPlanner(reg, exc)
+    walkers: Dict[str, Walker] = {}
+    for name in sorted(reg.struct_info):
+        if planner.walkable(name):
+            nodes = planner.struct_nodes(name)
+            if nodes:
+                guard = reg.struct_info[name].guard or plan_guard(nodes)
+                walkers[name] = Walker(name, nodes, guard)
+    commands: Dict[str, List[WalkNode]] = {}
+    for name, c in sorted(classes.items()):
+        if name.startswith("vkCmd") and c.command.level == "device" and not c.kind:
+            nodes = planner.command_nodes(c.command)
+            if nodes:
+                c.kind, c.handle_types, c.walk = "cmd", sorted(walk_types(nodes)), nodes
+                commands[name] = nodes
+    problems += sorted(planner.problems)
+    problems += [f'"graph_walked": {name} matches no walked member or parameter'
+                 for name in sorted(set(exc["graph_walked"]) - planner.used)]
+    if problems:
+        raise GenerateError(
+            f"{len(problems)} object-graph problem(s) (struct members and vkCmd* parameters "
+            "that cannot be walked mechanically, or stale exceptions.json entries):\n"
+            + "\n".join(f"  {p}" for p in problems))
+    return Graph(walkers, commands)
+
+
+# --------------------------------------------------------------------------------------------
 # Emission helpers
 # --------------------------------------------------------------------------------------------
 
@@ -527,6 +908,17 @@ def grouped_by_guard(items, key, render) -> str:
         body = "".join(render(i) for i in sorted(by_guard[guard], key=key))
         out.append(guarded(guard, body))
     return "".join(out)
+
+
+def indent(lines: List[str], levels: int = 1) -> List[str]:
+    """Indents C++ lines by two spaces per level; preprocessor lines stay in column 0."""
+    return [line if line.startswith("#") or not line else "  " * levels + line for line in lines]
+
+
+def guarded_lines(guard: Guard, lines: List[str]) -> List[str]:
+    if not guard or not lines:
+        return lines
+    return [guard_open(guard).rstrip("\n")] + lines + ["#endif  // " + " || ".join(guard)]
 
 
 def object_type(reg: Registry, handle_type: str) -> str:
@@ -856,7 +1248,36 @@ def on_create_call(reg: Registry, c: Classified, exc: dict, handle: str, index: 
             f"Origin::{c.origin}, to_u64({parent}), {parent_type}, {size}, {cs});")
 
 
-def create_body(reg: Registry, c: Classified, exc: dict) -> List[str]:
+def create_info_param(reg: Registry, c: Classified, graph: Graph) -> Optional[Param]:
+    """The create-info parameter whose walker gives a new object's edges, if it has one."""
+    infos = [p for p in c.command.params
+             if p.is_pointer and p.is_const and reg.canonical_struct(p.type) in graph.walkers]
+    if len(infos) > 1:
+        raise GenerateError(f"{c.command.name}: several create infos hold handles")
+    return infos[0] if infos else None
+
+
+def edge_lines(reg: Registry, c: Classified, graph: Graph, handle: str, index: str) -> List[str]:
+    """One EdgeSink per created object, filled from its own create info (pCreateInfos[i] for
+    pPipelines[i]); nothing when the create info holds no handles."""
+    info = create_info_param(reg, c, graph)
+    if c.kind not in ("create", "allocate") or info is None:
+        return []
+    walker = graph.walkers[reg.canonical_struct(info.type)]
+    if not index or not info.len:
+        arg = info.name
+    elif info.len == c.target.len:
+        arg = f"&{info.name}[{index}]"
+    else:
+        raise GenerateError(f"{c.command.name}: {info.name} and {c.target.name} differ in len")
+    lines = ["EdgeSink edges;",
+             f"walk_{walker.struct}({arg}, edges);",
+             f"on_edges(scope_of(*state), {object_type(reg, c.target.type)}, to_u64({handle}), "
+             "edges);"]
+    return guarded_lines(walker.guard, lines)
+
+
+def create_body(reg: Registry, c: Classified, exc: dict, graph: Graph) -> List[str]:
     cmd, target = c.command, c.target
     lines = state_lines(cmd)
     is_void = cmd.ret == "void"
@@ -867,23 +1288,25 @@ def create_body(reg: Registry, c: Classified, exc: dict) -> List[str]:
             cond = f"{parenthesized(success_condition(cmd, target))} && {cond}"
         lines += [f"if ({cond}) {{",
                   "  " + on_create_call(reg, c, exc, f"*{target.name}", "",
-                                        "capture_callsite()"),
-                  "}"]
+                                        "capture_callsite()")]
+        lines += indent(edge_lines(reg, c, graph, f"*{target.name}", ""))
+        lines.append("}")
     else:
-        lines += array_create_lines(reg, c, exc)
+        lines += array_create_lines(reg, c, exc, graph)
     if not is_void:
         lines.append("return result;")
     return lines
 
 
-def array_create_lines(reg: Registry, c: Classified, exc: dict) -> List[str]:
+def array_create_lines(reg: Registry, c: Classified, exc: dict, graph: Graph) -> List[str]:
     cmd, target = c.command, c.target
     count = len_expr(cmd, target.len)
     loop = [f"  for (uint32_t i = 0; i < {count}; ++i) {{",
             f"    if ({target.name}[i] != VK_NULL_HANDLE) {{",
-            "      " + on_create_call(reg, c, exc, f"{target.name}[i]", "i", "cs"),
-            "    }",
-            "  }"]
+            "      " + on_create_call(reg, c, exc, f"{target.name}[i]", "i", "cs")]
+    loop += indent(edge_lines(reg, c, graph, f"{target.name}[i]", "i"), 3)
+    loop += ["    }",
+             "  }"]
     if reg.canonical_handle(target.type) == "VkPipeline":
         # Failed slots hold VK_NULL_HANDLE whatever the result, so the rest are real pipelines;
         # a deferred operation writes the array later (recorded when it completes).
@@ -923,18 +1346,38 @@ def destroy_body(reg: Registry, c: Classified) -> List[str]:
     return lines
 
 
-def emit_hook(reg: Registry, c: Classified, exc: dict) -> str:
+def cmd_body(reg: Registry, c: Classified) -> List[str]:
+    """A vkCmd* hook: add what the command references to the command buffer's list (when the
+    command buffer is tracked), then call down."""
+    cmd = c.command
+
+    def visit(handle_type: str, expr: str, kind: str, index: str) -> str:
+        if handle_type == "VkCommandBuffer":
+            return f"add_secondary(refs, {expr});"
+        return f"add_ref(refs, {object_type(reg, handle_type)}, to_u64({expr}));"
+
+    lines = state_lines(cmd)
+    lines.append(f"if (CommandRefs* refs = command_refs(*state, {cmd.params[0].name})) {{")
+    lines += indent(WalkEmitter(reg, visit).nodes(c.walk, "", "", None, 0, cmd.guard))
+    lines.append("}")
+    lines.append(f"{call_down(cmd)};" if cmd.ret == "void" else f"return {call_down(cmd)};")
+    return lines
+
+
+def emit_hook(reg: Registry, c: Classified, exc: dict, graph: Graph) -> str:
     cmd = c.command
     if c.kind in ("destroy", "free"):
         body = destroy_body(reg, c)
+    elif c.kind == "cmd":
+        body = cmd_body(reg, c)
     else:
-        body = create_body(reg, c, exc)
+        body = create_body(reg, c, exc, graph)
     head = (f"static VKAPI_ATTR {cmd.ret} VKAPI_CALL hook_{cmd.short}({cmd.signature_params()}) "
             "noexcept {\n")
-    return head + "".join(f"  {line}\n" for line in body) + "}\n"
+    return head + "".join(f"{line}\n" for line in indent(body)) + "}\n"
 
 
-GENERATED_KINDS = ("create", "allocate", "retrieve", "destroy", "free")
+GENERATED_KINDS = ("create", "allocate", "retrieve", "destroy", "free", "cmd")
 
 
 @dataclass
@@ -959,19 +1402,24 @@ def table_entries(classes: Dict[str, Classified]) -> List[TableEntry]:
     return sorted(entries, key=lambda e: e.name)
 
 
-def emit_hooks_cpp(reg: Registry, classes: Dict[str, Classified], exc: dict) -> str:
+def emit_hooks_cpp(reg: Registry, classes: Dict[str, Classified], exc: dict,
+                   graph: Graph) -> str:
     generated = [c for c in classes.values() if c.kind in GENERATED_KINDS]
-    hooks = "\n".join(guarded(c.command.guard, emit_hook(reg, c, exc))
+    hooks = "\n".join(guarded(c.command.guard, emit_hook(reg, c, exc, graph))
                       for c in sorted(generated, key=lambda c: c.command.name))
     rows = "".join(
         guarded(e.guard, f'    {{"{e.name}", reinterpret_cast<PFN_vkVoidFunction>({e.hook}), '
                          f'{"true" if e.device_level else "false"}}},\n')
         for e in table_entries(classes))
     return f"""{banner(reg)}// Hooks for the commands classified by rule (see generate.py): call down, then record
-// (create-like), or forget, then call down (destroy-like).
+// (create-like, with the new object's edges when its create info holds handles), or forget,
+// then call down (destroy-like); vkCmd* hooks add what the command references to the command
+// buffer's list, then call down.
 #include <cstddef>
 #include <cstdint>
 
+#include "graph.h"
+#include "graph_walkers.h"
 #include "hook_table.h"
 #include "layer_state.h"
 #include "manual_hooks.h"
@@ -999,6 +1447,142 @@ const std::size_t kHookTableSize = sizeof(kHookTable) / sizeof(kHookTable[0]);
 
 
 # --------------------------------------------------------------------------------------------
+# graph_walkers.h / graph_walkers.cpp (and the walks inlined in the vkCmd* hooks)
+# --------------------------------------------------------------------------------------------
+
+
+class WalkEmitter:
+    """Renders WalkNodes as C++ statements. `visit(handle_type, expr, kind, index)` renders one
+    handle: sink.add(...) in the walkers, add_ref(...) in the vkCmd* hooks.
+
+    acc is the accessor of the enclosing struct ("s->", "e1.", or "" for command parameters),
+    prefix the member path so far ("pStages."), index the C++ index of the outermost array
+    (None outside arrays), depth a counter that keeps loop variables distinct, guard the
+    platform guard already open around the code.
+    """
+
+    def __init__(self, reg: Registry, visit):
+        self.reg, self.visit = reg, visit
+
+    def nodes(self, nodes: List[WalkNode], acc: str, prefix: str, index: Optional[str],
+              depth: int, guard: Guard) -> List[str]:
+        lines: List[str] = []
+        for n in nodes:
+            inner = n.guard or guard
+            body = self.node(n, acc, prefix, index, depth, inner)
+            if n.when:
+                body = [f"if ({n.when.replace('{s}', acc)}) {{"] + indent(body) + ["}"]
+            lines += guarded_lines(n.guard if n.guard != guard else (), body)
+        return lines
+
+    def node(self, n: WalkNode, acc: str, prefix: str, index: Optional[str], depth: int,
+             guard: Guard) -> List[str]:
+        if n.what == "chain":
+            return self.chain(n, acc, prefix, index, depth, guard)
+        ref, kind = f"{acc}{n.name}", prefix + n.name
+        if n.access == "value":
+            return self.target(n, ref, f"{ref}.", kind, index, depth, guard)
+        if n.access == "pointer":
+            return ([f"if ({ref} != nullptr) {{"]
+                    + indent(self.target(n, f"*{ref}", f"{ref}->", kind, index, depth, guard))
+                    + ["}"])
+        i = f"i{depth}"
+        element = f"{ref}[{i}]"
+        body: List[str] = []
+        if n.access == "pointer_array":
+            body.append(f"if ({element} == nullptr) continue;")
+            element = f"*{element}"
+        if n.what == "struct":
+            body.append(f"const {n.type}& e{depth} = {element};")
+            body += self.nodes(n.children, f"e{depth}.", kind + ".", index or i, depth + 1,
+                               guard)
+        else:
+            body.append(self.visit(n.type, element, kind, index or i))
+        count = n.count.replace("{s}", acc)
+        return ([f"if ({ref} != nullptr) {{",
+                 f"  for (uint32_t {i} = 0; {i} < {count}; ++{i}) {{"]
+                + indent(body, 2) + ["  }", "}"])
+
+    def target(self, n: WalkNode, handle_expr: str, struct_acc: str, kind: str,
+               index: Optional[str], depth: int, guard: Guard) -> List[str]:
+        """A handle, or the members of a struct reached through struct_acc."""
+        if n.what == "handle":
+            return [self.visit(n.type, handle_expr, kind, index or "0")]
+        return self.nodes(n.children, struct_acc, kind + ".", index, depth, guard)
+
+    def chain(self, n: WalkNode, acc: str, prefix: str, index: Optional[str], depth: int,
+              guard: Guard) -> List[str]:
+        """The pNext chain: a switch over the sTypes of the extension structs holding handles;
+        other structs are skipped (nothing beyond sType/pNext is read)."""
+        p, x = f"p{depth}", f"x{depth}"
+        cases: List[str] = []
+        for case in n.children:
+            ext = case.type
+            stype = self.reg.struct_info[ext].stype
+            body = [f"case {stype}: {{",
+                    f"  const {ext}& {x} = *reinterpret_cast<const {ext}*>({p});"]
+            body += indent(self.nodes(case.children, f"{x}.", f"{prefix}{ext}.", index,
+                                      depth + 1, case.guard or guard))
+            body += ["  break;", "}"]
+            cases += guarded_lines(case.guard if case.guard != guard else (), body)
+        return ([f"for (const VkBaseInStructure* {p} = static_cast<const VkBaseInStructure*>("
+                 f"{acc}pNext); {p} != nullptr; {p} = {p}->pNext) {{",
+                 f"  switch ({p}->sType) {{"]
+                + indent(cases, 2)
+                + ["    default:", "      break;", "  }", "}"])
+
+
+def walker_signature(struct: str) -> str:
+    return f"void walk_{struct}(const {struct}* s, EdgeSink& sink) noexcept"
+
+
+def emit_walker(reg: Registry, w: Walker) -> str:
+    def visit(handle_type: str, expr: str, kind: str, index: str) -> str:
+        return f'sink.add({object_type(reg, handle_type)}, to_u64({expr}), "{kind}", {index});'
+
+    walk = WalkEmitter(reg, visit).nodes(w.nodes, "s->", "", None, 1, w.guard)
+    body = ["if (s == nullptr) return;"] + walk
+    return f"{walker_signature(w.struct)} {{\n" + "".join(f"{l}\n" for l in indent(body)) + "}\n"
+
+
+def emit_walkers_h(reg: Registry, graph: Graph) -> str:
+    decls = grouped_by_guard(graph.walkers.values(), lambda w: w.struct,
+                             lambda w: walker_signature(w.struct) + ";\n")
+    return f"""{banner(reg)}// Struct walkers for the object graph: one per input struct that holds handles, directly, in
+// nested structs or arrays of them, or in the extension structs of its pNext chain. Each adds
+// every non-null handle to the sink as sink.add(type, handle, kind, index): kind is the member
+// path in vk.xml terms ("image", "pStages.module", "VkSamplerYcbcrConversionInfo.conversion"
+// for a pNext struct's member), index the index in the outermost array (0 outside arrays).
+// Members listed in exceptions.json "graph_excluded" are not walked (descriptor writes, unions,
+// members whose validity depends on other values); "graph_walked" conditions apply. Unknown
+// pNext structs are skipped. A null struct pointer adds nothing. No allocation beyond EdgeSink's.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include "graph.h"
+
+namespace vkleak {{
+
+{decls}
+}}  // namespace vkleak
+"""
+
+
+def emit_walkers_cpp(reg: Registry, graph: Graph) -> str:
+    body = grouped_by_guard(graph.walkers.values(), lambda w: w.struct,
+                            lambda w: "\n" + emit_walker(reg, w))
+    return f"""{banner(reg)}#include "graph_walkers.h"
+
+#include <cstdint>
+
+namespace vkleak {{
+{body}
+}}  // namespace vkleak
+"""
+
+
+# --------------------------------------------------------------------------------------------
 # hook_table.h / hook_table.cpp
 # --------------------------------------------------------------------------------------------
 
@@ -1020,9 +1604,9 @@ struct HookEntry {{
 
 // The layer's hook for a command name or alias, or nullptr when the layer does not hook it.
 //
-// In the table: every command hooked by generated code (create/allocate/retrieve/destroy/free)
-// and every exceptions.json "manual" command (including vkCreateInstance, which is not
-// device-level), each under its name and every alias.
+// In the table: every command hooked by generated code (create/allocate/retrieve/destroy/free,
+// and the vkCmd* reference hooks) and every exceptions.json "manual" command (including
+// vkCreateInstance, which is not device-level), each under its name and every alias.
 // Not in the table: vkGetInstanceProcAddr and vkGetDeviceProcAddr (the layer's entry points
 // answer their own names first), excluded and unclassified commands, vkEnumerateInstance*.
 // Whether a hook may be returned (the next layer has the command; GDPA gives nullptr for
@@ -1108,12 +1692,15 @@ def generate(registry: str, exceptions: str, out_dir: str) -> None:
     reg = Registry(registry)
     exc = load_exceptions(exceptions)
     classes = classify(reg, exc)
+    graph = plan_graph(reg, exc, classes)
     outputs = {
         "vk_object_types.h": emit_object_types(reg),
         "vk_dispatch.h": emit_dispatch_h(reg),
         "vk_dispatch.cpp": emit_dispatch_cpp(reg),
         "manual_hooks.h": emit_manual_h(reg, classes),
-        "generated_hooks.cpp": emit_hooks_cpp(reg, classes, exc),
+        "generated_hooks.cpp": emit_hooks_cpp(reg, classes, exc, graph),
+        "graph_walkers.h": emit_walkers_h(reg, graph),
+        "graph_walkers.cpp": emit_walkers_cpp(reg, graph),
         "hook_table.h": emit_hook_table_h(reg),
         "hook_table.cpp": emit_hook_table_cpp(reg),
         "hooked_commands.txt": emit_hooked_txt(classes),

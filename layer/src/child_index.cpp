@@ -33,6 +33,14 @@ bool HandleSet::insert(uint64_t v) {
   }
 }
 
+bool HandleSet::contains(uint64_t v) const noexcept {
+  if (slots_.empty()) return false;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = home(v); slots_[i] != 0; i = (i + 1) & mask)
+    if (slots_[i] == v) return true;
+  return false;
+}
+
 bool HandleSet::erase(uint64_t v) noexcept {
   if (slots_.empty()) return false;
   const size_t mask = slots_.size() - 1;

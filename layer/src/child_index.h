@@ -3,6 +3,7 @@
 // O(children) instead of a scan of the whole table. Sharded by parent handle.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,12 @@ class HandleSet {
   bool insert(uint64_t v);
   bool erase(uint64_t v) noexcept;
   size_t size() const noexcept { return size_; }
+  bool contains(uint64_t v) const noexcept;
+  // Empties the set, keeping its capacity (no allocation when refilled to the same size).
+  void clear() noexcept {
+    std::fill(slots_.begin(), slots_.end(), 0);
+    size_ = 0;
+  }
   template <typename F>
   void for_each(F&& f) const {
     for (uint64_t v : slots_)
@@ -34,13 +41,22 @@ class ChildIndex {
   ChildIndex();
   void add(uint64_t parent, uint64_t child);
   void remove(uint64_t parent, uint64_t child) noexcept;
+  // Calls f(parent, child) for every pair, shard by shard under its lock.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (uint32_t k = 0; k < kShards; ++k) {
+      std::lock_guard<std::mutex> lock(shards_[k].mutex);
+      for (const auto& [parent, set] : shards_[k].children)
+        set.for_each([&](uint64_t child) { f(parent, child); });
+    }
+  }
   // Removes the parent's entry and returns its children.
   std::vector<uint64_t> take_all(uint64_t parent);
 
  private:
   static constexpr uint32_t kShards = 16;
   struct alignas(64) Shard {
-    std::mutex mutex;
+    mutable std::mutex mutex;
     std::unordered_map<uint64_t, HandleSet> children;
   };
   Shard& shard_for(uint64_t parent) noexcept;

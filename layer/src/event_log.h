@@ -11,14 +11,27 @@
 
 namespace vkleak {
 
+struct EventPathStep {
+  uint64_t id;
+  ObjectType type;
+  std::string name;
+  const char* relation;  // "written in", "viewed by", "attached to", "bound to", "bound in"
+};
+
 struct Event {
-  std::string kind;  // "invalid_destroy", "duplicate_handle"
+  std::string kind;  // "destroyed_in_flight", "invalid_destroy", "duplicate_handle"
   ObjectType type = ObjectType::kUnknown;
   uint64_t handle = 0;
   uint64_t object_id = 0;  // 0 when unknown
   uint64_t frame = 0;
   uint32_t time_ms = 0;
   std::string message;
+  std::string name;  // the object's debug name, if any
+  // destroyed_in_flight: the submission that still used it, and how it reached the object.
+  int32_t queue = -1;
+  uint64_t serial = 0;
+  uint64_t use_frame = 0;
+  std::vector<EventPathStep> path;
 };
 
 class EventLog {

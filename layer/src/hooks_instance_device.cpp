@@ -141,6 +141,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device,
   if (!passthrough()) snapshot_now(SnapshotReason::kDeviceDestroy, state, nullptr, "");
   if (state->instance) on_destroy(*state->instance, ObjectType::kDevice, state->handle);
   std::shared_ptr<DeviceState> owner = unregister_device(dispatch_key(device));
+  g_command_refs_generation.fetch_add(1, std::memory_order_release);  // per-thread caches
   if (next_destroy) next_destroy(device, pAllocator);
 }
 
@@ -183,6 +184,7 @@ VKAPI_ATTR void VKAPI_CALL GetDeviceQueue(VkDevice device, uint32_t queueFamilyI
   DeviceState* state = get_device_state(device);
   if (!state) return;
   state->dispatch.GetDeviceQueue(device, queueFamilyIndex, queueIndex, pQueue);
+  if (pQueue && *pQueue) state->submissions.queue(*pQueue);
   if (pQueue)
     on_create(*state, ObjectType::kQueue, to_u64(*pQueue), Origin::kRetrieved, state->handle,
               ObjectType::kDevice, 0, kNoCallsite);
@@ -193,6 +195,7 @@ VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueI
   DeviceState* state = get_device_state(device);
   if (!state) return;
   state->dispatch.GetDeviceQueue2(device, pQueueInfo, pQueue);
+  if (pQueue && *pQueue) state->submissions.queue(*pQueue);
   if (pQueue)
     on_create(*state, ObjectType::kQueue, to_u64(*pQueue), Origin::kRetrieved, state->handle,
               ObjectType::kDevice, 0, kNoCallsite);

@@ -1,5 +1,8 @@
 // Hand-written hooks: pools and their children, swapchains and their images. Children are owned
 // by their parent, so implicit frees (pool destroy/reset, swapchain destroy) forget them.
+#include <mutex>
+#include <vector>
+
 #include "callsite.h"
 #include "layer_state.h"
 #include "manual_hooks.h"
@@ -16,9 +19,17 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateCommandBuffers(VkDevice device,
   VkResult result = state->dispatch.AllocateCommandBuffers(device, pAllocateInfo, pCommandBuffers);
   if (result == VK_SUCCESS) {
     const CallsiteId cs = capture_callsite();
-    for (uint32_t i = 0; i < pAllocateInfo->commandBufferCount; ++i)
+    const bool secondary = pAllocateInfo->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+    for (uint32_t i = 0; i < pAllocateInfo->commandBufferCount; ++i) {
       on_create(*state, ObjectType::kCommandBuffer, to_u64(pCommandBuffers[i]), Origin::kAllocated,
                 to_u64(pAllocateInfo->commandPool), ObjectType::kCommandPool, 0, cs);
+      if (passthrough()) continue;
+      try {
+        state->command_refs.create(state, to_u64(pCommandBuffers[i]), secondary);
+      } catch (...) {
+        state->degraded.store(true, std::memory_order_relaxed);
+      }
+    }
   }
   return result;
 }
@@ -50,9 +61,14 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device,
   VkResult result = state->dispatch.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   if (result == VK_SUCCESS) {
     const CallsiteId cs = capture_callsite();
-    for (uint32_t i = 0; i < pAllocateInfo->descriptorSetCount; ++i)
+    for (uint32_t i = 0; i < pAllocateInfo->descriptorSetCount; ++i) {
       on_create(*state, ObjectType::kDescriptorSet, to_u64(pDescriptorSets[i]), Origin::kAllocated,
                 to_u64(pAllocateInfo->descriptorPool), ObjectType::kDescriptorPool, 0, cs);
+      // The set's layout gives its (binding, element) slots when descriptors are written.
+      add_slot_edge(*state, ObjectType::kDescriptorSet, to_u64(pDescriptorSets[i]),
+                    ObjectType::kDescriptorSetLayout, to_u64(pAllocateInfo->pSetLayouts[i]),
+                    "pSetLayouts", 0, 0, 0);
+    }
   }
   return result;
 }
@@ -120,6 +136,10 @@ VKAPI_ATTR void VKAPI_CALL DestroySwapchainKHR(VkDevice device, VkSwapchainKHR s
   DeviceState* state = get_device_state(device);
   if (!state) return;
   on_destroy(*state, ObjectType::kSwapchainKHR, to_u64(swapchain));  // and its images
+  {
+    std::lock_guard<std::mutex> lock(state->descriptors.mutex);
+    state->descriptors.swapchain_images.erase(to_u64(swapchain));
+  }
   state->dispatch.DestroySwapchainKHR(device, swapchain, pAllocator);
 }
 
@@ -132,9 +152,16 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSwapchainImagesKHR(VkDevice device, VkSwapchai
                                                           pSwapchainImages);
   if ((result == VK_SUCCESS || result == VK_INCOMPLETE) && pSwapchainImages) {
     // The same handles come back from every call: recording is idempotent.
-    for (uint32_t i = 0; i < *pSwapchainImageCount; ++i)
+    std::vector<uint64_t> images;
+    for (uint32_t i = 0; i < *pSwapchainImageCount; ++i) {
       on_create(*state, ObjectType::kImage, to_u64(pSwapchainImages[i]), Origin::kSwapchainImage,
                 to_u64(swapchain), ObjectType::kSwapchainKHR, 0, kNoCallsite);
+      images.push_back(to_u64(pSwapchainImages[i]));
+    }
+    // In index order, for presents (which name images by index).
+    std::lock_guard<std::mutex> lock(state->descriptors.mutex);
+    auto& known = state->descriptors.swapchain_images[to_u64(swapchain)];
+    if (images.size() > known.size()) known = std::move(images);
   }
   return result;
 }

@@ -1,6 +1,7 @@
 // Hand-written hooks: queue submission and presentation (frame boundaries), debug names and the
 // in-band snapshot trigger, image sizes, deferred pipeline creation.
 #include <cstring>
+#include <vector>
 #include <mutex>
 #include <unordered_map>
 
@@ -100,6 +101,35 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t submitCount,
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueueSubmit(queue, submitCount, pSubmits, fence);
+  if (result == VK_SUCCESS && !passthrough()) {
+    try {
+      std::vector<SubmissionTracker::Batch> batches(submitCount);
+      for (uint32_t i = 0; i < submitCount; ++i) {
+        const VkSubmitInfo& s = pSubmits[i];
+        const VkTimelineSemaphoreSubmitInfo* values = nullptr;
+        for (auto* p = static_cast<const VkBaseInStructure*>(s.pNext); p; p = p->pNext)
+          if (p->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+            values = reinterpret_cast<const VkTimelineSemaphoreSubmitInfo*>(p);
+        auto& b = batches[i];
+        b.command_buffers.assign(s.pCommandBuffers, s.pCommandBuffers + s.commandBufferCount);
+        for (uint32_t k = 0; k < s.waitSemaphoreCount; ++k) {
+          uint64_t v = values && values->pWaitSemaphoreValues && k < values->waitSemaphoreValueCount
+                           ? values->pWaitSemaphoreValues[k] : 0;
+          b.waits.push_back({to_u64(s.pWaitSemaphores[k]), v});
+        }
+        for (uint32_t k = 0; k < s.signalSemaphoreCount; ++k) {
+          uint64_t v = values && values->pSignalSemaphoreValues &&
+                               k < values->signalSemaphoreValueCount
+                           ? values->pSignalSemaphoreValues[k] : 0;
+          b.signals.push_back({to_u64(s.pSignalSemaphores[k]), v});
+        }
+      }
+      if (QueueState* q = state->submissions.queue(queue))
+        state->submissions.submit(*state, *q, batches.data(), submitCount, to_u64(fence));
+    } catch (...) {
+      state->degraded.store(true, std::memory_order_relaxed);
+    }
+  }
   after_submit(*state, result);
   return result;
 }
@@ -109,6 +139,27 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t submitCount,
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueueSubmit2(queue, submitCount, pSubmits, fence);
+  if (result == VK_SUCCESS && !passthrough()) {
+    try {
+      std::vector<SubmissionTracker::Batch> batches(submitCount);
+      for (uint32_t i = 0; i < submitCount; ++i) {
+        const VkSubmitInfo2& s = pSubmits[i];
+        auto& b = batches[i];
+        for (uint32_t k = 0; k < s.commandBufferInfoCount; ++k)
+          b.command_buffers.push_back(s.pCommandBufferInfos[k].commandBuffer);
+        for (uint32_t k = 0; k < s.waitSemaphoreInfoCount; ++k)
+          b.waits.push_back({to_u64(s.pWaitSemaphoreInfos[k].semaphore),
+                             s.pWaitSemaphoreInfos[k].value});
+        for (uint32_t k = 0; k < s.signalSemaphoreInfoCount; ++k)
+          b.signals.push_back({to_u64(s.pSignalSemaphoreInfos[k].semaphore),
+                               s.pSignalSemaphoreInfos[k].value});
+      }
+      if (QueueState* q = state->submissions.queue(queue))
+        state->submissions.submit(*state, *q, batches.data(), submitCount, to_u64(fence));
+    } catch (...) {
+      state->degraded.store(true, std::memory_order_relaxed);
+    }
+  }
   after_submit(*state, result);
   return result;
 }
@@ -118,7 +169,42 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t bindInfoC
                                                VkFence fence) noexcept {
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
-  return state->dispatch.QueueBindSparse(queue, bindInfoCount, pBindInfo, fence);
+  VkResult result = state->dispatch.QueueBindSparse(queue, bindInfoCount, pBindInfo, fence);
+  if (result == VK_SUCCESS && !passthrough()) {
+    try {
+      // Sparse memory bindings are edges resource -> memory, one per bound range (keyed by
+      // its index: a later bind of the same range replaces it).
+      std::vector<SubmissionTracker::Batch> batches(bindInfoCount);
+      for (uint32_t i = 0; i < bindInfoCount; ++i) {
+        const VkBindSparseInfo& info = pBindInfo[i];
+        for (uint32_t b = 0; b < info.bufferBindCount; ++b) {
+          const auto& bind = info.pBufferBinds[b];
+          for (uint32_t k = 0; k < bind.bindCount; ++k)
+            add_slot_edge(*state, ObjectType::kBuffer, to_u64(bind.buffer),
+                          ObjectType::kDeviceMemory, to_u64(bind.pBinds[k].memory),
+                          "memory.sparse", static_cast<uint32_t>(bind.pBinds[k].resourceOffset >> 12),
+                          bind.pBinds[k].memoryOffset, bind.pBinds[k].size);
+        }
+        for (uint32_t b = 0; b < info.imageOpaqueBindCount; ++b) {
+          const auto& bind = info.pImageOpaqueBinds[b];
+          for (uint32_t k = 0; k < bind.bindCount; ++k)
+            add_slot_edge(*state, ObjectType::kImage, to_u64(bind.image),
+                          ObjectType::kDeviceMemory, to_u64(bind.pBinds[k].memory),
+                          "memory.sparse", static_cast<uint32_t>(bind.pBinds[k].resourceOffset >> 12),
+                          bind.pBinds[k].memoryOffset, bind.pBinds[k].size);
+        }
+        for (uint32_t k = 0; k < info.waitSemaphoreCount; ++k)
+          batches[i].waits.push_back({to_u64(info.pWaitSemaphores[k]), 0});
+        for (uint32_t k = 0; k < info.signalSemaphoreCount; ++k)
+          batches[i].signals.push_back({to_u64(info.pSignalSemaphores[k]), 0});
+      }
+      if (QueueState* q = state->submissions.queue(queue))
+        state->submissions.submit(*state, *q, batches.data(), bindInfoCount, to_u64(fence));
+    } catch (...) {
+      state->degraded.store(true, std::memory_order_relaxed);
+    }
+  }
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue,
@@ -126,6 +212,23 @@ VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue,
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueuePresentKHR(queue, pPresentInfo);
+  if (pPresentInfo && !passthrough()) {
+    try {
+      std::vector<uint64_t> images;
+      {
+        std::lock_guard<std::mutex> lock(state->descriptors.mutex);
+        for (uint32_t i = 0; i < pPresentInfo->swapchainCount; ++i) {
+          auto it = state->descriptors.swapchain_images.find(to_u64(pPresentInfo->pSwapchains[i]));
+          if (it != state->descriptors.swapchain_images.end() &&
+              pPresentInfo->pImageIndices[i] < it->second.size())
+            images.push_back(it->second[pPresentInfo->pImageIndices[i]]);
+        }
+      }
+      if (QueueState* q = state->submissions.queue(queue))
+        state->submissions.present(*state, *q, images.data(), static_cast<uint32_t>(images.size()));
+    } catch (...) {
+    }
+  }
   // A frame ends at every present the app made, whatever the result (OUT_OF_DATE included).
   state->presents.fetch_add(1, std::memory_order_relaxed);
   if (state->frame_boundary == FrameBoundary::kPresent) end_frame(*state);

@@ -8,16 +8,73 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "child_index.h"
+#include "command_refs.h"
+#include "edge_store.h"
 #include "event_log.h"
 #include "object_table.h"
 #include "settings.h"
+#include "submissions.h"
 #include "tracker.h"
 #include "vk_dispatch.h"
 
 namespace vkleak {
+
+// Object id -> parent id, for the few objects whose parent is not their scope, a pool or a
+// swapchain (devices, display modes, video session parameters).
+class ParentMap {
+ public:
+  void set(uint64_t id, uint64_t parent) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      map_[id] = parent;
+    } catch (...) {
+    }
+  }
+  void erase(uint64_t id) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    map_.erase(id);
+  }
+  std::unordered_map<uint64_t, uint64_t> copy() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return map_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<uint64_t, uint64_t> map_;
+};
+
+// A bounded ring of destroyed objects per shard: enough to name what a stale edge points at.
+struct GraveRecord {
+  ObjectRecord record;
+  uint32_t destroyed_frame;
+};
+class Graveyard {
+ public:
+  void bury(const ObjectRecord& r, uint32_t frame) noexcept;
+  // Calls f(const GraveRecord&) for each remembered object.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const Shard& s : shards_) {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      for (const GraveRecord& g : s.ring) f(g);
+    }
+  }
+
+ private:
+  static constexpr size_t kShards = 8;
+  static constexpr size_t kPerShard = 8192;
+  struct alignas(64) Shard {
+    mutable std::mutex mutex;
+    std::vector<GraveRecord> ring;
+    size_t next = 0;
+  };
+  Shard shards_[kShards];
+};
 
 // What owns an object table.
 struct Scope {
@@ -26,9 +83,31 @@ struct Scope {
   uint64_t object_id = 0;  // id of the VkInstance / VkDevice record
   ObjectTable table;
   ChildIndex children;  // pools' and swapchains' implicit children
+  EdgeStore edges;      // what each object references
+  ParentMap parents;    // parents other than the scope, a pool or a swapchain (rare)
+  Graveyard graveyard;  // recently destroyed objects, to describe what stale edges point at
   EventLog events;
   std::atomic<uint64_t> frame{0};
   std::atomic<bool> degraded{false};
+};
+
+// Descriptor bookkeeping the graph needs to give each (binding, element) a slot: the bindings of
+// each set layout and the entries of each update template (a set's layout is its edge
+// "pSetLayouts"), and the images of each swapchain in order.
+struct DescriptorInfo {
+  struct Binding {
+    uint32_t binding, count, first_slot;
+    VkDescriptorType type;
+  };
+  struct TemplateEntry {
+    uint32_t binding, element, count;
+    VkDescriptorType type;
+    size_t offset, stride;
+  };
+  std::mutex mutex;
+  std::unordered_map<uint64_t, std::vector<Binding>> layouts;          // set layout -> bindings
+  std::unordered_map<uint64_t, std::vector<TemplateEntry>> templates;  // template -> entries
+  std::unordered_map<uint64_t, std::vector<uint64_t>> swapchain_images;
 };
 
 struct InstanceState : Scope {
@@ -50,6 +129,9 @@ struct DeviceState : Scope {
   uint32_t snapshot_every = 0;
   std::atomic<uint64_t> submits{0};
   std::atomic<uint64_t> presents{0};
+  SubmissionTracker submissions;
+  CommandRefsRegistry command_refs;
+  DescriptorInfo descriptors;  // set layouts, update templates, sets' layouts
 };
 
 // The loader's dispatch pointer: the first word of every dispatchable handle.

@@ -71,7 +71,7 @@ ObjectTable::InsertResult ObjectTable::insert(const ObjectRecord& rec, bool coun
   Shard& s = shard_for(rec.handle, type);
   std::lock_guard<std::mutex> lock(s.mutex);
   if (ObjectRecord* existing = s.find(rec.handle, type)) {
-    if (count_duplicate && existing->refs < 15) existing->refs++;
+    if (count_duplicate && existing->refs < 31) existing->refs++;
     return InsertResult::kAlreadyLive;
   }
   if ((s.index_used + 1) * 4 > s.index.size() * 3) s.grow_index();

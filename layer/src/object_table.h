@@ -18,19 +18,22 @@
 
 namespace vkleak {
 
-// 48 bytes. The id is the run-unique creation sequence number.
+// 48 bytes: the budget is 64 B per tracked object, index included. Parents are not stored here:
+// pool children find theirs through the ChildIndex, the rare others in Scope::parents.
 struct ObjectRecord {
   uint64_t handle;
-  uint64_t parent_id;  // 0 = none
-  uint64_t size;       // bytes, 0 = unknown
-  uint64_t id : 48;
-  uint64_t type : 8;    // ObjectType; kUnknown marks a free slab slot
-  uint64_t origin : 4;  // Origin
-  uint64_t refs : 4;    // times the driver returned this live handle; saturates at 15
-  uint32_t frame;       // owner's frame at creation
-  uint32_t time_ms;     // creation time since the layer was loaded
-  uint32_t callsite;    // CallsiteId, 0 = none
-  uint32_t name;        // NameTable index, 0 = none
+  uint64_t size;  // bytes, 0 = unknown
+  uint64_t id : 40;       // run-unique creation sequence number
+  uint64_t type : 8;      // ObjectType; kUnknown marks a free slab slot
+  uint64_t origin : 3;    // Origin
+  uint64_t refs : 5;      // times the driver returned this live handle; saturates at 31
+  uint64_t use_queue : 8; // queue index of the last submission that used it
+  uint32_t frame;         // owner's frame at creation
+  uint32_t time_ms;       // creation time since the layer was loaded
+  uint32_t callsite;      // CallsiteId, 0 = none
+  uint32_t name;          // NameTable index, 0 = none
+  uint32_t use_frame;     // frame of that last use
+  uint32_t use_serial;    // that submission's serial on its queue; 0 = never used
 };
 static_assert(sizeof(ObjectRecord) == 48, "keep records small: the budget is 64 B per object");
 

@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "callsite.h"
@@ -20,6 +22,7 @@
 #include "layer_state.h"
 #include "log.h"
 #include "names.h"
+#include "tracker_internal.h"
 
 #ifndef VKLEAK_VERSION
 #define VKLEAK_VERSION "0.0.0"
@@ -28,7 +31,7 @@
 namespace vkleak {
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;
 
 const char* origin_name(uint64_t o) {
   switch (static_cast<Origin>(o)) {
@@ -45,14 +48,31 @@ struct InstanceInfo {
   std::string application, engine;
   uint32_t api_version;
 };
+struct QueueInfo {
+  uint32_t index;
+  uint64_t handle, submitted, retired;
+};
 struct DeviceInfo {
   uint64_t id, handle, instance_id, frame, submits, presents;
   std::string physical_device;
   bool degraded;
+  std::vector<QueueInfo> queues;
 };
 struct OwnedRecord {
   ObjectRecord rec;
   uint64_t owner;
+  uint64_t parent;   // 0 = none
+  bool in_flight;
+};
+struct EdgeKey {
+  uint64_t handle;
+  uint64_t type;
+  bool operator==(const EdgeKey& o) const { return handle == o.handle && type == o.type; }
+};
+struct EdgeKeyHash {
+  size_t operator()(const EdgeKey& k) const noexcept {
+    return static_cast<size_t>((k.handle * 0x9e3779b97f4a7c15ull) ^ k.type);
+  }
 };
 
 // Everything copied out of the tables; names, call sites and modules are read at write time
@@ -68,21 +88,71 @@ struct Collected {
   std::vector<InstanceInfo> instances;
   std::vector<DeviceInfo> devices;
   std::vector<OwnedRecord> objects;
+  std::unordered_map<EdgeKey, std::vector<Edge>, EdgeKeyHash> edges;  // by source
+  std::vector<std::pair<uint64_t, GraveRecord>> destroyed;  // (owner, record) edges point at
   std::vector<std::pair<uint64_t, Event>> events;  // (owner id, event)
   uint64_t events_dropped = 0;
 };
 
-void collect_table(const Scope& scope, Collected* c, ObjectType skip_a, ObjectType skip_b,
+void collect_table(Scope& scope, Collected* c, ObjectType skip_a, ObjectType skip_b,
                    uint64_t skip_id) {
   std::vector<ObjectRecord> recs;
   scope.table.collect(&recs);
+  // Parents: pools and swapchains own their children; a few objects have an explicit parent;
+  // everything else was made from its scope.
+  std::unordered_map<EdgeKey, uint64_t, EdgeKeyHash> owner_ids;
+  for (const ObjectRecord& r : recs) {
+    ObjectType t = static_cast<ObjectType>(r.type);
+    if (t == ObjectType::kDescriptorPool || t == ObjectType::kCommandPool ||
+        t == ObjectType::kSwapchainKHR)
+      owner_ids[{r.handle, r.type}] = r.id;
+  }
+  std::unordered_map<EdgeKey, uint64_t, EdgeKeyHash> child_parent;
+  scope.children.for_each([&](uint64_t parent, uint64_t child) {
+    for (ObjectType pt : {ObjectType::kDescriptorPool, ObjectType::kCommandPool,
+                          ObjectType::kSwapchainKHR}) {
+      auto it = owner_ids.find({parent, static_cast<uint64_t>(pt)});
+      if (it != owner_ids.end())
+        child_parent[{child, static_cast<uint64_t>(child_type_of(pt))}] = it->second;
+    }
+  });
+  const auto explicit_parents = scope.parents.copy();
+  auto* device = scope.type == ObjectType::kDevice ? static_cast<DeviceState*>(&scope) : nullptr;
+
   c->objects.reserve(c->objects.size() + recs.size());
   for (const ObjectRecord& r : recs) {
     ObjectType t = static_cast<ObjectType>(r.type);
     if (t == skip_a || t == skip_b || r.id == skip_id) continue;
-    c->objects.push_back({r, scope.object_id});
+    uint64_t parent = r.id == scope.object_id ? 0 : scope.object_id;
+    auto cp = child_parent.find({r.handle, r.type});
+    if (cp != child_parent.end()) {
+      parent = cp->second;
+    } else {
+      auto ep = explicit_parents.find(r.id);
+      if (ep != explicit_parents.end()) parent = ep->second;
+    }
+    bool in_flight = device && device->submissions.in_flight(r);
+    c->objects.push_back({r, scope.object_id, parent, in_flight});
   }
+  scope.edges.for_each([&](uint64_t handle, ObjectType type, const Edge& e) {
+    c->edges[{handle, static_cast<uint64_t>(type)}].push_back(e);
+  });
+  scope.graveyard.for_each(
+      [&](const GraveRecord& g) { c->destroyed.emplace_back(scope.object_id, g); });
   if (scope.degraded.load(std::memory_order_relaxed)) c->degraded = true;
+}
+
+// Keeps only the destroyed objects that some collected edge still points at.
+void prune_destroyed(Collected* c) {
+  std::unordered_set<uint64_t> live, wanted;
+  for (const OwnedRecord& o : c->objects) live.insert(o.rec.id);
+  for (const auto& [key, list] : c->edges)
+    for (const Edge& e : list)
+      if (e.dst_id && !live.count(e.dst_id)) wanted.insert(e.dst_id);
+  std::vector<std::pair<uint64_t, GraveRecord>> kept;
+  for (auto& d : c->destroyed)
+    if (wanted.erase(d.second.record.id)) kept.push_back(d);
+  c->destroyed.swap(kept);
 }
 
 void take_events(Scope& scope, Collected* c) {
@@ -91,15 +161,22 @@ void take_events(Scope& scope, Collected* c) {
   c->events_dropped += dropped;
 }
 
-DeviceInfo device_info(const DeviceState& d) {
-  return {d.object_id,
-          d.handle,
-          d.instance ? d.instance->object_id : 0,
-          d.frame.load(std::memory_order_relaxed),
-          d.submits.load(std::memory_order_relaxed),
-          d.presents.load(std::memory_order_relaxed),
-          d.physical_device_name,
-          d.degraded.load(std::memory_order_relaxed)};
+DeviceInfo device_info(DeviceState& d) {
+  DeviceInfo info{d.object_id,
+                  d.handle,
+                  d.instance ? d.instance->object_id : 0,
+                  d.frame.load(std::memory_order_relaxed),
+                  d.submits.load(std::memory_order_relaxed),
+                  d.presents.load(std::memory_order_relaxed),
+                  d.physical_device_name,
+                  d.degraded.load(std::memory_order_relaxed),
+                  {}};
+  for (uint32_t i = 0; i < d.submissions.queue_count(); ++i) {
+    if (QueueState* q = d.submissions.queue_at(i))
+      info.queues.push_back({i, to_u64(q->handle), q->submitted.load(std::memory_order_acquire),
+                             q->retired.load(std::memory_order_acquire)});
+  }
+  return info;
 }
 InstanceInfo instance_info(const InstanceState& i) {
   return {i.object_id, i.handle, i.application_name, i.engine_name, i.api_version};
@@ -124,6 +201,7 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
     c->devices.push_back(device_info(*device));
     collect_table(*device, c.get(), ObjectType::kQueue, ObjectType::kQueue, 0);
     take_events(*device, c.get());
+    prune_destroyed(c.get());
     return c;
   }
   if (instance) {
@@ -143,6 +221,7 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
       collect_table(*d, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
       take_events(*d, c.get());
     }
+    prune_destroyed(c.get());
     return c;
   }
   if (!instances.empty()) c->settings = instances.front()->settings;
@@ -157,7 +236,53 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
     collect_table(*d, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
     take_events(*d, c.get());
   }
+  prune_destroyed(c.get());
   return c;
+}
+
+void write_edges(JsonWriter& w, const std::vector<Edge>& edges,
+                 const std::vector<std::string>& names) {
+  // The bound memory, for the common question "what memory does this hold".
+  for (const Edge& e : edges) {
+    if (std::strcmp(e.kind, "memory") != 0 || !e.dst_id) continue;
+    w.raw(",\"memory\":{\"id\":");
+    w.u64(e.dst_id);
+    w.raw(",\"offset\":");
+    w.u64(e.offset);
+    w.raw(",\"size\":");
+    w.u64(e.size);
+    w.raw("}");
+    break;
+  }
+  w.raw(",\"edges\":[");
+  bool first = true;
+  for (const Edge& e : edges) {
+    if (!first) w.raw(",");
+    first = false;
+    w.raw("{\"kind\":");
+    w.str(e.kind, std::strlen(e.kind));
+    w.raw(",\"to\":");
+    if (e.dst_id) w.u64(e.dst_id);
+    else w.raw("null");
+    w.raw(",\"type\":\"");
+    w.raw(object_type_name(e.dst_type));
+    w.raw("\",\"handle\":");
+    w.hex(e.dst_handle);
+    if (e.dst_name && e.dst_name < names.size()) {
+      w.raw(",\"name\":");
+      w.str(names[e.dst_name]);
+    }
+    w.raw(",\"slot\":");
+    w.u64(e.slot);
+    if (e.offset || e.size) {
+      w.raw(",\"offset\":");
+      w.u64(e.offset);
+      w.raw(",\"size\":");
+      w.u64(e.size);
+    }
+    w.raw("}");
+  }
+  w.raw("]");
 }
 
 std::string executable_path() {
@@ -262,7 +387,20 @@ void write_body(JsonWriter& w, const Collected& c, uint32_t sequence) {
     w.u64(d.presents);
     w.raw(",\"degraded\":");
     w.raw(d.degraded ? "true" : "false");
-    w.raw("}");
+    w.raw(",\"queues\":[");
+    for (size_t k = 0; k < d.queues.size(); ++k) {
+      if (k) w.raw(",");
+      w.raw("{\"index\":");
+      w.u64(d.queues[k].index);
+      w.raw(",\"handle\":");
+      w.hex(d.queues[k].handle);
+      w.raw(",\"submitted\":");
+      w.u64(d.queues[k].submitted);
+      w.raw(",\"retired\":");
+      w.u64(d.queues[k].retired);
+      w.raw("}");
+    }
+    w.raw("]}");
   }
   w.raw("]");
 
@@ -284,7 +422,7 @@ void write_body(JsonWriter& w, const Collected& c, uint32_t sequence) {
     w.raw(",\"owner\":");
     w.u64(c.objects[i].owner);
     w.raw(",\"parent\":");
-    if (r.parent_id) w.u64(r.parent_id);
+    if (c.objects[i].parent) w.u64(c.objects[i].parent);
     else w.raw("null");
     w.raw(",\"origin\":\"");
     w.raw(origin_name(r.origin));
@@ -301,6 +439,49 @@ void write_body(JsonWriter& w, const Collected& c, uint32_t sequence) {
       w.raw(",\"refs\":");
       w.u64(r.refs);
     }
+    w.raw(",\"last_use\":");
+    if (r.use_serial) {
+      w.raw("{\"frame\":");
+      w.u64(r.use_frame);
+      w.raw(",\"queue\":");
+      w.u64(r.use_queue);
+      w.raw(",\"serial\":");
+      w.u64(r.use_serial);
+      w.raw("}");
+    } else {
+      w.raw("null");
+    }
+    w.raw(",\"in_flight\":");
+    w.raw(c.objects[i].in_flight ? "true" : "false");
+    auto edges = c.edges.find({r.handle, r.type});
+    if (edges != c.edges.end()) write_edges(w, edges->second, names);
+    w.raw("}");
+  }
+  w.raw("]");
+
+  w.raw(",\n\"destroyed\":[");
+  for (size_t i = 0; i < c.destroyed.size(); ++i) {
+    const ObjectRecord& r = c.destroyed[i].second.record;
+    w.raw(i ? ",\n{\"id\":" : "\n{\"id\":");
+    w.u64(r.id);
+    w.raw(",\"type\":\"");
+    w.raw(object_type_name(static_cast<ObjectType>(r.type)));
+    w.raw("\",\"handle\":");
+    w.hex(r.handle);
+    w.raw(",\"name\":");
+    if (r.name && r.name < names.size()) w.str(names[r.name]);
+    else w.raw("null");
+    w.raw(",\"owner\":");
+    w.u64(c.destroyed[i].first);
+    w.raw(",\"frame\":");
+    w.u64(r.frame);
+    w.raw(",\"destroyed_frame\":");
+    w.u64(c.destroyed[i].second.destroyed_frame);
+    w.raw(",\"size\":");
+    w.u64(r.size);
+    w.raw(",\"callsite\":");
+    if (r.callsite) w.u64(r.callsite);
+    else w.raw("null");
     w.raw("}");
   }
   w.raw("]");
@@ -340,6 +521,32 @@ void write_body(JsonWriter& w, const Collected& c, uint32_t sequence) {
     w.u64(e.frame);
     w.raw(",\"time_ms\":");
     w.u64(e.time_ms);
+    w.raw(",\"name\":");
+    if (e.name.empty()) w.raw("null");
+    else w.str(e.name);
+    if (e.queue >= 0) {
+      w.raw(",\"submission\":{\"queue\":");
+      w.u64(static_cast<uint64_t>(e.queue));
+      w.raw(",\"serial\":");
+      w.u64(e.serial);
+      w.raw(",\"frame\":");
+      w.u64(e.use_frame);
+      w.raw("},\"path\":[");
+      for (size_t k = 0; k < e.path.size(); ++k) {
+        if (k) w.raw(",");
+        w.raw("{\"id\":");
+        w.u64(e.path[k].id);
+        w.raw(",\"type\":\"");
+        w.raw(object_type_name(e.path[k].type));
+        w.raw("\",\"name\":");
+        if (e.path[k].name.empty()) w.raw("null");
+        else w.str(e.path[k].name);
+        w.raw(",\"relation\":\"");
+        w.raw(e.path[k].relation);
+        w.raw("\"}");
+      }
+      w.raw("]");
+    }
     w.raw(",\"message\":");
     w.str(e.message);
     w.raw("}");

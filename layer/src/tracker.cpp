@@ -2,6 +2,8 @@
 #include "tracker.h"
 
 #include <atomic>
+#include <string>
+#include <vector>
 
 #include "callsite.h"
 #include "layer_state.h"
@@ -27,19 +29,70 @@ uint64_t next_id() noexcept {
   return t_next_id++;
 }
 
+// Parents other than the scope, a pool or a swapchain go to the scope's ParentMap (rare).
+bool needs_parent_entry(Scope& scope, uint64_t parent_handle, ObjectType parent_type) noexcept {
+  if (parent_handle == 0 || owns_children(parent_type)) return false;
+  return !(parent_handle == scope.handle && parent_type == scope.type);
+}
+
 uint64_t parent_id_of(Scope& scope, uint64_t parent_handle, ObjectType parent_type) noexcept {
-  if (parent_handle == 0) return 0;
-  if (parent_handle == scope.handle && parent_type == scope.type) return scope.object_id;
   ObjectRecord rec;
-  if (scope.table.lookup(parent_handle, parent_type, &rec)) return rec.id;
-  if (parent_type == ObjectType::kPhysicalDevice || parent_type == ObjectType::kInstance) {
-    // A device-scope object made from the physical device: it lives in the instance's table.
-    if (scope.type == ObjectType::kDevice) {
-      auto& dev = static_cast<DeviceState&>(scope);
-      if (dev.instance && dev.instance->table.lookup(parent_handle, parent_type, &rec)) return rec.id;
-    }
+  return target_scope(scope, parent_type).table.lookup(parent_handle, parent_type, &rec) ? rec.id
+                                                                                          : 0;
+}
+
+// Destroying these while a pending submission uses them is invalid (VUID-*-in-use kinds).
+bool use_matters(ObjectType t) noexcept {
+  switch (t) {
+    case ObjectType::kBuffer:
+    case ObjectType::kBufferView:
+    case ObjectType::kImage:
+    case ObjectType::kImageView:
+    case ObjectType::kSampler:
+    case ObjectType::kPipeline:
+    case ObjectType::kEvent:
+    case ObjectType::kQueryPool:
+    case ObjectType::kFramebuffer:
+    case ObjectType::kRenderPass:
+    case ObjectType::kDescriptorSet:
+    case ObjectType::kCommandBuffer:
+    case ObjectType::kDeviceMemory:
+    case ObjectType::kAccelerationStructureKHR:
+    case ObjectType::kAccelerationStructureNV:
+      return true;
+    default:
+      return false;
   }
-  return 0;
+}
+
+std::string name_of(uint32_t name) {
+  if (!name) return std::string();
+  std::vector<std::string> names;
+  copy_names(&names);
+  return name < names.size() ? names[name] : std::string();
+}
+
+std::string describe(ObjectType type, const std::string& name, uint64_t id) {
+  std::string s = object_type_name(type);
+  if (!name.empty()) s += " \"" + name + "\"";
+  s += " (id " + std::to_string(id) + ")";
+  return s;
+}
+
+std::atomic<uint32_t> g_in_flight_logged{0};
+constexpr uint32_t kInFlightLogLimit = 20;
+
+// The object stops being tracked: its edges go, it is remembered for stale edges.
+void forget(Scope& scope, const ObjectRecord& r) noexcept {
+  scope.edges.erase(r.handle, static_cast<ObjectType>(r.type));
+  scope.graveyard.bury(r, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)));
+  const ObjectType type = static_cast<ObjectType>(r.type);
+  if (type == ObjectType::kCommandBuffer && scope.type == ObjectType::kDevice)
+    static_cast<DeviceState&>(scope).command_refs.destroy(r.handle);
+  const ObjectType xml_parent = xml_parent_type(type);
+  if (xml_parent != ObjectType::kDevice && xml_parent != ObjectType::kInstance &&
+      !owns_children(xml_parent))
+    scope.parents.erase(r.id);
 }
 
 void note_event(Scope& scope, const char* kind, ObjectType type, uint64_t handle,
@@ -86,7 +139,6 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
     if (retrieved && scope.table.lookup(handle, type, &existing)) return existing.id;
     ObjectRecord r{};
     r.handle = handle;
-    r.parent_id = parent_id_of(scope, parent_handle, parent_type);
     r.size = size;
     r.id = next_id();
     r.type = static_cast<uint64_t>(type);
@@ -105,6 +157,8 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
       return 0;
     }
     if (owns_children(parent_type)) scope.children.add(parent_handle, handle);
+    else if (needs_parent_entry(scope, parent_handle, parent_type))
+      scope.parents.set(r.id, parent_id_of(scope, parent_handle, parent_type));
     return r.id;
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);
@@ -118,14 +172,59 @@ void on_create(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
   record_object(scope, type, handle, origin, parent_handle, parent_type, size, callsite);
 }
 
+void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) noexcept {
+  if (scope.type != ObjectType::kDevice || r.use_serial == 0) return;
+  const ObjectType type = static_cast<ObjectType>(r.type);
+  if (!use_matters(type)) return;
+  auto& device = static_cast<DeviceState&>(scope);
+  if (!device.submissions.in_flight(r)) return;
+  try {
+    Event e;
+    e.kind = "destroyed_in_flight";
+    e.type = type;
+    e.handle = r.handle;
+    e.object_id = r.id;
+    e.frame = device.frame.load(std::memory_order_relaxed);
+    e.time_ms = now_ms();
+    e.name = name_of(r.name);
+    e.queue = r.use_queue;
+    e.serial = r.use_serial;
+    e.use_frame = r.use_frame;
+    std::string msg = describe(type, e.name, r.id) + " " + action + " while in flight";
+    for (const auto& step : device.submissions.explain(device, r)) {
+      std::string step_name = name_of(step.name);
+      e.path.push_back({step.id, step.type, step_name, step.relation});
+      msg += std::string(", ") + step.relation + " " + describe(step.type, step_name, step.id);
+    }
+    msg += ", submitted at frame " + std::to_string(r.use_frame) + " (queue " +
+           std::to_string(r.use_queue) + ", submission " + std::to_string(r.use_serial) +
+           "), not proven complete";
+    e.message = msg;
+    if (g_in_flight_logged.fetch_add(1, std::memory_order_relaxed) < kInFlightLogLimit)
+      log().warn("{}", msg);
+    else if (g_in_flight_logged.load(std::memory_order_relaxed) == kInFlightLogLimit + 1)
+      log().warn("more objects destroyed in flight: see the snapshots' events");
+    scope.events.add(std::move(e));
+  } catch (...) {
+  }
+}
+
 void free_children(Scope& scope, ObjectType parent_type, uint64_t parent) noexcept {
   const ObjectType child_type = child_type_of(parent_type);
+  const char* action = parent_type == ObjectType::kSwapchainKHR ? "released with its swapchain"
+                                                                : "freed with its pool";
   try {
     for (uint64_t child : scope.children.take_all(parent)) {
       ObjectRecord removed;
       // A child with a duplicated handle goes entirely with its pool.
-      while (scope.table.erase(child, child_type, &removed) && removed.refs > 1) {
+      bool any = false;
+      while (scope.table.erase(child, child_type, &removed)) {
+        any = true;
+        if (removed.refs <= 1) break;
       }
+      if (!any) continue;
+      if (parent_type != ObjectType::kSwapchainKHR) check_in_flight(scope, removed, action);
+      forget(scope, removed);
     }
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);
@@ -141,7 +240,9 @@ void on_destroy(Scope& scope, ObjectType type, uint64_t handle) noexcept {
     return;
   }
   if (removed.refs > 1) return;  // a duplicate handle: still live once more
+  check_in_flight(scope, removed, "destroyed");
   if (owns_children(type)) free_children(scope, type, handle);
+  forget(scope, removed);
 }
 
 void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64_t child) noexcept {
@@ -153,7 +254,10 @@ void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64
                std::string("free of an unknown or already freed ") + object_type_name(child_type));
     return;
   }
-  if (removed.refs <= 1) scope.children.remove(pool, child);
+  if (removed.refs > 1) return;
+  scope.children.remove(pool, child);
+  check_in_flight(scope, removed, "freed");
+  forget(scope, removed);
 }
 
 void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size) noexcept {

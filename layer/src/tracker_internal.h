@@ -23,4 +23,16 @@ void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64
 // Debug names (vkSetDebugUtilsObjectNameEXT, vkDebugMarkerSetObjectNameEXT).
 void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) noexcept;
 
+// A slot-keyed edge (descriptor writes, memory bindings): replaces the edge of the same kind in
+// the same slot. handle 0 records an empty slot (the old edge is dropped).
+void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
+                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset,
+                   uint64_t size) noexcept;
+
+// Where objects of `type` referenced from `scope` live (instance-level targets).
+Scope& target_scope(Scope& scope, ObjectType type) noexcept;
+
+// Records a destroyed_in_flight event when `r` (just removed from `scope`) was still in use.
+void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) noexcept;
+
 }  // namespace vkleak

@@ -5,7 +5,9 @@
         --generator layer/codegen/generate.py --exceptions layer/codegen/exceptions.json
 
 Coverage is checked against vk.xml read independently of the generator: every handle type must
-be produced by some hooked command, and every destroyable one consumed by some hooked command.
+be produced by some hooked command, and every destroyable one consumed by some hooked command;
+every vkCmd* command taking a handle must be hooked. The object-graph walkers and hooks are
+checked on the members and commands that matter most to the layer.
 """
 
 import argparse
@@ -25,7 +27,8 @@ ARGS = argparse.Namespace(
     exceptions=os.path.join(REPO, "layer", "codegen", "exceptions.json"),
 )
 OUTPUTS = ("vk_object_types.h", "vk_dispatch.h", "vk_dispatch.cpp", "manual_hooks.h",
-           "generated_hooks.cpp", "hook_table.h", "hook_table.cpp", "hooked_commands.txt")
+           "generated_hooks.cpp", "graph_walkers.h", "graph_walkers.cpp", "hook_table.h",
+           "hook_table.cpp", "hooked_commands.txt")
 CREATE_KINDS = {"create", "allocate", "retrieve", "manual"}
 DESTROY_KINDS = {"destroy", "free", "manual"}
 DESTROY_PREFIXES = ("vkDestroy", "vkFree", "vkRelease")
@@ -41,6 +44,28 @@ def run_generator(out_dir, exceptions=None):
         [sys.executable, ARGS.generator, "--registry", ARGS.registry,
          "--exceptions", exceptions or ARGS.exceptions, "--out-dir", out_dir],
         capture_output=True, text=True, check=False)
+
+
+def function_bodies(source, pattern):
+    """{name: body} of the top-level functions whose header line matches pattern (one group:
+    the name); a body runs to the first line that is exactly "}"."""
+    bodies = {}
+    for m in re.finditer(pattern + r"[^\n]*\{\n(.*?)\n\}\n", source, re.S | re.M):
+        bodies[m.group(1)] = m.group(2)
+    return bodies
+
+
+def unguarded(body):
+    """The lines of a function body outside #if blocks."""
+    lines, depth = [], 0
+    for line in body.splitlines():
+        if line.startswith("#if"):
+            depth += 1
+        elif line.startswith("#endif"):
+            depth -= 1
+        elif depth == 0:
+            lines.append(line)
+    return "\n".join(lines)
 
 
 class Vk:
@@ -76,6 +101,13 @@ class Vk:
                 params.append((self.canonical(p.find("type").text), ptr,
                                ptr and not text.strip().startswith("const")))
             self.commands[name] = params
+        self.by_value_handles = {}  # command -> handle types it takes by value
+        for c in root.find("commands"):
+            if not c.get("alias") and c.find("proto/name").text in self.commands:
+                self.by_value_handles[c.find("proto/name").text] = {
+                    self.canonical(p.find("type").text) for p in c.findall("param")
+                    if "*" not in "".join(p.itertext())
+                    and self.canonical(p.find("type").text) in self.handles}
 
     def canonical(self, type_name):
         return self.handle_alias.get(type_name, type_name)
@@ -110,7 +142,9 @@ class Vk:
         return found
 
 
-class GenerateTest(unittest.TestCase):
+class GeneratedOutput(unittest.TestCase):
+    """Runs the generator once per test class; the tests read its outputs."""
+
     @classmethod
     def setUpClass(cls):
         cls.vk = Vk(ARGS.registry)
@@ -120,9 +154,14 @@ class GenerateTest(unittest.TestCase):
         cls.out = os.path.join(cls.tmp.name, "generated")
         cls.result = run_generator(cls.out)
         cls.lines = []
+        cls.walkers, cls.hooks = {}, {}
         if cls.result.returncode == 0:
             listing = read(os.path.join(cls.out, "hooked_commands.txt"))
             cls.lines = [line.split("\t") for line in listing.splitlines()]
+            cls.walkers = function_bodies(read(os.path.join(cls.out, "graph_walkers.cpp")),
+                                          r"^void walk_(\w+)\(")
+            cls.hooks = function_bodies(read(os.path.join(cls.out, "generated_hooks.cpp")),
+                                        r"^static VKAPI_ATTR \w+ VKAPI_CALL hook_(\w+)\(")
 
     @classmethod
     def tearDownClass(cls):
@@ -134,6 +173,9 @@ class GenerateTest(unittest.TestCase):
     def hooked(self):
         """(command, kind) for each non-alias line."""
         return [(name, kind) for name, kind, _ in self.lines if not kind.startswith("alias-of")]
+
+
+class GenerateTest(GeneratedOutput):
 
     def test_outputs_exist(self):
         for name in OUTPUTS:
@@ -163,7 +205,7 @@ class GenerateTest(unittest.TestCase):
                 self.assertIn(kind[len("alias-of "):], kinds, line)
             else:
                 self.assertIn(kind, {"create", "allocate", "retrieve", "destroy", "free",
-                                     "manual"}, line)
+                                     "manual", "cmd"}, line)
 
     def test_every_handle_type_is_created_by_a_hooked_command(self):
         produced = set()
@@ -228,6 +270,171 @@ class GenerateTest(unittest.TestCase):
             result = run_generator(os.path.join(tmp, "out"), path)
             self.assertNotEqual(result.returncode, 0)
             self.assertIn("vkReleaseDisplayEXT", result.stderr)
+
+
+class GraphTest(GeneratedOutput):
+    """The object graph: struct walkers, create edges, vkCmd* reference hooks."""
+
+    # (struct, kinds its walker must add)
+    WALKED = {
+        "VkImageViewCreateInfo": {"image"},
+        "VkFramebufferCreateInfo": {"renderPass", "pAttachments"},
+        "VkGraphicsPipelineCreateInfo": {"layout", "renderPass", "pStages.module",
+                                         "basePipelineHandle"},
+        "VkComputePipelineCreateInfo": {"stage.module", "layout", "basePipelineHandle"},
+        "VkBufferViewCreateInfo": {"buffer"},
+        "VkDescriptorSetAllocateInfo": {"descriptorPool", "pSetLayouts"},
+        "VkCommandBufferAllocateInfo": {"commandPool"},
+        "VkAccelerationStructureCreateInfoKHR": {"buffer"},
+        "VkSwapchainCreateInfoKHR": {"surface"},
+        "VkPipelineLayoutCreateInfo": {"pSetLayouts"},
+        "VkRenderPassBeginInfo": {"renderPass", "framebuffer",
+                                  "VkRenderPassAttachmentBeginInfo.pAttachments"},
+        "VkRenderingInfo": {"pColorAttachments.imageView", "pColorAttachments.resolveImageView",
+                            "pDepthAttachment.imageView", "pStencilAttachment.imageView",
+                            "VkRenderingFragmentShadingRateAttachmentInfoKHR.imageView",
+                            "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageView"},
+        "VkMemoryAllocateInfo": {"VkMemoryDedicatedAllocateInfo.image",
+                                 "VkMemoryDedicatedAllocateInfo.buffer"},
+    }
+    # (command, ObjectType enumerators its hook must reference)
+    REFERENCED = {
+        "vkCmdBindDescriptorSets": {"kPipelineLayout", "kDescriptorSet"},
+        "vkCmdBindVertexBuffers": {"kBuffer"},
+        "vkCmdBindIndexBuffer": {"kBuffer"},
+        "vkCmdBindPipeline": {"kPipeline"},
+        "vkCmdDrawIndirect": {"kBuffer"},
+        "vkCmdDispatchIndirect": {"kBuffer"},
+        "vkCmdCopyBuffer": {"kBuffer"},
+        "vkCmdCopyImage2": {"kImage"},
+        "vkCmdBlitImage": {"kImage"},
+        "vkCmdBeginRenderPass": {"kRenderPass", "kFramebuffer", "kImageView"},
+        "vkCmdBeginRenderPass2": {"kRenderPass", "kFramebuffer", "kImageView"},
+        "vkCmdBeginRendering": {"kImageView"},
+        "vkCmdPipelineBarrier": {"kBuffer", "kImage"},
+        "vkCmdPipelineBarrier2": {"kBuffer", "kImage"},
+        "vkCmdBeginQuery": {"kQueryPool"},
+        "vkCmdWriteTimestamp": {"kQueryPool"},
+        "vkCmdBeginTransformFeedbackEXT": {"kBuffer"},
+        "vkCmdBuildAccelerationStructuresKHR": {"kAccelerationStructureKHR"},
+    }
+
+    def walker_kinds(self, struct):
+        self.assertIn(struct, self.walkers, f"no walk_{struct}")
+        return set(re.findall(r'sink\.add\([^;]*"([^"]+)", \w+\);', self.walkers[struct]))
+
+    def test_walkers_visit_their_handle_members(self):
+        for struct, kinds in self.WALKED.items():
+            self.assertLessEqual(kinds, self.walker_kinds(struct), struct)
+
+    def test_walkers_are_declared(self):
+        header = read(os.path.join(self.out, "graph_walkers.h"))
+        declared = set(re.findall(r"^void walk_(\w+)\(const (\w+)\* s, EdgeSink& sink\) "
+                                  r"noexcept;$", header, re.M))
+        self.assertEqual({s for s, t in declared if s == t}, set(self.walkers))
+        self.assertGreater(len(self.walkers), 100)
+
+    def test_excluded_members_are_not_walked(self):
+        graph_excluded = self.exceptions["graph_excluded"]
+        for name in ("VkWriteDescriptorSet", "VkDescriptorDataEXT",
+                     "VkSwapchainCreateInfoKHR::oldSwapchain"):
+            self.assertIn(name, graph_excluded)
+        self.assertNotIn("VkWriteDescriptorSet", self.walkers)
+        self.assertNotIn("oldSwapchain", self.walker_kinds("VkSwapchainCreateInfoKHR"))
+        # Conditional members are read only under their condition.
+        self.assertIn("VK_PIPELINE_CREATE_DERIVATIVE_BIT",
+                      self.walkers["VkGraphicsPipelineCreateInfo"])
+        self.assertIn("VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT",
+                      self.walkers["VkFramebufferCreateInfo"])
+
+    def test_walkers_skip_unknown_pnext_structs(self):
+        body = self.walkers["VkRenderPassBeginInfo"]
+        self.assertIn("switch (p1->sType)", body)
+        self.assertIn("default:", body)
+        self.assertIn("if (s == nullptr) return;", body)
+
+    def test_create_hooks_record_edges(self):
+        view = self.hooks["CreateImageView"]
+        self.assertIn("walk_VkImageViewCreateInfo(pCreateInfo, edges);", view)
+        self.assertIn("on_edges(scope_of(*state), ObjectType::kImageView, to_u64(*pView), edges);",
+                      view)
+        self.assertLess(view.index("on_create("), view.index("on_edges("))
+        pipelines = self.hooks["CreateGraphicsPipelines"]
+        self.assertIn("walk_VkGraphicsPipelineCreateInfo(&pCreateInfos[i], edges);", pipelines)
+        self.assertIn("to_u64(pPipelines[i]), edges);", pipelines)
+        # No handles in the create info: nothing on the hot path (Fuchsia's buffer collections
+        # aside, which are guarded).
+        self.assertNotIn("EdgeSink", self.hooks["CreateEvent"])
+        self.assertNotIn("EdgeSink", unguarded(self.hooks["CreateBuffer"]))
+
+    def test_graph_manual_commands_have_no_generated_hook(self):
+        kinds = dict(self.hooked())
+        for name in ("vkCreateDescriptorSetLayout", "vkCreateDescriptorUpdateTemplate",
+                     "vkCmdPushDescriptorSetKHR", "vkCmdPushDescriptorSetWithTemplateKHR",
+                     "vkUpdateDescriptorSets", "vkBindImageMemory2", "vkBeginCommandBuffer",
+                     "vkWaitForFences", "vkAcquireNextImageKHR"):
+            self.assertEqual(kinds.get(name), "manual", name)
+            self.assertNotIn(name[2:], self.hooks, name)
+
+    def test_cmd_hooks_reference_their_handles(self):
+        kinds = dict(self.hooked())
+        for name, types in self.REFERENCED.items():
+            self.assertEqual(kinds.get(name), "cmd", name)
+            body = self.hooks[name[2:]]
+            self.assertIn("command_refs(*state, commandBuffer)", body)
+            referenced = set(re.findall(r"add_ref\(refs, ObjectType::(\w+),", body))
+            self.assertLessEqual(types, referenced, name)
+        self.assertIn("add_secondary(refs, pCommandBuffers[i0]);", self.hooks["CmdExecuteCommands"])
+        self.assertEqual(kinds.get("vkCmdExecuteCommands"), "cmd")
+        for name in ("vkCmdDraw", "vkCmdDispatch", "vkCmdSetViewport", "vkCmdEndRenderPass"):
+            self.assertNotIn(name, kinds)
+            self.assertNotIn(name[2:], self.hooks)
+
+    def test_cmd_hooks_are_in_the_table_under_their_aliases(self):
+        source = read(os.path.join(self.out, "generated_hooks.cpp"))
+        for name, hook in (("vkCmdBeginRenderPass2", "CmdBeginRenderPass2"),
+                           ("vkCmdBeginRenderPass2KHR", "CmdBeginRenderPass2"),
+                           ("vkCmdBeginRenderingKHR", "CmdBeginRendering"),
+                           ("vkCmdPipelineBarrier2KHR", "CmdPipelineBarrier2")):
+            self.assertIn(f'{{"{name}", reinterpret_cast<PFN_vkVoidFunction>(&hook_{hook}), '
+                          "true},", source)
+
+    def test_every_vkcmd_taking_a_handle_is_hooked(self):
+        kinds = dict(self.hooked())
+        excluded = set(self.exceptions["excluded"])
+        for name, types in self.vk.by_value_handles.items():
+            if name.startswith("vkCmd") and types - {"VkCommandBuffer"}:
+                if name not in excluded:
+                    self.assertIn(kinds.get(name), {"cmd", "manual"}, name)
+
+    def broken_run(self, edit):
+        broken = json.loads(json.dumps(self.exceptions))
+        edit(broken)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "exceptions.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(broken, f)
+            return run_generator(os.path.join(tmp, "out"), path)
+
+    def test_unreviewed_noautovalidity_member_fails_the_build(self):
+        result = self.broken_run(
+            lambda e: e["graph_walked"].pop("VkFramebufferCreateInfo::pAttachments"))
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("VkFramebufferCreateInfo::pAttachments", result.stderr)
+
+    def test_union_with_handles_fails_the_build(self):
+        result = self.broken_run(lambda e: e["graph_excluded"].pop("VkDescriptorDataEXT"))
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("VkDescriptorGetInfoEXT::data", result.stderr)
+
+    def test_stale_graph_entries_fail_the_build(self):
+        def edit(e):
+            e["graph_walked"]["VkBufferCreateInfo::size"] = "not a handle"
+            e["graph_excluded"]["VkBufferCreateInfo::noSuchMember"] = "typo"
+        result = self.broken_run(edit)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("VkBufferCreateInfo::size", result.stderr)
+        self.assertIn("VkBufferCreateInfo::noSuchMember", result.stderr)
 
 
 def main():

@@ -11,9 +11,9 @@ import subprocess
 import tempfile
 import unittest
 
-BUILD = os.environ.get("VKLEAK_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build"))
-SOURCE = os.environ.get("VKLEAK_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "../.."))
-SANITIZE = os.environ.get("VKLEAK_SANITIZE", "")
+BUILD = os.environ.get("VKLEAK_TEST_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build"))
+SOURCE = os.environ.get("VKLEAK_TEST_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "../.."))
+SANITIZE = os.environ.get("VKLEAK_TEST_SANITIZE", "")
 LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 LAYER_NAME = "VK_LAYER_VKLEAK_tracker"
 VALIDATION = "VK_LAYER_KHRONOS_validation"

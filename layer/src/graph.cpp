@@ -1,0 +1,95 @@
+// Edges between objects (see graph.h, edge_store.h).
+#include "graph.h"
+
+#include "layer_state.h"
+#include "log.h"
+
+namespace vkleak {
+
+void Graveyard::bury(const ObjectRecord& r, uint32_t frame) noexcept {
+  Shard& s = shards_[(r.handle >> 4) % kShards];
+  std::lock_guard<std::mutex> lock(s.mutex);
+  try {
+    if (s.ring.size() < kPerShard) {
+      s.ring.push_back({r, frame});
+    } else {
+      s.ring[s.next] = {r, frame};
+      s.next = (s.next + 1) % kPerShard;
+    }
+  } catch (...) {
+  }
+}
+
+// The scope that holds objects of `type` when referenced from `scope`: instance-level targets
+// (surfaces, displays) live in the instance's table.
+Scope& target_scope(Scope& scope, ObjectType type) noexcept {
+  if (scope.type != ObjectType::kDevice) return scope;
+  switch (type) {
+    case ObjectType::kSurfaceKHR:
+    case ObjectType::kDisplayKHR:
+    case ObjectType::kDisplayModeKHR:
+    case ObjectType::kPhysicalDevice:
+    case ObjectType::kInstance:
+      if (auto* inst = static_cast<DeviceState&>(scope).instance) return *inst;
+      return scope;
+    default:
+      return scope;
+  }
+}
+
+Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind, uint32_t slot,
+               bool slot_keyed, uint64_t offset, uint64_t size) noexcept {
+  Edge e{};
+  e.kind = kind;
+  e.dst_type = type;
+  e.dst_handle = handle;
+  e.slot = slot;
+  e.slot_keyed = slot_keyed;
+  e.offset = offset;
+  e.size = size;
+  ObjectRecord r;
+  if (target_scope(scope, type).table.lookup(handle, type, &r)) {
+    e.dst_id = r.id;
+    e.dst_name = r.name;
+  }
+  return e;
+}
+
+void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
+              const EdgeSink& sink) noexcept {
+  if (passthrough() || sink.size() == 0) return;
+  try {
+    Edge local[8];
+    std::vector<Edge> many;
+    Edge* out = local;
+    if (sink.size() > 8) {
+      many.resize(sink.size());
+      out = many.data();
+    }
+    for (uint32_t i = 0; i < sink.size(); ++i) {
+      const EdgeRef& r = sink[i];
+      out[i] = make_edge(scope, r.type, r.handle, r.kind, r.index, false, 0, 0);
+    }
+    scope.edges.add(src_handle, src_type, out, sink.size());
+  } catch (...) {
+    scope.degraded.store(true, std::memory_order_relaxed);
+  }
+}
+
+void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
+                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset,
+                   uint64_t size) noexcept {
+  if (passthrough()) return;
+  if (handle == 0) {
+    scope.edges.remove_slot(src_handle, src_type, kind, slot);
+    return;
+  }
+  try {
+    Edge e = make_edge(scope, type, handle, kind, slot, true, offset, size);
+    scope.edges.add(src_handle, src_type, &e, 1);
+  } catch (...) {
+    scope.degraded.store(true, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace vkleak
