@@ -22,7 +22,7 @@ void end_frame(DeviceState& state) noexcept {
     }
   }
   if (state.snapshot_every && frame % state.snapshot_every == 0 && !passthrough())
-    snapshot_async(SnapshotReason::kFrame, "");
+    snapshot_now(SnapshotReason::kFrame, nullptr, nullptr, "");
 }
 
 void after_submit(DeviceState& state, VkResult result) noexcept {

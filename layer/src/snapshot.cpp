@@ -87,6 +87,17 @@ struct Collected {
   bool degraded = false;
   std::vector<InstanceInfo> instances;
   std::vector<DeviceInfo> devices;
+  // Copied on the requesting thread (exact at that point of the app's calls): the records.
+  struct ScopeCopy {
+    std::shared_ptr<Scope> scope;
+    std::vector<ObjectRecord> records;
+    std::vector<std::pair<uint64_t, uint64_t>> children;  // (parent handle, child handle)
+    std::unordered_map<uint64_t, uint64_t> parents;        // explicit: id -> parent id
+    ObjectType skip_a, skip_b;
+    uint64_t skip_id;
+  };
+  std::vector<ScopeCopy> copies;
+  // Derived on the writer thread (finish()): parents, in-flight state, edges, destroyed targets.
   std::vector<OwnedRecord> objects;
   std::unordered_map<EdgeKey, std::vector<Edge>, EdgeKeyHash> edges;  // by source
   std::vector<std::pair<uint64_t, GraveRecord>> destroyed;  // (owner, record) edges point at
@@ -94,10 +105,22 @@ struct Collected {
   uint64_t events_dropped = 0;
 };
 
-void collect_table(Scope& scope, Collected* c, ObjectType skip_a, ObjectType skip_b,
-                   uint64_t skip_id) {
-  std::vector<ObjectRecord> recs;
-  scope.table.collect(&recs);
+void collect_table(const std::shared_ptr<Scope>& scope, Collected* c, ObjectType skip_a,
+                   ObjectType skip_b, uint64_t skip_id) {
+  Collected::ScopeCopy copy{scope, {}, {}, {}, skip_a, skip_b, skip_id};
+  scope->table.collect(&copy.records);
+  // Ownership changes with every pool reset: copy it with the records.
+  scope->children.for_each(
+      [&](uint64_t parent, uint64_t child) { copy.children.emplace_back(parent, child); });
+  copy.parents = scope->parents.copy();
+  c->copies.push_back(std::move(copy));
+}
+
+void finish_table(Collected::ScopeCopy& copy, Collected* c) {
+  Scope& scope = *copy.scope;
+  const ObjectType skip_a = copy.skip_a, skip_b = copy.skip_b;
+  const uint64_t skip_id = copy.skip_id;
+  std::vector<ObjectRecord> recs = std::move(copy.records);
   // Parents: pools and swapchains own their children; a few objects have an explicit parent;
   // everything else was made from its scope.
   std::unordered_map<EdgeKey, uint64_t, EdgeKeyHash> owner_ids;
@@ -108,15 +131,15 @@ void collect_table(Scope& scope, Collected* c, ObjectType skip_a, ObjectType ski
       owner_ids[{r.handle, r.type}] = r.id;
   }
   std::unordered_map<EdgeKey, uint64_t, EdgeKeyHash> child_parent;
-  scope.children.for_each([&](uint64_t parent, uint64_t child) {
+  for (auto [parent, child] : copy.children) {
     for (ObjectType pt : {ObjectType::kDescriptorPool, ObjectType::kCommandPool,
                           ObjectType::kSwapchainKHR}) {
       auto it = owner_ids.find({parent, static_cast<uint64_t>(pt)});
       if (it != owner_ids.end())
         child_parent[{child, static_cast<uint64_t>(child_type_of(pt))}] = it->second;
     }
-  });
-  const auto explicit_parents = scope.parents.copy();
+  }
+  const auto& explicit_parents = copy.parents;
   auto* device = scope.type == ObjectType::kDevice ? static_cast<DeviceState*>(&scope) : nullptr;
 
   c->objects.reserve(c->objects.size() + recs.size());
@@ -143,6 +166,15 @@ void collect_table(Scope& scope, Collected* c, ObjectType skip_a, ObjectType ski
 }
 
 // Keeps only the destroyed objects that some collected edge still points at.
+void prune_destroyed(Collected* c);
+
+// The part of a snapshot that may run off the app's thread: everything but the records.
+void finish(Collected* c) {
+  for (auto& copy : c->copies) finish_table(copy, c);
+  c->copies.clear();
+  prune_destroyed(c);
+}
+
 void prune_destroyed(Collected* c) {
   std::unordered_set<uint64_t> live, wanted;
   for (const OwnedRecord& o : c->objects) live.insert(o.rec.id);
@@ -199,9 +231,9 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
       c->instances.push_back(instance_info(*device->instance));
     }
     c->devices.push_back(device_info(*device));
-    collect_table(*device, c.get(), ObjectType::kQueue, ObjectType::kQueue, 0);
+    for (auto& d : devices)
+      if (d.get() == device) collect_table(d, c.get(), ObjectType::kQueue, ObjectType::kQueue, 0);
     take_events(*device, c.get());
-    prune_destroyed(c.get());
     return c;
   }
   if (instance) {
@@ -211,32 +243,32 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
     c->frame = instance->frame.load(std::memory_order_relaxed);
     c->settings = instance->settings;
     c->instances.push_back(instance_info(*instance));
-    collect_table(*instance, c.get(), ObjectType::kPhysicalDevice, ObjectType::kPhysicalDevice,
-                  instance->object_id);
+    for (auto& i : instances)
+      if (i.get() == instance)
+        collect_table(i, c.get(), ObjectType::kPhysicalDevice, ObjectType::kPhysicalDevice,
+                      instance->object_id);
     take_events(*instance, c.get());
     for (auto& d : devices) {
       if (d->instance != instance) continue;
       c->devices.push_back(device_info(*d));
       c->frame = std::max(c->frame, d->frame.load(std::memory_order_relaxed));
-      collect_table(*d, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
+      collect_table(d, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
       take_events(*d, c.get());
     }
-    prune_destroyed(c.get());
     return c;
   }
   if (!instances.empty()) c->settings = instances.front()->settings;
   for (auto& i : instances) {
     c->instances.push_back(instance_info(*i));
-    collect_table(*i, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
+    collect_table(i, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
     take_events(*i, c.get());
   }
   for (auto& d : devices) {
     c->devices.push_back(device_info(*d));
     c->frame = std::max(c->frame, d->frame.load(std::memory_order_relaxed));
-    collect_table(*d, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
+    collect_table(d, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
     take_events(*d, c.get());
   }
-  prune_destroyed(c.get());
   return c;
 }
 
@@ -291,7 +323,8 @@ std::string executable_path() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
-void write_body(JsonWriter& w, const Collected& c, uint32_t sequence) {
+void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
+  finish(&c);
   std::vector<std::string> names;
   copy_names(&names);
   std::vector<std::vector<uintptr_t>> callsites;
@@ -603,7 +636,7 @@ bool make_dirs(const std::string& dir) {
 std::atomic<uint32_t> g_sequence{0};
 
 // Writes one snapshot atomically. Failures (unwritable directory, full disk) are warnings.
-void write_snapshot(const Collected& c) noexcept {
+void write_snapshot(Collected& c) noexcept {
   try {
     const uint32_t seq = g_sequence.fetch_add(1, std::memory_order_relaxed);
     const std::string& dir = c.settings.output_dir;
@@ -780,16 +813,6 @@ void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* ins
     enqueue(std::move(job));
   } catch (...) {
     log().warn("snapshot dropped: out of memory");
-  }
-}
-
-void snapshot_async(SnapshotReason reason, const std::string& label) noexcept {
-  try {
-    Job job;
-    job.reason = reason;
-    job.label = label;
-    enqueue(std::move(job));
-  } catch (...) {
   }
 }
 

@@ -16,15 +16,12 @@ struct InstanceState;
 enum class SnapshotReason { kDeviceDestroy, kInstanceDestroy, kExit, kFrame, kSignal, kTrigger };
 const char* to_string(SnapshotReason r) noexcept;
 
-// Collects on the calling thread (so the snapshot is exact at this point of the app's calls)
-// and hands the write to the writer thread. `device`/`instance` restrict the snapshot to what
+// Copies the records on the calling thread (so the snapshot is exact at this point of the app's
+// calls: a memcpy-speed copy under each shard's lock) and hands the rest (edges, parents,
+// in-flight state, JSON) to the writer thread. `device`/`instance` restrict the snapshot to what
 // that device/instance owns (destroy snapshots); both null = everything in the process.
 void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* instance,
                   const std::string& label) noexcept;
-
-// Asks the writer thread to collect and write (periodic frame snapshots): no stall on the
-// app's thread.
-void snapshot_async(SnapshotReason reason, const std::string& label) noexcept;
 
 // The writer thread: started with the first instance, stopped (queue drained, joined) with the
 // last one, before the loader unloads the layer. Also watches the snapshot signal and the
