@@ -93,6 +93,8 @@ struct Collected {
     std::vector<ObjectRecord> records;
     std::vector<std::pair<uint64_t, uint64_t>> children;  // (parent handle, child handle)
     std::unordered_map<uint64_t, uint64_t> parents;        // explicit: id -> parent id
+    std::vector<std::pair<EdgeKey, Edge>> edges;           // (source, edge)
+    std::vector<GraveRecord> graves;
     ObjectType skip_a, skip_b;
     uint64_t skip_id;
   };
@@ -107,12 +109,16 @@ struct Collected {
 
 void collect_table(const std::shared_ptr<Scope>& scope, Collected* c, ObjectType skip_a,
                    ObjectType skip_b, uint64_t skip_id) {
-  Collected::ScopeCopy copy{scope, {}, {}, {}, skip_a, skip_b, skip_id};
+  Collected::ScopeCopy copy{scope, {}, {}, {}, {}, {}, skip_a, skip_b, skip_id};
   scope->table.collect(&copy.records);
   // Ownership changes with every pool reset: copy it with the records.
   scope->children.for_each(
       [&](uint64_t parent, uint64_t child) { copy.children.emplace_back(parent, child); });
   copy.parents = scope->parents.copy();
+  scope->edges.for_each([&](uint64_t handle, ObjectType type, const Edge& e) {
+    copy.edges.push_back({EdgeKey{handle, static_cast<uint64_t>(type)}, e});
+  });
+  scope->graveyard.for_each([&](const GraveRecord& g) { copy.graves.push_back(g); });
   c->copies.push_back(std::move(copy));
 }
 
@@ -157,11 +163,8 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
     bool in_flight = device && device->submissions.in_flight(r);
     c->objects.push_back({r, scope.object_id, parent, in_flight});
   }
-  scope.edges.for_each([&](uint64_t handle, ObjectType type, const Edge& e) {
-    c->edges[{handle, static_cast<uint64_t>(type)}].push_back(e);
-  });
-  scope.graveyard.for_each(
-      [&](const GraveRecord& g) { c->destroyed.emplace_back(scope.object_id, g); });
+  for (const auto& [key, e] : copy.edges) c->edges[key].push_back(e);
+  for (const GraveRecord& g : copy.graves) c->destroyed.emplace_back(scope.object_id, g);
   if (scope.degraded.load(std::memory_order_relaxed)) c->degraded = true;
 }
 

@@ -15,6 +15,7 @@ ZINK = {"LIBGL_ALWAYS_SOFTWARE": "1", "GALLIUM_DRIVER": "zink"}
 # "VkImage 0x55d0c3c0f0a0[] has not been destroyed" style messages from the validation layer's
 # object lifetime check at vkDestroyDevice.
 VVL_LEAK = re.compile(r"OBJ ERROR : For VkDevice 0x[0-9a-f]+\[?[^\]]*\]?, (Vk\w+) (0x[0-9a-f]+)")
+VVL_IN_USE = re.compile(r"Validation Error: \[ VUID-vk(?:Destroy|Free|Reset)(?!Device|Instance)\w+-\w+-\d+ \]")
 VVL_LEAK_ALT = re.compile(r"(Vk\w+) (0x[0-9a-f]+)\[[^\]]*\] has not been destroyed")
 
 
@@ -39,6 +40,8 @@ class RealAppsTest(TempDirTestCase):
     def check_stacking(self, cmd, extra_env=None):
         baseline = self.run_app(cmd, extra_env=extra_env, with_layer=False)
         self.assertEqual(baseline.returncode, 0, baseline.stderr[-2000:])
+        in_flight = {}
+        vvl_in_use = []
         for before, after in (((), ()), ((VALIDATION,), ()), ((), (VALIDATION,))):
             with self.subTest(above=before, below=after):
                 shutil.rmtree(self.out, ignore_errors=True)
@@ -48,6 +51,13 @@ class RealAppsTest(TempDirTestCase):
                 self.assertIn("device_destroy", [s["reason"] for s in snaps])
                 for s in snaps:
                     validate(s)
+                in_flight[(before, after)] = [e for s in snaps for e in s["events"]
+                                              if e["kind"] == "destroyed_in_flight"]
+                if before or after:
+                    vvl_in_use.append(len(VVL_IN_USE.findall(proc.stdout + proc.stderr)))
+        # No destroyed_in_flight that the validation layer does not also report.
+        for config, found in in_flight.items():
+            self.assertLessEqual(len(found), min(vvl_in_use), (config, [e["message"] for e in found]))
 
     def test_vkcube(self):
         require("vkcube")

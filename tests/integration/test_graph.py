@@ -1,0 +1,140 @@
+"""The object graph and frame-fenced lifetimes (scenario programs of INCIDENTS.md): edges, last
+use frozen at a resize, destroyed_in_flight with its path, and no false alarm where the app
+waited properly (2 and 3 frames in flight, timeline semaphores, queue idle, pool resets)."""
+
+import re
+import unittest
+
+from harness import (VALIDATION, TempDirTestCase, explicit_env, run, scenario, snapshots,
+                     validate, xvfb)
+
+MODES = (("headless", ()), ("swapchain", ("--swapchain",)))
+
+
+def events(snaps, kind):
+    return [e for s in snaps for e in s["events"] if e["kind"] == kind]
+
+
+class GraphTest(TempDirTestCase):
+    def run_scenario(self, name, args, mode_args=(), extra_env=None, display=None):
+        env = explicit_env(self.tmp, self.out)
+        if not mode_args:
+            env["VKLEAK_FRAME_BOUNDARY"] = "submit"
+        if display:
+            env["DISPLAY"] = display
+        env.update(extra_env or {})
+        return run([scenario(name)] + list(args) + list(mode_args), env)
+
+    def in_modes(self, fn):
+        for mode, mode_args in MODES:
+            with self.subTest(mode=mode):
+                import shutil
+                shutil.rmtree(self.out, ignore_errors=True)
+                if mode_args:
+                    with xvfb() as display:
+                        fn(mode_args, display)
+                else:
+                    fn(mode_args, None)
+
+    def test_resized_buffer_chain_with_frozen_last_use(self):
+        def check(mode_args, display):
+            self.run_scenario("incident2_resized_view_cache", ["--frames", "100"], mode_args,
+                              {"VKLEAK_SNAPSHOT_EVERY": "90"}, display)
+            [snap] = snapshots(self.out, "frame")
+            validate(snap)
+            by_id = {o["id"]: o for o in snap["objects"]}
+            views = sorted((o for o in snap["objects"] if o["name"] == "pass.attachment.view"),
+                           key=lambda o: o["id"])
+            self.assertGreaterEqual(len(views), 4, "old views stay in the app's cache")
+            oldest = views[0]
+            [edge] = [e for e in oldest["edges"] if e["kind"] == "buffer"]
+            buffer = by_id[edge["to"]]
+            self.assertEqual(buffer["name"], "pass.attachment")
+            memory = by_id[buffer["memory"]["id"]]
+            self.assertEqual(memory["name"], "pass.attachment.memory")
+            self.assertEqual(buffer["memory"]["size"], buffer["size"])
+            # The old chain was last used just before the first resize (frame 20), and never
+            # again; the newest buffer is used in the current frames.
+            for o in (oldest, buffer, memory):
+                self.assertIsNotNone(o["last_use"])
+                self.assertLess(o["last_use"]["frame"], 21, o["name"])
+                self.assertFalse(o["in_flight"])
+            newest = by_id[[e for e in views[-1]["edges"] if e["kind"] == "buffer"][0]["to"]]
+            self.assertGreaterEqual(newest["last_use"]["frame"], 80)
+        self.in_modes(check)
+
+    def test_early_free_raises_destroyed_in_flight_with_path(self):
+        expected = {
+            "set": ("VkDescriptorSet", "compute.bindings", []),
+            "buffer": ("VkBuffer", "compute.input", ["VkDescriptorSet"]),
+            "view": ("VkBufferView", "compute.view", ["VkDescriptorSet"]),
+            "pipeline": ("VkPipeline", "compute.pipeline", []),
+        }
+        for obj, (type_, name, via) in expected.items():
+            with self.subTest(object=obj):
+                import shutil
+                shutil.rmtree(self.out, ignore_errors=True)
+                proc = self.run_scenario("incident3_early_free",
+                                         ["--frames", "20", "--object", obj])
+                snaps = snapshots(self.out)
+                for s in snaps:
+                    validate(s)
+                [event] = events(snaps, "destroyed_in_flight")
+                self.assertEqual((event["type"], event["name"]), (type_, name))
+                self.assertEqual(event["submission"]["frame"], 10)
+                path_types = [p["type"] for p in event["path"]]
+                self.assertEqual(path_types, via + ["VkCommandBuffer"])
+                self.assertIn("not proven complete", event["message"])
+                self.assertIn(name, proc.stderr)  # logged when it happens
+
+    def test_early_free_under_swapchain(self):
+        with xvfb() as display:
+            self.run_scenario("incident5_bindgroup_cache", ["--frames", "30", "--free-in-flight"],
+                              ("--swapchain",), None, display)
+        [event] = events(snapshots(self.out), "destroyed_in_flight")
+        self.assertEqual(event["type"], "VkDescriptorSet")
+        self.assertTrue(event["name"].startswith("bindgroup."))
+
+    def test_no_false_alarm_when_the_app_waits(self):
+        variants = [["--frames-in-flight", "2"], ["--frames-in-flight", "3"], ["--timeline"],
+                    ["--timeline", "--frames-in-flight", "3"]]
+        for args in variants:
+            def check(mode_args, display, args=args):
+                self.run_scenario("clean_app", ["--frames", "120"] + args, mode_args,
+                                  {"VKLEAK_SNAPSHOT_EVERY": "50"}, display)
+                snaps = snapshots(self.out)
+                self.assertGreaterEqual(len(snaps), 3)
+                self.assertEqual(events(snaps, "destroyed_in_flight"), [])
+                self.assertEqual(events(snaps, "invalid_destroy"), [])
+                # Submissions were proven complete as the app waited.
+                frame = [s for s in snaps if s["reason"] == "frame"][-1]
+                [q] = frame["devices"][0]["queues"]
+                self.assertGreater(q["submitted"], 50)
+                self.assertGreaterEqual(q["retired"], q["submitted"] - 3)
+            with self.subTest(args=args):
+                self.in_modes(check)
+
+    def test_every_in_use_error_of_the_validation_layer_is_found(self):
+        """Stacked with the validation layer: each VUID-*-in-use error it reports on the
+        scenario programs is also a destroyed_in_flight of vkleak, and vice versa."""
+        cases = [("incident3_early_free", ["--object", o]) for o in
+                 ("set", "buffer", "view", "pipeline")]
+        cases.append(("incident5_bindgroup_cache", ["--free-in-flight"]))
+        cases.append(("clean_app", ["--timeline"]))
+        for name, args in cases:
+            with self.subTest(scenario=name, args=args):
+                import shutil
+                shutil.rmtree(self.out, ignore_errors=True)
+                env = explicit_env(self.tmp, self.out, extra_layers_after=(VALIDATION,))
+                env["VKLEAK_FRAME_BOUNDARY"] = "submit"
+                proc = run([scenario(name), "--frames", "30"] + args, env)
+                output = proc.stdout + proc.stderr
+                vvl = [v for v in re.findall(
+                    r"Validation Error: \[ (VUID-vk(?:Destroy|Free|Reset)\w+-\w+-\d+) \]", output)
+                       if not v.startswith(("VUID-vkDestroyDevice", "VUID-vkDestroyInstance"))]
+                ours = events(snapshots(self.out), "destroyed_in_flight")
+                self.assertEqual(len(ours), len(vvl), (vvl, [e["message"] for e in ours]))
+
+
+if __name__ == "__main__":
+    unittest.main()
