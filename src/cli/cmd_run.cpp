@@ -1,0 +1,262 @@
+#include "cli/cmd_run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "cli/common.h"
+#include "cli/layer_locator.h"
+#include "core/snapshot_reader.h"
+
+namespace vkleak::cli {
+
+namespace fs = std::filesystem;
+
+CLI::App* add_run_command(CLI::App* app, RunOptions* options) {
+  CLI::App* run = app->add_subcommand(
+      "run", "Run an application with the vkleak layer enabled and collect snapshots");
+  run->set_version_flag("--version", std::string("vkleak ") + VKLEAK_VERSION);
+  run->footer("Put the application after --:  vkleak run [OPTIONS] -- APP [ARGS...]");
+  run->add_option("--out", options->out_dir,
+                  "Directory for the snapshots (created with its parents; default "
+                  "./vkleak-snapshots/run-<YYYYmmdd-HHMMSS>-<pid>)")
+      ->option_text("DIR");
+  run->add_option("--every", options->every, "Also take a snapshot every N frames")
+      ->check(CLI::Range(int64_t{1}, int64_t{0x7fffffff}))
+      ->option_text("N");
+  run->add_option("--frame-boundary", options->frame_boundary,
+                  "What ends a frame: present (vkQueuePresentKHR, the layer's default) or submit "
+                  "(every queue submit, for compute-only programs)")
+      ->check(CLI::IsMember({"present", "submit"}))
+      ->option_text("present|submit");
+  run->add_option("--callstack-depth", options->callstack_depth,
+                  "Return addresses recorded per creation call site (0 turns call sites off)")
+      ->check(CLI::Range(int64_t{0}, int64_t{256}))
+      ->option_text("N");
+  run->add_option("APP", options->command, "The application and its arguments, after --")
+      ->required();
+  return run;
+}
+
+namespace {
+
+std::string default_out_dir() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  return "vkleak-snapshots/run-" + std::string(stamp) + "-" + std::to_string(::getpid());
+}
+
+// "a:b" + "c" -> "a:b:c"; a list already holding item is returned as it is.
+std::string append_to_list(const std::string& list, const std::string& item) {
+  if (list.empty()) return item;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t end = std::min(list.find(':', start), list.size());
+    if (list.compare(start, end - start, item) == 0 && end - start == item.size()) return list;
+    start = end + 1;
+  }
+  return list + ":" + item;
+}
+
+std::string getenv_string(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+// The child's environment: ours with the changes applied.
+std::vector<std::string> child_environment(const std::map<std::string, std::string>& changes) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    const std::string name = eq ? std::string(*e, static_cast<size_t>(eq - *e)) : std::string(*e);
+    if (changes.count(name) == 0) env.emplace_back(*e);
+  }
+  for (const auto& [name, value] : changes) env.push_back(name + "=" + value);
+  return env;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+struct ChildResult {
+  int exit_code = 0;
+  int exec_errno = 0;  // non-zero: the application could not be started
+  int signal = 0;      // non-zero: it was killed by this signal
+};
+
+// fork + execvpe, forwarding SIGINT/SIGTERM until the child is gone.
+ChildResult run_child(std::vector<std::string> argv, std::vector<std::string> env) {
+  // Block the forwarded signals (and SIGCHLD) before fork so none is lost before sigwaitinfo.
+  sigset_t wait_set, old_mask;
+  sigemptyset(&wait_set);
+  sigaddset(&wait_set, SIGINT);
+  sigaddset(&wait_set, SIGTERM);
+  sigaddset(&wait_set, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &wait_set, &old_mask);
+
+  ChildResult result;
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
+    result.exec_errno = errno;
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    return result;
+  }
+  std::vector<char*> argv_ptrs = c_strings(argv);
+  std::vector<char*> env_ptrs = c_strings(env);
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    result.exec_errno = errno;
+    ::close(status_pipe[0]);
+    ::close(status_pipe[1]);
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    return result;
+  }
+  if (pid == 0) {
+    // Only async-signal-safe calls from here on.
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    ::execvpe(argv_ptrs[0], argv_ptrs.data(), env_ptrs.data());
+    const int err = errno;
+    [[maybe_unused]] ssize_t n = ::write(status_pipe[1], &err, sizeof(err));
+    ::_exit(127);
+  }
+  ::close(status_pipe[1]);
+  // The pipe closes on a successful exec (O_CLOEXEC); otherwise it carries exec's errno.
+  int exec_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(status_pipe[0], &exec_errno, sizeof(exec_errno));
+  } while (n < 0 && errno == EINTR);
+  ::close(status_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof(exec_errno))) result.exec_errno = exec_errno;
+
+  int status = 0;
+  for (;;) {
+    siginfo_t info{};
+    const int sig = sigwaitinfo(&wait_set, &info);
+    if (sig == SIGINT || sig == SIGTERM) {
+      // A terminal's Ctrl-C (si_code SI_KERNEL) already reached the child, which shares our
+      // process group; forward only what was sent to vkleak alone (kill, a supervisor).
+      if (info.si_code <= 0) ::kill(pid, sig);
+      continue;
+    }
+    if (sig < 0 && errno != EINTR) {
+      // Cannot wait for signals: stop forwarding and just wait.
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+  }
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+    result.exit_code = 128 + result.signal;
+  }
+  return result;
+}
+
+// The *.json files in dir (snapshots; the writer's temporaries end in .tmp).
+std::set<std::string> json_files(const fs::path& dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() == ".json") names.insert(p.filename().string());
+  }
+  return names;
+}
+
+void print_summary(const fs::path& dir, const std::set<std::string>& before) {
+  const std::set<std::string> after = json_files(dir);
+  size_t old = 0;
+  for (const std::string& name : after) old += before.count(name);
+  std::string line = std::to_string(after.size()) + " snapshot(s) in " + dir.string();
+  if (old > 0) line += " (" + std::to_string(old) + " from before this run)";
+  print_note(line);
+  if (after.empty()) return;
+
+  std::string last;
+  try {
+    const std::vector<SnapshotFile> files = read_snapshot_dir(dir.string());
+    if (!files.empty()) last = files.back().path;
+  } catch (const SnapshotError&) {
+    // Listing failed after all: fall back to the names we have.
+  }
+  if (last.empty()) last = (dir / *after.rbegin()).string();
+  print_note("last: " + last);
+  print_note("view it with: vkleak show " + last);
+}
+
+}  // namespace
+
+int run_command(const RunOptions& options) {
+  const LayerSearch layer = locate_layer_dir(current_layer_search_inputs());
+  if (layer.dir.empty()) {
+    print_error(layer.error);
+    return kExitUsage;
+  }
+
+  const fs::path out = fs::absolute(options.out_dir.empty() ? default_out_dir() : options.out_dir)
+                           .lexically_normal();
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec || !fs::is_directory(out)) {
+    print_error("cannot create the output directory " + out.string() + ": " +
+                (ec ? ec.message() : "a file of that name exists"));
+    return kExitUsage;
+  }
+
+  std::map<std::string, std::string> env;
+  const std::string add_path = getenv_string("VK_ADD_LAYER_PATH");
+  env["VK_ADD_LAYER_PATH"] = add_path.empty() ? layer.dir : layer.dir + ":" + add_path;
+  env["VK_INSTANCE_LAYERS"] = append_to_list(getenv_string("VK_INSTANCE_LAYERS"), kLayerName);
+  env["VKLEAK_OUTPUT_DIR"] = out.string();
+  if (options.every > 0) env["VKLEAK_SNAPSHOT_EVERY"] = std::to_string(options.every);
+  // Unset options stay unset, so the layer's own defaults and settings file apply.
+  if (!options.frame_boundary.empty()) env["VKLEAK_FRAME_BOUNDARY"] = options.frame_boundary;
+  if (options.callstack_depth >= 0) {
+    env["VKLEAK_CALLSTACK_DEPTH"] = std::to_string(options.callstack_depth);
+  }
+
+  const std::set<std::string> before = json_files(out);
+  print_note("writing snapshots to " + out.string());
+  const ChildResult child = run_child(options.command, child_environment(env));
+  const std::string& app = options.command.front();
+  if (child.exec_errno != 0) {
+    if (child.exec_errno == ENOENT) {
+      print_error(app +
+                  (app.find('/') == std::string::npos ? ": command not found" : ": no such file"));
+      return 127;
+    }
+    print_error("cannot execute " + app + ": " + std::strerror(child.exec_errno));
+    return 126;
+  }
+  if (child.signal != 0) {
+    print_note(app + " was killed by signal " + std::to_string(child.signal) + " (" +
+               strsignal(child.signal) + ")");
+  }
+  print_summary(out, before);
+  return child.exit_code;
+}
+
+}  // namespace vkleak::cli

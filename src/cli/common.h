@@ -1,0 +1,28 @@
+// Conventions every vkleak command shares: exit codes, --format, --color, error messages.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "core/format.h"
+
+namespace vkleak::cli {
+
+// Exit codes. kExitFindings is for `gate`: findings over policy.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;
+inline constexpr int kExitUsage = 2;  // bad flags or unusable input
+
+enum class OutputFormat { kText, kJson };
+
+void add_format_option(CLI::App* command, OutputFormat* format);
+void add_color_option(CLI::App* command, ColorMode* color);
+
+// "vkleak: error: <message>" on stderr.
+void print_error(const std::string& message);
+// "vkleak: warning: <message>" on stderr.
+void print_warning(const std::string& message);
+// "vkleak: <message>" on stderr.
+void print_note(const std::string& message);
+
+}  // namespace vkleak::cli

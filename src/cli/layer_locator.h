@@ -1,0 +1,32 @@
+// Finds the directory holding the layer's manifest, so `vkleak run` needs no manual setup.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vkleak::cli {
+
+inline constexpr char kLayerName[] = "VK_LAYER_VKLEAK_tracker";
+inline constexpr char kManifestName[] = "VkLayer_vkleak.json";
+
+struct LayerSearch {
+  std::string dir;                  // empty when not found
+  std::vector<std::string> looked;  // the places tried, in order, for the error message
+  std::string error;                // set when not found
+};
+
+struct LayerSearchInputs {
+  std::string env_layer_dir;    // $VKLEAK_LAYER_DIR, empty when unset
+  std::string exe_dir;          // directory of the running vkleak binary
+  std::string build_bin_dir;    // where the build tree puts vkleak
+  std::string build_layer_dir;  // where the build tree puts the manifest
+};
+
+// In order: $VKLEAK_LAYER_DIR; the build-tree manifest when vkleak runs from the build tree;
+// <exe dir>/../share/vulkan/explicit_layer.d (an installed vkleak).
+LayerSearch locate_layer_dir(const LayerSearchInputs& inputs);
+
+// The inputs of this process: environment, /proc/self/exe and the compiled-in build paths.
+LayerSearchInputs current_layer_search_inputs();
+
+}  // namespace vkleak::cli

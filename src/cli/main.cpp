@@ -1,0 +1,65 @@
+// vkleak: runs Vulkan programs under the vkleak layer and reads the snapshots it writes.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include "cli/cmd_run.h"
+#include "cli/cmd_show.h"
+#include "cli/common.h"
+
+namespace {
+
+// CLI11 reports --help and --version as "errors" with exit code 0; everything else is a usage
+// error, exit code 2, with a pointer to the relevant help.
+int handle_parse_error(CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) return app.exit(e);
+  std::string command = "vkleak";
+  for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+  vkleak::cli::print_error(e.what());
+  // `vkleak run app --flag` parses --flag as vkleak's own: say how to pass it to the app.
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && command == "vkleak run") {
+    std::cerr << "Put the application and its arguments after --: "
+                 "vkleak run [OPTIONS] -- APP [ARGS...]"
+              << std::endl;
+  }
+  std::cerr << "Run '" << command << " --help' for usage." << std::endl;
+  return vkleak::cli::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Find GPU object leaks in Vulkan programs.", "vkleak"};
+  app.set_version_flag("--version", std::string("vkleak ") + VKLEAK_VERSION);
+  app.require_subcommand(1);
+
+  vkleak::cli::RunOptions run_options;
+  vkleak::cli::ShowOptions show_options;
+  CLI::App* run = vkleak::cli::add_run_command(&app, &run_options);
+  CLI::App* show = vkleak::cli::add_show_command(&app, &show_options);
+  // Set after the subcommands are added, which would otherwise inherit it.
+  app.footer(
+      "Examples:\n"
+      "  vkleak run -- ./my_app --level 3   run under the layer, snapshots in ./vkleak-snapshots\n"
+      "  vkleak show vkleak-snapshots/run-*/vkleak-1234-0002-exit.json");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return handle_parse_error(app, e);
+  }
+
+  try {
+    if (run->parsed()) return vkleak::cli::run_command(run_options);
+    if (show->parsed()) return vkleak::cli::show_command(show_options);
+  } catch (const std::bad_alloc&) {
+    vkleak::cli::print_error("out of memory");
+    return vkleak::cli::kExitUsage;
+  } catch (const std::exception& e) {
+    vkleak::cli::print_error(e.what());
+    return vkleak::cli::kExitUsage;
+  }
+  return vkleak::cli::kExitUsage;
+}

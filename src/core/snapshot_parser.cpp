@@ -1,0 +1,1579 @@
+#include "core/snapshot_parser.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "core/byte_source.h"
+#include "core/format.h"
+#include "core/hex.h"
+
+namespace vkleak {
+namespace {
+
+constexpr std::string_view kFormatName = "vkleak-snapshot";
+constexpr char kScalarExpected[] = "a string, number, boolean or null";
+constexpr char kHandleExpected[] = "a hex string like \"0x1f\" (at most 16 digits)";
+
+// Where the parser is: one entry per open JSON container.
+enum class Ctx : uint8_t {
+  kRoot,
+  kTop,
+  kProducer,
+  kScope,
+  kInstances,
+  kInstance,
+  kDevices,
+  kDevice,
+  kQueues,
+  kQueue,
+  kObjects,
+  kObject,
+  kLastUse,
+  kMemory,
+  kEdges,
+  kEdge,
+  kDestroyedList,
+  kDestroyed,
+  kEvents,
+  kEvent,
+  kSubmission,
+  kPath,
+  kPathStep,
+  kCallsites,
+  kCallsite,
+  kFrames,
+  kModules,
+  kModule,
+  kCounts,
+  kCount,
+};
+
+// The element context of an array context; kRoot when ctx is not an array.
+Ctx element_of(Ctx ctx) {
+  switch (ctx) {
+    case Ctx::kInstances:
+      return Ctx::kInstance;
+    case Ctx::kDevices:
+      return Ctx::kDevice;
+    case Ctx::kQueues:
+      return Ctx::kQueue;
+    case Ctx::kObjects:
+      return Ctx::kObject;
+    case Ctx::kEdges:
+      return Ctx::kEdge;
+    case Ctx::kDestroyedList:
+      return Ctx::kDestroyed;
+    case Ctx::kEvents:
+      return Ctx::kEvent;
+    case Ctx::kPath:
+      return Ctx::kPathStep;
+    case Ctx::kCallsites:
+      return Ctx::kCallsite;
+    case Ctx::kFrames:
+      return Ctx::kFrames;  // scalar elements
+    case Ctx::kModules:
+      return Ctx::kModule;
+    default:
+      return Ctx::kRoot;
+  }
+}
+
+bool is_array(Ctx ctx) {
+  return element_of(ctx) != Ctx::kRoot;
+}
+
+constexpr uint32_t bit(int field) {
+  return uint32_t{1} << field;
+}
+
+template <size_t N>
+constexpr int field_index(const std::string_view (&names)[N], std::string_view key) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == key) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// --- The keys of each object context; field ids index these tables. ---------------------------
+
+enum TopField {
+  kTopFormat,
+  kTopVersion,
+  kTopProducer,
+  kTopPid,
+  kTopExecutable,
+  kTopSequence,
+  kTopReason,
+  kTopScope,
+  kTopFrame,
+  kTopFrameBoundary,
+  kTopTimeMs,
+  kTopDegraded,
+  kTopInstances,
+  kTopDevices,
+  kTopObjects,
+  kTopCallsites,
+  kTopModules,
+  kTopCounts,
+  kTopLabel,
+  kTopDestroyed,
+  kTopEvents,
+  kTopEventsDropped,
+};
+constexpr std::string_view kTopNames[] = {
+    "format",        "version",   "producer",       "pid",     "executable", "sequence",  "reason",
+    "scope",         "frame",     "frame_boundary", "time_ms", "degraded",   "instances", "devices",
+    "objects",       "callsites", "modules",        "counts",  "label",      "destroyed", "events",
+    "events_dropped"};
+
+enum ProducerField { kProducerName, kProducerVersion };
+constexpr std::string_view kProducerNames[] = {"name", "version"};
+
+enum ScopeField { kScopeDevice, kScopeInstance };
+constexpr std::string_view kScopeNames[] = {"device", "instance"};
+
+enum InstanceField { kInstId, kInstHandle, kInstApplication, kInstEngine, kInstApiVersion };
+constexpr std::string_view kInstanceNames[] = {"id", "handle", "application", "engine",
+                                               "api_version"};
+
+enum DeviceField {
+  kDevId,
+  kDevHandle,
+  kDevInstance,
+  kDevPhysicalDevice,
+  kDevFrame,
+  kDevSubmits,
+  kDevPresents,
+  kDevDegraded,
+  kDevQueues
+};
+constexpr std::string_view kDeviceNames[] = {"id",    "handle",  "instance", "physical_device",
+                                             "frame", "submits", "presents", "degraded",
+                                             "queues"};
+
+enum QueueField { kQueueIndex, kQueueHandle, kQueueSubmitted, kQueueRetired };
+constexpr std::string_view kQueueNames[] = {"index", "handle", "submitted", "retired"};
+
+enum ObjectField {
+  kObjId,
+  kObjType,
+  kObjHandle,
+  kObjName,
+  kObjOwner,
+  kObjParent,
+  kObjOrigin,
+  kObjFrame,
+  kObjTimeMs,
+  kObjSize,
+  kObjCallsite,
+  kObjRefs,
+  kObjLastUse,
+  kObjInFlight,
+  kObjMemory,
+  kObjEdges
+};
+constexpr std::string_view kObjectNames[] = {
+    "id",      "type", "handle",   "name", "owner",    "parent",    "origin", "frame",
+    "time_ms", "size", "callsite", "refs", "last_use", "in_flight", "memory", "edges"};
+
+enum LastUseField { kUseFrame, kUseQueue, kUseSerial };
+constexpr std::string_view kLastUseNames[] = {"frame", "queue", "serial"};
+
+enum MemoryField { kMemId, kMemOffset, kMemSize };
+constexpr std::string_view kMemoryNames[] = {"id", "offset", "size"};
+
+enum EdgeField {
+  kEdgeKind,
+  kEdgeTo,
+  kEdgeType,
+  kEdgeHandle,
+  kEdgeName,
+  kEdgeSlot,
+  kEdgeOffset,
+  kEdgeSize
+};
+constexpr std::string_view kEdgeNames[] = {"kind", "to",   "type",   "handle",
+                                           "name", "slot", "offset", "size"};
+
+enum DestroyedField {
+  kDesId,
+  kDesType,
+  kDesHandle,
+  kDesName,
+  kDesOwner,
+  kDesFrame,
+  kDesDestroyedFrame,
+  kDesSize,
+  kDesCallsite
+};
+constexpr std::string_view kDestroyedNames[] = {
+    "id", "type", "handle", "name", "owner", "frame", "destroyed_frame", "size", "callsite"};
+
+enum EventField {
+  kEvKind,
+  kEvOwner,
+  kEvType,
+  kEvHandle,
+  kEvObject,
+  kEvName,
+  kEvFrame,
+  kEvTimeMs,
+  kEvSubmission,
+  kEvPath,
+  kEvMessage
+};
+constexpr std::string_view kEventNames[] = {"kind",       "owner", "type",   "handle",
+                                            "object",     "name",  "frame",  "time_ms",
+                                            "submission", "path",  "message"};
+
+enum SubmissionField { kSubQueue, kSubSerial, kSubFrame };
+constexpr std::string_view kSubmissionNames[] = {"queue", "serial", "frame"};
+
+enum PathStepField { kStepId, kStepType, kStepName, kStepRelation };
+constexpr std::string_view kPathStepNames[] = {"id", "type", "name", "relation"};
+
+enum CallsiteField { kCsId, kCsFrames };
+constexpr std::string_view kCallsiteNames[] = {"id", "frames"};
+
+enum ModuleField { kModPath, kModBase, kModSize, kModBias, kModBuildId };
+constexpr std::string_view kModuleNames[] = {"path", "base", "size", "bias", "build_id"};
+
+enum CountField { kCountLive, kCountBytes };
+constexpr std::string_view kCountNames[] = {"live", "bytes"};
+
+// The keys of an object context, which of them are required, and which only from version 2.
+struct ObjectSpec {
+  const std::string_view* names = nullptr;
+  int count = 0;
+  uint32_t required = 0;
+  uint32_t since_v2 = 0;
+};
+
+template <size_t N>
+constexpr ObjectSpec make_spec(const std::string_view (&names)[N], uint32_t required,
+                               uint32_t since_v2 = 0) {
+  return ObjectSpec{names, static_cast<int>(N), required, since_v2};
+}
+
+// Every key of the table required.
+template <size_t N>
+constexpr uint32_t all_of(const std::string_view (&)[N]) {
+  return (uint32_t{1} << N) - 1;
+}
+
+constexpr ObjectSpec kSpecTop =
+    make_spec(kTopNames,
+              bit(kTopFormat) | bit(kTopVersion) | bit(kTopProducer) | bit(kTopPid) |
+                  bit(kTopSequence) | bit(kTopReason) | bit(kTopFrame) | bit(kTopTimeMs) |
+                  bit(kTopInstances) | bit(kTopDevices) | bit(kTopObjects) | bit(kTopCallsites) |
+                  bit(kTopModules) | bit(kTopCounts) | bit(kTopDestroyed) | bit(kTopEvents),
+              bit(kTopDestroyed) | bit(kTopEvents));
+constexpr ObjectSpec kSpecProducer =
+    make_spec(kProducerNames, bit(kProducerName) | bit(kProducerVersion));
+constexpr ObjectSpec kSpecScope = make_spec(kScopeNames, 0);
+constexpr ObjectSpec kSpecInstance = make_spec(kInstanceNames, bit(kInstId) | bit(kInstHandle));
+constexpr ObjectSpec kSpecDevice =
+    make_spec(kDeviceNames, bit(kDevId) | bit(kDevHandle) | bit(kDevInstance) | bit(kDevFrame));
+constexpr ObjectSpec kSpecQueue = make_spec(kQueueNames, all_of(kQueueNames));
+constexpr ObjectSpec kSpecObject =
+    make_spec(kObjectNames, (bit(kObjRefs) - 1) | bit(kObjLastUse) | bit(kObjInFlight),
+              bit(kObjLastUse) | bit(kObjInFlight));
+constexpr ObjectSpec kSpecLastUse = make_spec(kLastUseNames, all_of(kLastUseNames));
+constexpr ObjectSpec kSpecMemory = make_spec(kMemoryNames, all_of(kMemoryNames));
+constexpr ObjectSpec kSpecEdge = make_spec(
+    kEdgeNames, bit(kEdgeKind) | bit(kEdgeTo) | bit(kEdgeType) | bit(kEdgeHandle) | bit(kEdgeSlot));
+constexpr ObjectSpec kSpecDestroyed = make_spec(kDestroyedNames, all_of(kDestroyedNames));
+constexpr ObjectSpec kSpecEvent =
+    make_spec(kEventNames, bit(kEvKind) | bit(kEvOwner) | bit(kEvType) | bit(kEvHandle) |
+                               bit(kEvObject) | bit(kEvFrame) | bit(kEvTimeMs) | bit(kEvMessage));
+constexpr ObjectSpec kSpecSubmission = make_spec(kSubmissionNames, all_of(kSubmissionNames));
+constexpr ObjectSpec kSpecPathStep = make_spec(kPathStepNames, all_of(kPathStepNames));
+constexpr ObjectSpec kSpecCallsite = make_spec(kCallsiteNames, bit(kCsId) | bit(kCsFrames));
+constexpr ObjectSpec kSpecModule =
+    make_spec(kModuleNames, bit(kModPath) | bit(kModBase) | bit(kModSize) | bit(kModBias));
+constexpr ObjectSpec kSpecCount = make_spec(kCountNames, bit(kCountLive) | bit(kCountBytes));
+
+constexpr ObjectSpec kNoSpec;
+
+// A table, not a function with statics: this is called for every key.
+constexpr const ObjectSpec& spec_of(Ctx ctx) {
+  switch (ctx) {
+    case Ctx::kTop:
+      return kSpecTop;
+    case Ctx::kProducer:
+      return kSpecProducer;
+    case Ctx::kScope:
+      return kSpecScope;
+    case Ctx::kInstance:
+      return kSpecInstance;
+    case Ctx::kDevice:
+      return kSpecDevice;
+    case Ctx::kQueue:
+      return kSpecQueue;
+    case Ctx::kObject:
+      return kSpecObject;
+    case Ctx::kLastUse:
+      return kSpecLastUse;
+    case Ctx::kMemory:
+      return kSpecMemory;
+    case Ctx::kEdge:
+      return kSpecEdge;
+    case Ctx::kDestroyed:
+      return kSpecDestroyed;
+    case Ctx::kEvent:
+      return kSpecEvent;
+    case Ctx::kSubmission:
+      return kSpecSubmission;
+    case Ctx::kPathStep:
+      return kSpecPathStep;
+    case Ctx::kCallsite:
+      return kSpecCallsite;
+    case Ctx::kModule:
+      return kSpecModule;
+    case Ctx::kCount:
+      return kSpecCount;
+    default:
+      return kNoSpec;
+  }
+}
+
+int lookup_field(const ObjectSpec& spec, std::string_view key) {
+  if (key.empty()) return -1;
+  // Size and first byte rule out almost every other key without a memcmp call.
+  for (int i = 0; i < spec.count; ++i) {
+    const std::string_view name = spec.names[i];
+    if (name.size() == key.size() && name[0] == key[0] && name == key) return i;
+  }
+  return -1;
+}
+
+// The container a key of an object context holds, if it holds one.
+struct ChildSpec {
+  Ctx ctx;
+  bool object;  // else an array
+};
+std::optional<ChildSpec> child_of(Ctx ctx, int field) {
+  switch (ctx) {
+    case Ctx::kTop:
+      switch (field) {
+        case kTopProducer:
+          return ChildSpec{Ctx::kProducer, true};
+        case kTopScope:
+          return ChildSpec{Ctx::kScope, true};
+        case kTopCounts:
+          return ChildSpec{Ctx::kCounts, true};
+        case kTopInstances:
+          return ChildSpec{Ctx::kInstances, false};
+        case kTopDevices:
+          return ChildSpec{Ctx::kDevices, false};
+        case kTopObjects:
+          return ChildSpec{Ctx::kObjects, false};
+        case kTopCallsites:
+          return ChildSpec{Ctx::kCallsites, false};
+        case kTopModules:
+          return ChildSpec{Ctx::kModules, false};
+        case kTopDestroyed:
+          return ChildSpec{Ctx::kDestroyedList, false};
+        case kTopEvents:
+          return ChildSpec{Ctx::kEvents, false};
+      }
+      break;
+    case Ctx::kDevice:
+      if (field == kDevQueues) return ChildSpec{Ctx::kQueues, false};
+      break;
+    case Ctx::kObject:
+      if (field == kObjLastUse) return ChildSpec{Ctx::kLastUse, true};
+      if (field == kObjMemory) return ChildSpec{Ctx::kMemory, true};
+      if (field == kObjEdges) return ChildSpec{Ctx::kEdges, false};
+      break;
+    case Ctx::kEvent:
+      if (field == kEvSubmission) return ChildSpec{Ctx::kSubmission, true};
+      if (field == kEvPath) return ChildSpec{Ctx::kPath, false};
+      break;
+    case Ctx::kCallsite:
+      if (field == kCsFrames) return ChildSpec{Ctx::kFrames, false};
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+// A JSON scalar as the SAX parser reported it.
+struct Scalar {
+  enum Kind : uint8_t { kNull, kBool, kInt, kUint, kFloat, kString } kind = kNull;
+  bool b = false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  std::string* s = nullptr;
+};
+
+std::string describe(const Scalar& v) {
+  switch (v.kind) {
+    case Scalar::kNull:
+      return "null";
+    case Scalar::kBool:
+      return v.b ? "true" : "false";
+    case Scalar::kInt:
+      return std::to_string(v.i);
+    case Scalar::kUint:
+      return std::to_string(v.u);
+    case Scalar::kFloat:
+      return "a non-integer number";
+    case Scalar::kString:
+      return "the string " + quote_printable(*v.s, 40);
+  }
+  return "?";
+}
+
+template <typename T>
+T saturate(uint64_t v) {
+  return static_cast<T>(std::min<uint64_t>(v, std::numeric_limits<T>::max()));
+}
+
+bool valid_vk_type_name(std::string_view type) {
+  if (type.size() < 3 || type[0] != 'V' || type[1] != 'k') return false;
+  return std::all_of(type.begin() + 2, type.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  });
+}
+
+// The SAX handler: a state machine that fills a Snapshot and checks every value against the
+// schema. On the first content error it stops caring about the content but keeps scanning the
+// top level for "format" and "version" (unless the input itself is broken), because "not a
+// vkleak snapshot" and "too new" explain a type error better than the type error does.
+class SnapshotHandler {
+ public:
+  enum class ErrorKind { kForeign, kVersion, kContent, kSyntax };
+  struct Error {
+    ErrorKind kind;
+    std::string message;
+    std::optional<uint64_t> offset;
+  };
+
+  SnapshotHandler(Snapshot* snapshot, ByteSource* source, const ReadOptions& options,
+                  uint64_t size_hint)
+      : snap_(*snapshot), src_(*source), options_(options) {
+    stack_.reserve(16);
+    // Debug names are sparse; this only saves the first rehashes.
+    name_index_.reserve(std::min<uint64_t>(size_hint / 2048, uint64_t{1} << 20));
+    stack_.push_back({Ctx::kRoot, nullptr, 0, 0});
+  }
+
+  // The error to report, or nullopt when the snapshot is complete and valid.
+  std::optional<Error> finish(bool parsed_to_end) {
+    if (format_seen_ && !format_ok_) {
+      return Error{ErrorKind::kForeign,
+                   "not a vkleak snapshot (\"format\" is " + format_text_ +
+                       ", expected \"vkleak-snapshot\")",
+                   std::nullopt};
+    }
+    if (root_not_object_) {
+      return Error{ErrorKind::kForeign,
+                   "not a vkleak snapshot (the JSON document is not an object)", std::nullopt};
+    }
+    if (version_seen_ && version_ > kSnapshotVersion) {
+      return Error{ErrorKind::kVersion,
+                   "snapshot version " + std::to_string(version_) +
+                       " is newer than this vkleak supports (" + std::to_string(kSnapshotVersion) +
+                       "); upgrade vkleak",
+                   std::nullopt};
+    }
+    if (!format_seen_ && parsed_to_end && (!error_ || error_->kind != ErrorKind::kSyntax)) {
+      return Error{ErrorKind::kForeign, "not a vkleak snapshot (no \"format\" key)", std::nullopt};
+    }
+    if (error_) return error_;
+    if (!parsed_to_end) {
+      return Error{ErrorKind::kSyntax, "the JSON parser stopped early", src_.offset()};
+    }
+    return validate_references();
+  }
+
+  // Records a syntax error (or the limit that made the input end early).
+  void set_input_error(std::string message, std::optional<uint64_t> offset) {
+    if (!error_) error_ = Error{ErrorKind::kSyntax, std::move(message), offset};
+  }
+
+  // Fills Snapshot::names from the interning table, without copying the strings.
+  void take_names() {
+    snap_.names.resize(name_index_.size());
+    while (!name_index_.empty()) {
+      auto node = name_index_.extract(name_index_.begin());
+      snap_.names[static_cast<size_t>(node.mapped())] = std::move(node.key());
+    }
+  }
+
+  const std::string& parse_error_text() const { return parse_error_text_; }
+  // Bytes read up to and including the one the parser choked on.
+  uint64_t parse_error_position() const { return parse_error_position_; }
+
+  // --- nlohmann SAX interface ---------------------------------------------------------------
+
+  bool null() { return scalar(Scalar{}); }
+  bool boolean(bool value) {
+    Scalar v;
+    v.kind = Scalar::kBool;
+    v.b = value;
+    return scalar(v);
+  }
+  bool number_integer(int64_t value) {
+    Scalar v;
+    v.kind = Scalar::kInt;
+    v.i = value;
+    return scalar(v);
+  }
+  bool number_unsigned(uint64_t value) {
+    Scalar v;
+    v.kind = Scalar::kUint;
+    v.u = value;
+    return scalar(v);
+  }
+  bool number_float(double /*value*/, const std::string& /*raw*/) {
+    Scalar v;
+    v.kind = Scalar::kFloat;
+    return scalar(v);
+  }
+  bool string(std::string& value) {
+    Scalar v;
+    v.kind = Scalar::kString;
+    v.s = &value;
+    return scalar(v);
+  }
+  bool binary(nlohmann::json::binary_t& /*value*/) { return true; }  // not produced by JSON
+  bool start_object(std::size_t /*elements*/) { return start(/*is_object=*/true); }
+  bool start_array(std::size_t /*elements*/) { return start(/*is_object=*/false); }
+  bool end_object() { return end(); }
+  bool end_array() { return end(); }
+
+  bool key(std::string& key) {
+    src_.mark_event();
+    if (draining_) {
+      if (depth_ == 1) field_ = field_index(kTopNames, key);
+      return true;
+    }
+    if (skip_ > 0) return true;
+    Level& top = stack_.back();
+    if (top.ctx == Ctx::kCounts) {
+      count_key_ = key;
+      field_ = 0;
+      return true;
+    }
+    field_ = lookup_field(spec_of(top.ctx), key);
+    if (field_ >= 0) {
+      if (top.seen & bit(field_)) {
+        return fail("duplicate key " + quote_printable(key, 40), /*with_field=*/false);
+      }
+      top.seen |= bit(field_);
+    }
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex) {
+    parse_error_text_ = ex.what();
+    parse_error_position_ = position;
+    return false;
+  }
+
+ private:
+  struct Level {
+    Ctx ctx;
+    const char* name;  // the key this container is the value of
+    uint64_t count;    // elements seen so far (arrays)
+    uint32_t seen;     // fields seen so far (objects)
+  };
+
+  // --- errors ---------------------------------------------------------------------------------
+
+  // The JSON path of the value being read, e.g. objects[12].size.
+  std::string path(bool with_field) const {
+    std::string p;
+    for (size_t i = 2; i < stack_.size(); ++i) {
+      const Level& parent = stack_[i - 1];
+      if (is_array(parent.ctx)) {
+        p += "[" + std::to_string(parent.count - 1) + "]";
+      } else {
+        if (!p.empty()) p += '.';
+        p += stack_[i].ctx == Ctx::kCount ? quote_printable(count_key_, 40) : stack_[i].name;
+      }
+    }
+    const Level& top = stack_.back();
+    if (with_field) {
+      if (is_array(top.ctx)) {
+        p += "[" + std::to_string(top.count - 1) + "]";
+      } else if (top.ctx == Ctx::kCounts) {
+        p += "." + quote_printable(count_key_, 40);
+      } else if (field_ >= 0 && field_ < spec_of(top.ctx).count) {
+        if (!p.empty()) p += '.';
+        p += spec_of(top.ctx).names[field_];
+      }
+    }
+    return p;
+  }
+
+  // A content error: recorded, then the rest is only scanned (see the class comment).
+  bool fail(const std::string& message, bool with_field = true) {
+    if (!error_) {
+      std::string where = path(with_field);
+      error_ = Error{ErrorKind::kContent, where.empty() ? message : where + ": " + message,
+                     src_.offset()};
+    }
+    draining_ = true;
+    return true;
+  }
+  // An error that ends the parse at once.
+  bool stop(ErrorKind kind, const std::string& message) {
+    if (!error_) error_ = Error{kind, message, src_.offset()};
+    return false;
+  }
+  bool type_error(const char* expected, const Scalar& v) {
+    return fail("expected " + std::string(expected) + ", got " + describe(v));
+  }
+  bool type_error(const char* expected, bool is_object) {
+    return fail("expected " + std::string(expected) + ", got " +
+                (is_object ? "an object" : "an array"));
+  }
+
+  // Typed accessors: true with *out set, or the error recorded and false.
+  bool get_u64(const Scalar& v, uint64_t* out) {
+    if (v.kind == Scalar::kUint) {
+      *out = v.u;
+      return true;
+    }
+    type_error("a non-negative integer", v);
+    return false;
+  }
+  bool get_i64(const Scalar& v, int64_t* out) {
+    if (v.kind == Scalar::kInt) {
+      *out = v.i;
+      return true;
+    }
+    if (v.kind == Scalar::kUint && v.u <= uint64_t{std::numeric_limits<int64_t>::max()}) {
+      *out = static_cast<int64_t>(v.u);
+      return true;
+    }
+    type_error(v.kind == Scalar::kUint ? "an integer that fits in 64 signed bits" : "an integer",
+               v);
+    return false;
+  }
+  bool get_opt_i64(const Scalar& v, int64_t* out) {
+    if (v.kind == Scalar::kNull) {
+      *out = kNullId;
+      return true;
+    }
+    return get_i64(v, out);
+  }
+  bool get_bool(const Scalar& v, bool* out) {
+    if (v.kind == Scalar::kBool) {
+      *out = v.b;
+      return true;
+    }
+    type_error("true or false", v);
+    return false;
+  }
+  bool get_string(const Scalar& v, std::string* out) {
+    if (v.kind == Scalar::kString) {
+      *out = std::move(*v.s);
+      return true;
+    }
+    type_error("a string", v);
+    return false;
+  }
+  bool get_opt_string(const Scalar& v, std::optional<std::string>* out) {
+    if (v.kind == Scalar::kNull) {
+      out->reset();
+      return true;
+    }
+    if (v.kind == Scalar::kString) {
+      *out = std::move(*v.s);
+      return true;
+    }
+    type_error("a string or null", v);
+    return false;
+  }
+  bool get_handle(const Scalar& v, uint64_t* out) {
+    if (v.kind == Scalar::kString && parse_hex_u64(*v.s, out)) return true;
+    type_error(kHandleExpected, v);
+    return false;
+  }
+  // A call-site index or null; the range is checked once all call sites are read.
+  bool get_callsite(const Scalar& v, int32_t* out) {
+    if (v.kind == Scalar::kNull) {
+      *out = kNoCallsite;
+      return true;
+    }
+    uint64_t u;
+    if (!get_u64(v, &u)) return false;
+    if (u > uint64_t{std::numeric_limits<int32_t>::max()}) {
+      fail("call site index " + std::to_string(u) + " is out of range");
+      return false;
+    }
+    *out = static_cast<int32_t>(u);
+    return true;
+  }
+
+  // --- interning ------------------------------------------------------------------------------
+
+  // strict: the Vk[A-Za-z0-9]+ pattern the schema demands of object types.
+  bool intern_type(const std::string& type, bool strict, uint16_t* out) {
+    // Objects of one type tend to come in runs: try the last one first.
+    if (last_type_ >= 0 && snap_.type_names[static_cast<size_t>(last_type_)] == type) {
+      *out = static_cast<uint16_t>(last_type_);
+      return true;
+    }
+    auto it = type_index_.find(type);
+    if (it == type_index_.end()) {
+      if (strict && !valid_vk_type_name(type)) {
+        fail("expected a Vulkan type name like VkBuffer, got " + quote_printable(type, 40));
+        return false;
+      }
+      if (snap_.type_names.size() > 0xffff) {
+        fail("more than 65536 distinct object types");
+        return false;
+      }
+      it = type_index_.emplace(type, static_cast<uint16_t>(snap_.type_names.size())).first;
+      snap_.type_names.push_back(type);
+    }
+    last_type_ = it->second;
+    *out = it->second;
+    return true;
+  }
+
+  // The names live only in name_index_ while parsing; take_names() moves them out at the end.
+  bool intern_name(std::string& name, int32_t* out) {
+    if (name_index_.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      fail("too many distinct debug names");
+      return false;
+    }
+    auto it =
+        name_index_.try_emplace(std::move(name), static_cast<int32_t>(name_index_.size())).first;
+    *out = it->second;
+    return true;
+  }
+
+  bool intern_opt_name(const Scalar& v, int32_t* out) {
+    if (v.kind == Scalar::kNull) {
+      *out = kNoName;
+      return true;
+    }
+    if (v.kind != Scalar::kString) return type_error("a string or null", v);
+    intern_name(*v.s, out);
+    return true;
+  }
+
+  bool intern_edge_kind(const std::string& kind, uint16_t* out) {
+    for (size_t i = 0; i < snap_.edge_kinds.size(); ++i) {
+      if (snap_.edge_kinds[i] == kind) {
+        *out = static_cast<uint16_t>(i);
+        return true;
+      }
+    }
+    // Kinds are create-info member names: a few dozen at most in a real snapshot.
+    if (snap_.edge_kinds.size() >= 4096) return fail("more than 4096 distinct edge kinds");
+    *out = static_cast<uint16_t>(snap_.edge_kinds.size());
+    snap_.edge_kinds.push_back(kind);
+    return true;
+  }
+
+  // --- structure ------------------------------------------------------------------------------
+
+  bool push(Ctx ctx, const char* name) {
+    stack_.push_back({ctx, name, 0, 0});
+    return true;
+  }
+
+  // Starts the record an array element holds.
+  void begin_element(Ctx ctx) {
+    switch (ctx) {
+      case Ctx::kInstance:
+        instance_ = Instance{};
+        break;
+      case Ctx::kDevice:
+        device_ = Device{};
+        break;
+      case Ctx::kQueue:
+        queue_ = Queue{};
+        break;
+      case Ctx::kObject:
+        object_ = Object{};
+        break;
+      case Ctx::kEdge:
+        edge_ = Edge{};
+        edge_.from = static_cast<uint32_t>(snap_.objects.size());
+        break;
+      case Ctx::kDestroyed:
+        destroyed_ = DestroyedObject{};
+        break;
+      case Ctx::kEvent:
+        event_ = Event{};
+        break;
+      case Ctx::kPathStep:
+        step_ = EventPathStep{};
+        break;
+      case Ctx::kCallsite:
+        callsite_id_ = 0;
+        frames_.clear();
+        break;
+      case Ctx::kModule:
+        module_ = Module{};
+        break;
+      default:
+        break;
+    }
+  }
+
+  bool start(bool is_object) {
+    src_.mark_event();
+    if (++depth_ > options_.max_depth) {
+      return stop(ErrorKind::kSyntax,
+                  "JSON nested deeper than " + std::to_string(options_.max_depth) + " levels");
+    }
+    if (draining_) return true;
+    if (skip_ > 0) {
+      ++skip_;
+      return true;
+    }
+    Level& top = stack_.back();
+    if (top.ctx == Ctx::kRoot) {
+      if (!is_object) {
+        root_not_object_ = true;
+        return false;
+      }
+      return push(Ctx::kTop, nullptr);
+    }
+    if (is_array(top.ctx)) {
+      ++top.count;
+      const Ctx element = element_of(top.ctx);
+      if (element == Ctx::kFrames) return type_error(kHandleExpected, is_object);
+      if (!is_object) return type_error("an object", false);
+      begin_element(element);
+      return push(element, nullptr);
+    }
+    if (top.ctx == Ctx::kCounts) {
+      if (!is_object) return type_error("an object", false);
+      count_ = TypeCount{};
+      return push(Ctx::kCount, nullptr);
+    }
+    if (field_ < 0) {  // an unknown key: ignored whatever it holds ("settings" among them)
+      skip_ = 1;
+      return true;
+    }
+    if (top.ctx == Ctx::kTop && field_ == kTopFormat) return note_format(nullptr);
+    const std::optional<ChildSpec> child = child_of(top.ctx, field_);
+    if (!child) return type_error(kScalarExpected, is_object);
+    if (child->object != is_object) {
+      return type_error(child->object ? "an object" : "an array", is_object);
+    }
+    switch (child->ctx) {
+      case Ctx::kLastUse:
+        last_use_ = LastUse{};
+        last_use_.object = static_cast<uint32_t>(snap_.objects.size());
+        break;
+      case Ctx::kMemory:
+        memory_ = MemoryBinding{};
+        memory_.object = static_cast<uint32_t>(snap_.objects.size());
+        break;
+      case Ctx::kSubmission:
+        event_.has_submission = true;
+        break;
+      default:
+        break;
+    }
+    return push(child->ctx, spec_of(top.ctx).names[field_].data());
+  }
+
+  bool end() {
+    src_.mark_event();
+    --depth_;
+    if (draining_) return true;
+    if (skip_ > 0) {
+      --skip_;
+      return true;
+    }
+    const Level& top = stack_.back();
+    const ObjectSpec& spec = spec_of(top.ctx);
+    uint32_t required = spec.required;
+    if (version_seen_ && version_ < 2) required &= ~spec.since_v2;
+    const uint32_t missing = required & ~top.seen;
+    if (missing != 0) {
+      const int field = __builtin_ctz(missing);
+      if (top.ctx == Ctx::kTop && field == kTopFormat) {
+        return stop(ErrorKind::kForeign, "not a vkleak snapshot (no \"format\" key)");
+      }
+      return fail("missing required key \"" + std::string(spec.names[field]) + "\"",
+                  /*with_field=*/false);
+    }
+    if (!finish_record(top.ctx)) return true;  // the error is recorded
+    stack_.pop_back();
+    field_ = -1;
+    return true;
+  }
+
+  // Files a complete record where it belongs; false when it is invalid.
+  bool finish_record(Ctx ctx) {
+    switch (ctx) {
+      case Ctx::kInstance:
+        snap_.instances.push_back(std::move(instance_));
+        break;
+      case Ctx::kDevice:
+        snap_.devices.push_back(std::move(device_));
+        break;
+      case Ctx::kQueue:
+        device_.queues.push_back(queue_);
+        break;
+      case Ctx::kObject:
+        if (snap_.objects.size() >= std::numeric_limits<uint32_t>::max()) {
+          fail("more than 2^32 objects", false);
+          return false;
+        }
+        snap_.objects.push_back(object_);
+        break;
+      case Ctx::kLastUse:
+        snap_.last_uses.push_back(last_use_);
+        break;
+      case Ctx::kMemory:
+        snap_.memory_bindings.push_back(memory_);
+        break;
+      case Ctx::kEdge:
+        snap_.edges.push_back(edge_);
+        break;
+      case Ctx::kDestroyed:
+        snap_.destroyed.push_back(destroyed_);
+        break;
+      case Ctx::kEvent:
+        snap_.events.push_back(std::move(event_));
+        break;
+      case Ctx::kPathStep:
+        event_.path.push_back(std::move(step_));
+        break;
+      case Ctx::kCallsite: {
+        const uint64_t index = stack_[stack_.size() - 2].count - 1;
+        if (callsite_id_ != index) {
+          fail("call site id is " + std::to_string(callsite_id_) + " but entry i must have id i (" +
+                   std::to_string(index) + ")",
+               false);
+          return false;
+        }
+        snap_.callsites.push_back(frames_);
+        break;
+      }
+      case Ctx::kModule:
+        snap_.modules.push_back(std::move(module_));
+        break;
+      case Ctx::kCount:
+        snap_.counts[count_key_] = count_;
+        break;
+      default:
+        break;
+    }
+    return true;
+  }
+
+  bool scalar(const Scalar& v) {
+    src_.mark_event();
+    if (draining_) {
+      if (depth_ == 1 && field_ == kTopFormat) return note_format(&v);
+      if (depth_ == 1 && field_ == kTopVersion) return note_version(v);
+      return true;
+    }
+    if (skip_ > 0) return true;
+    Level& top = stack_.back();
+    if (top.ctx == Ctx::kObject && field_ >= 0) return object_scalar(v);  // the hot path
+    if (is_array(top.ctx)) {
+      ++top.count;
+      if (top.ctx != Ctx::kFrames) return type_error("an object", v);
+      uint64_t address;
+      if (get_handle(v, &address)) frames_.push_back(address);
+      return true;
+    }
+    if (top.ctx == Ctx::kRoot) {
+      root_not_object_ = true;
+      return false;
+    }
+    if (top.ctx == Ctx::kCounts) return type_error("an object with \"live\" and \"bytes\"", v);
+    if (field_ < 0) return true;  // an unknown key
+    switch (top.ctx) {
+      case Ctx::kObject:
+        return object_scalar(v);
+      case Ctx::kEdge:
+        return edge_scalar(v);
+      case Ctx::kLastUse:
+        get_u64(v, field_ == kUseFrame   ? &last_use_.frame
+                   : field_ == kUseQueue ? &last_use_.queue
+                                         : &last_use_.serial);
+        return true;
+      case Ctx::kMemory:
+        if (field_ == kMemId) {
+          get_i64(v, &memory_.memory);
+        } else {
+          get_u64(v, field_ == kMemOffset ? &memory_.offset : &memory_.size);
+        }
+        return true;
+      case Ctx::kTop:
+        return top_scalar(v);
+      case Ctx::kProducer:
+        get_string(v, field_ == kProducerName ? &snap_.producer_name : &snap_.producer_version);
+        return true;
+      case Ctx::kScope: {
+        int64_t id;
+        if (get_i64(v, &id)) {
+          (field_ == kScopeDevice ? snap_.scope_device : snap_.scope_instance) = id;
+        }
+        return true;
+      }
+      case Ctx::kInstance:
+        return instance_scalar(v);
+      case Ctx::kDevice:
+        return device_scalar(v);
+      case Ctx::kQueue:
+        return queue_scalar(v);
+      case Ctx::kDestroyed:
+        return destroyed_scalar(v);
+      case Ctx::kEvent:
+        return event_scalar(v);
+      case Ctx::kSubmission:
+        get_i64(v, field_ == kSubQueue    ? &event_.submission_queue
+                   : field_ == kSubSerial ? &event_.submission_serial
+                                          : &event_.submission_frame);
+        return true;
+      case Ctx::kPathStep:
+        return path_step_scalar(v);
+      case Ctx::kCallsite:
+        if (field_ == kCsId) {
+          get_u64(v, &callsite_id_);
+          return true;
+        }
+        return type_error("an array", v);
+      case Ctx::kModule:
+        return module_scalar(v);
+      case Ctx::kCount:
+        get_u64(v, field_ == kCountLive ? &count_.live : &count_.bytes);
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  // Format and version decide how everything else is read, so they are checked at once.
+  // v == nullptr: the value was a container.
+  bool note_format(const Scalar* v) {
+    format_seen_ = true;
+    format_ok_ = v && v->kind == Scalar::kString && *v->s == kFormatName;
+    if (format_ok_) return true;
+    format_text_ = v ? describe(*v) : "not a string";
+    return stop(ErrorKind::kForeign, "not a vkleak snapshot");
+  }
+
+  bool note_version(const Scalar& v) {
+    if (v.kind != Scalar::kUint && v.kind != Scalar::kInt) {
+      return draining_ ? true : type_error("an integer", v);
+    }
+    version_seen_ = true;
+    version_ =
+        v.kind == Scalar::kUint ? static_cast<int64_t>(std::min<uint64_t>(v.u, INT64_MAX)) : v.i;
+    if (version_ > kSnapshotVersion) {
+      // With the format known there is nothing more to learn; otherwise look on for it, so a
+      // foreign document with a "version" key is called foreign.
+      if (format_seen_) return stop(ErrorKind::kVersion, "newer version");
+      if (!error_) error_ = Error{ErrorKind::kVersion, "newer version", src_.offset()};
+      draining_ = true;
+      return true;
+    }
+    if (draining_) return true;
+    if (version_ < kOldestSnapshotVersion) {
+      return fail("unsupported snapshot version " + std::to_string(version_));
+    }
+    snap_.version = static_cast<int>(version_);
+    return true;
+  }
+
+  bool top_scalar(const Scalar& v) {
+    switch (field_) {
+      case kTopFormat:
+        return note_format(&v);
+      case kTopVersion:
+        return note_version(v);
+      case kTopPid:
+        get_u64(v, &snap_.pid);
+        return true;
+      case kTopExecutable:
+        get_string(v, &snap_.executable);
+        return true;
+      case kTopSequence:
+        get_u64(v, &snap_.sequence);
+        return true;
+      case kTopReason:
+        get_string(v, &snap_.reason);
+        return true;
+      case kTopScope:
+        if (v.kind != Scalar::kNull) return type_error("an object or null", v);
+        return true;
+      case kTopFrame:
+        get_u64(v, &snap_.frame);
+        return true;
+      case kTopFrameBoundary:
+        get_string(v, &snap_.frame_boundary);
+        return true;
+      case kTopTimeMs:
+        get_u64(v, &snap_.time_ms);
+        return true;
+      case kTopDegraded:
+        get_bool(v, &snap_.degraded);
+        return true;
+      case kTopLabel:
+        get_opt_string(v, &snap_.label);
+        return true;
+      case kTopEventsDropped:
+        get_u64(v, &snap_.events_dropped);
+        return true;
+      case kTopProducer:
+      case kTopCounts:
+        return type_error("an object", v);
+      default:
+        return type_error("an array", v);
+    }
+  }
+
+  bool object_scalar(const Scalar& v) {
+    uint64_t u;
+    switch (field_) {
+      case kObjId:
+        if (get_u64(v, &object_.id) && object_.id == 0) return fail("ids start at 1, got 0");
+        return true;
+      case kObjType:
+        if (v.kind != Scalar::kString) return type_error("a Vulkan type name", v);
+        intern_type(*v.s, /*strict=*/true, &object_.type);
+        return true;
+      case kObjHandle:
+        get_handle(v, &object_.handle);
+        return true;
+      case kObjName:
+        return intern_opt_name(v, &object_.name);
+      case kObjOwner:
+        get_i64(v, &object_.owner);
+        return true;
+      case kObjParent:
+        get_opt_i64(v, &object_.parent);
+        return true;
+      case kObjOrigin:
+        return set_origin(v);
+      case kObjFrame:
+        if (get_u64(v, &u)) object_.frame = saturate<uint32_t>(u);
+        return true;
+      case kObjTimeMs:
+        if (get_u64(v, &u)) object_.time_ms = saturate<uint32_t>(u);
+        return true;
+      case kObjSize:
+        get_u64(v, &object_.size);
+        return true;
+      case kObjCallsite:
+        get_callsite(v, &object_.callsite);
+        return true;
+      case kObjRefs:
+        if (get_u64(v, &u)) object_.refs = saturate<uint16_t>(u);
+        return true;
+      case kObjLastUse:
+        if (v.kind != Scalar::kNull) return type_error("an object or null", v);
+        return true;
+      case kObjInFlight:
+        get_bool(v, &object_.in_flight);
+        return true;
+      case kObjMemory:
+        return type_error("an object", v);
+      case kObjEdges:
+        return type_error("an array", v);
+      default:
+        return true;
+    }
+  }
+
+  bool set_origin(const Scalar& v) {
+    if (v.kind == Scalar::kString) {
+      const std::string& s = *v.s;
+      if (s == "created") {
+        object_.origin = Origin::kCreated;
+        return true;
+      }
+      if (s == "allocated") {
+        object_.origin = Origin::kAllocated;
+        return true;
+      }
+      if (s == "retrieved") {
+        object_.origin = Origin::kRetrieved;
+        return true;
+      }
+      if (s == "swapchain_image") {
+        object_.origin = Origin::kSwapchainImage;
+        return true;
+      }
+    }
+    return type_error("one of created, allocated, retrieved, swapchain_image", v);
+  }
+
+  bool edge_scalar(const Scalar& v) {
+    uint64_t u;
+    switch (field_) {
+      case kEdgeKind:
+        if (v.kind != Scalar::kString) return type_error("a string", v);
+        return intern_edge_kind(*v.s, &edge_.kind);
+      case kEdgeTo:
+        get_opt_i64(v, &edge_.to);
+        return true;
+      case kEdgeType:
+        if (v.kind != Scalar::kString) return type_error("a string", v);
+        intern_type(*v.s, /*strict=*/false, &edge_.type);
+        return true;
+      case kEdgeHandle:
+        get_handle(v, &edge_.handle);
+        return true;
+      case kEdgeName:
+        if (v.kind != Scalar::kString) return type_error("a string", v);
+        intern_name(*v.s, &edge_.name);
+        return true;
+      case kEdgeSlot:
+        if (get_u64(v, &u)) edge_.slot = saturate<uint32_t>(u);
+        return true;
+      case kEdgeOffset:
+        get_u64(v, &edge_.offset);
+        return true;
+      case kEdgeSize:
+        get_u64(v, &edge_.size);
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  bool instance_scalar(const Scalar& v) {
+    switch (field_) {
+      case kInstId:
+        get_i64(v, &instance_.id);
+        return true;
+      case kInstHandle:
+        get_handle(v, &instance_.handle);
+        return true;
+      case kInstApplication:
+        get_opt_string(v, &instance_.application);
+        return true;
+      case kInstEngine:
+        get_opt_string(v, &instance_.engine);
+        return true;
+      case kInstApiVersion:
+        get_string(v, &instance_.api_version);
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  bool device_scalar(const Scalar& v) {
+    switch (field_) {
+      case kDevId:
+        get_i64(v, &device_.id);
+        return true;
+      case kDevHandle:
+        get_handle(v, &device_.handle);
+        return true;
+      case kDevInstance:
+        get_i64(v, &device_.instance);
+        return true;
+      case kDevPhysicalDevice:
+        get_string(v, &device_.physical_device);
+        return true;
+      case kDevFrame:
+        get_u64(v, &device_.frame);
+        return true;
+      case kDevSubmits:
+        get_u64(v, &device_.submits);
+        return true;
+      case kDevPresents:
+        get_u64(v, &device_.presents);
+        return true;
+      case kDevDegraded:
+        get_bool(v, &device_.degraded);
+        return true;
+      case kDevQueues:
+        return type_error("an array", v);
+      default:
+        return true;
+    }
+  }
+
+  bool queue_scalar(const Scalar& v) {
+    switch (field_) {
+      case kQueueIndex:
+        get_i64(v, &queue_.index);
+        return true;
+      case kQueueHandle:
+        get_handle(v, &queue_.handle);
+        return true;
+      case kQueueSubmitted:
+        get_u64(v, &queue_.submitted);
+        return true;
+      case kQueueRetired:
+        get_u64(v, &queue_.retired);
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  bool destroyed_scalar(const Scalar& v) {
+    switch (field_) {
+      case kDesId:
+        get_i64(v, &destroyed_.id);
+        return true;
+      case kDesType:
+        if (v.kind != Scalar::kString) return type_error("a string", v);
+        intern_type(*v.s, /*strict=*/false, &destroyed_.type);
+        return true;
+      case kDesHandle:
+        get_handle(v, &destroyed_.handle);
+        return true;
+      case kDesName:
+        return intern_opt_name(v, &destroyed_.name);
+      case kDesOwner:
+        get_i64(v, &destroyed_.owner);
+        return true;
+      case kDesFrame:
+        get_i64(v, &destroyed_.frame);
+        return true;
+      case kDesDestroyedFrame:
+        get_i64(v, &destroyed_.destroyed_frame);
+        return true;
+      case kDesSize:
+        get_i64(v, &destroyed_.size);
+        return true;
+      case kDesCallsite:
+        get_callsite(v, &destroyed_.callsite);
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  bool event_scalar(const Scalar& v) {
+    switch (field_) {
+      case kEvKind:
+        get_string(v, &event_.kind);
+        return true;
+      case kEvOwner:
+        get_i64(v, &event_.owner);
+        return true;
+      case kEvType:
+        get_string(v, &event_.type);
+        return true;
+      case kEvHandle:
+        get_handle(v, &event_.handle);
+        return true;
+      case kEvObject:
+        get_opt_i64(v, &event_.object);
+        return true;
+      case kEvName:
+        get_opt_string(v, &event_.name);
+        return true;
+      case kEvFrame:
+        get_i64(v, &event_.frame);
+        return true;
+      case kEvTimeMs:
+        get_i64(v, &event_.time_ms);
+        return true;
+      case kEvMessage:
+        get_string(v, &event_.message);
+        return true;
+      case kEvSubmission:
+        return type_error("an object", v);
+      case kEvPath:
+        return type_error("an array", v);
+      default:
+        return true;
+    }
+  }
+
+  bool path_step_scalar(const Scalar& v) {
+    switch (field_) {
+      case kStepId:
+        get_i64(v, &step_.id);
+        return true;
+      case kStepType:
+        get_string(v, &step_.type);
+        return true;
+      case kStepName:
+        get_opt_string(v, &step_.name);
+        return true;
+      case kStepRelation:
+        get_string(v, &step_.relation);
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  bool module_scalar(const Scalar& v) {
+    switch (field_) {
+      case kModPath:
+        get_string(v, &module_.path);
+        return true;
+      case kModBase:
+        get_handle(v, &module_.base);
+        return true;
+      case kModSize:
+        get_u64(v, &module_.size);
+        return true;
+      case kModBias:
+        get_handle(v, &module_.bias);
+        return true;
+      case kModBuildId: {
+        std::optional<std::string> id;
+        if (!get_opt_string(v, &id)) return true;
+        module_.build_id = id.value_or("");
+        std::transform(module_.build_id.begin(), module_.build_id.end(), module_.build_id.begin(),
+                       [](char c) { return c >= 'A' && c <= 'F' ? char(c - 'A' + 'a') : c; });
+        return true;
+      }
+      default:
+        return true;
+    }
+  }
+
+  // Cross-references that the schema cannot express, checked once everything is read.
+  std::optional<Error> validate_references() const {
+    const size_t callsites = snap_.callsites.size();
+    auto dangling = [&](const char* list, size_t i, int64_t id, int32_t callsite) {
+      return Error{ErrorKind::kContent,
+                   std::string(list) + "[" + std::to_string(i) + "] (id " + std::to_string(id) +
+                       "): call site " + std::to_string(callsite) + " does not exist (" +
+                       std::to_string(callsites) + " call sites)",
+                   std::nullopt};
+    };
+    for (size_t i = 0; i < snap_.objects.size(); ++i) {
+      const Object& o = snap_.objects[i];
+      if (o.callsite != kNoCallsite && static_cast<size_t>(o.callsite) >= callsites) {
+        return dangling("objects", i, static_cast<int64_t>(o.id), o.callsite);
+      }
+    }
+    for (size_t i = 0; i < snap_.destroyed.size(); ++i) {
+      const DestroyedObject& d = snap_.destroyed[i];
+      if (d.callsite != kNoCallsite && static_cast<size_t>(d.callsite) >= callsites) {
+        return dangling("destroyed", i, d.id, d.callsite);
+      }
+    }
+    return std::nullopt;
+  }
+
+  Snapshot& snap_;
+  ByteSource& src_;
+  const ReadOptions& options_;
+
+  std::vector<Level> stack_;
+  int field_ = -1;     // the current key's field id in the innermost object, -1 if unknown
+  uint32_t skip_ = 0;  // > 0 while inside a value that is ignored (its nesting depth)
+  uint32_t depth_ = 0;
+  bool draining_ = false;
+
+  // The records being read.
+  Object object_;
+  LastUse last_use_;
+  MemoryBinding memory_;
+  Edge edge_;
+  Instance instance_;
+  Device device_;
+  Queue queue_;
+  DestroyedObject destroyed_;
+  Event event_;
+  EventPathStep step_;
+  uint64_t callsite_id_ = 0;
+  std::vector<uint64_t> frames_;
+  Module module_;
+  TypeCount count_;
+  std::string count_key_;
+
+  std::unordered_map<std::string, uint16_t> type_index_;
+  int last_type_ = -1;
+  std::unordered_map<std::string, int32_t> name_index_;
+
+  bool format_seen_ = false;
+  bool format_ok_ = false;
+  std::string format_text_;
+  bool version_seen_ = false;
+  int64_t version_ = 0;
+  bool root_not_object_ = false;
+
+  std::optional<Error> error_;
+  std::string parse_error_text_;
+  uint64_t parse_error_position_ = 0;
+};
+
+// nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1,
+// column 5: "; the byte offset printed instead says where.
+std::string parser_message(const std::string& what) {
+  std::string text = what;
+  if (auto pos = text.find("] "); pos != std::string::npos && text[0] == '[') {
+    text = text.substr(pos + 2);
+  }
+  if (auto pos = text.find(": "); pos != std::string::npos && text.rfind("parse error", 0) == 0) {
+    text = text.substr(pos + 2);
+  }
+  return text;
+}
+
+}  // namespace
+
+void parse_snapshot(int fd, const std::string& path, uint64_t size_hint, const ReadOptions& options,
+                    Snapshot* out) {
+  // No object takes less than 128 bytes of JSON, so this never has to grow; the pages past the
+  // real count are never touched and cost no memory.
+  out->objects.reserve(std::min<uint64_t>(size_hint / 128, uint64_t{16} << 20));
+  ByteSource source(fd, options.max_file_bytes, options.max_token_bytes);
+  SnapshotHandler handler(out, &source, options, size_hint);
+  const bool ok = nlohmann::json::sax_parse(ByteIterator(&source), ByteIterator(), &handler,
+                                            nlohmann::json::input_format_t::json,
+                                            /*strict=*/true, /*ignore_comments=*/false);
+  source.detach();
+  if (!ok) {
+    const uint64_t at = source.offset();
+    switch (source.stop()) {
+      case ByteSource::Stop::kReadError:
+        handler.set_input_error(std::string("read error: ") + std::strerror(source.read_errno()),
+                                at);
+        break;
+      case ByteSource::Stop::kTooLarge:
+        handler.set_input_error("input is larger than the limit of " +
+                                    std::to_string(options.max_file_bytes) + " bytes",
+                                at);
+        break;
+      case ByteSource::Stop::kTokenTooLong:
+        handler.set_input_error("a single JSON token is longer than the limit of " +
+                                    std::to_string(options.max_token_bytes) + " bytes",
+                                at);
+        break;
+      case ByteSource::Stop::kEof:
+        if (at == 0) {
+          handler.set_input_error("file is empty", std::nullopt);
+        } else if (!handler.parse_error_text().empty()) {
+          handler.set_input_error("truncated JSON: the file ends in the middle of the document (" +
+                                      std::to_string(at) + " bytes)",
+                                  std::nullopt);
+        }
+        break;
+      case ByteSource::Stop::kNone:
+        if (!handler.parse_error_text().empty()) {
+          const uint64_t position = handler.parse_error_position();
+          handler.set_input_error("invalid JSON: " + parser_message(handler.parse_error_text()),
+                                  position > 0 ? position - 1 : 0);
+        }
+        break;
+    }
+  }
+  if (auto error = handler.finish(ok)) throw SnapshotError(path, error->message, error->offset);
+  handler.take_names();
+}
+
+}  // namespace vkleak

@@ -1,0 +1,45 @@
+// Reads snapshot files into the compact model, streaming (SAX): no JSON DOM is ever built, so a
+// 1M-object snapshot costs about its model size in memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/snapshot.h"
+
+namespace vkleak {
+
+struct ReadOptions {
+  // Larger files are refused before parsing.
+  uint64_t max_file_bytes = uint64_t{8} << 30;
+  // Deepest nesting of arrays/objects accepted anywhere (the format itself needs 5).
+  uint32_t max_depth = 64;
+  // Longest single token (string, number) or run of whitespace, so hostile input cannot make the
+  // parser buffer gigabytes.
+  uint64_t max_token_bytes = uint64_t{16} << 20;
+};
+
+// Reads and validates one snapshot (format versions 1 and 2). Throws SnapshotError on any
+// problem: missing or unreadable file, directory, empty or oversized file, invalid or truncated
+// JSON, a foreign document, a newer format version, missing keys, wrong types, bad handles,
+// dangling call-site indices. Unknown keys are ignored (newer producers of the same version may
+// add some).
+Snapshot read_snapshot(const std::string& path, const ReadOptions& options = {});
+
+// One snapshot file of a run, named vkleak-<pid>-<sequence>-<reason>.json.
+struct SnapshotFile {
+  std::string path;
+  uint64_t pid = 0;
+  uint64_t sequence = 0;
+  std::string reason;
+};
+
+// Parses a snapshot file name (no directory part); false when it is not one.
+bool parse_snapshot_file_name(const std::string& name, SnapshotFile* out);
+
+// The snapshot files in dir sorted by (pid, sequence). Other files (including the writer's
+// *.tmp files) are ignored. Throws SnapshotError when dir cannot be listed.
+std::vector<SnapshotFile> read_snapshot_dir(const std::string& dir);
+
+}  // namespace vkleak

@@ -1,0 +1,205 @@
+#include "core/symbolizer.h"
+
+#include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <utility>
+
+#include "core/format.h"
+#include "core/hex.h"
+
+namespace vkleak {
+
+namespace {
+constexpr char kBuildIdMismatch[] = "build-id mismatch";
+}  // namespace
+
+std::string SymbolizedFrame::to_string() const {
+  const std::string where =
+      module >= 0 ? printable(module_name) + "+" + format_hex(offset) : format_hex(address);
+  if (!function.empty()) {
+    if (!file.empty()) {
+      return printable(function) + " (" + printable(file) + ":" + std::to_string(line) + ")";
+    }
+    return printable(function) + " (" + where + ")";
+  }
+  // Only the mismatch is worth a word in text: a missing file or symbols are common and the
+  // fallback form already shows them.
+  return note == kBuildIdMismatch ? where + " (" + note + ")" : where;
+}
+
+namespace {
+
+std::string demangle(const char* name) {
+  if (name[0] != '_' || name[1] != 'Z') return name;
+  int status = 0;
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) return name;
+  std::string result(out);
+  std::free(out);
+  return result;
+}
+
+// A function's name from its DWARF entry: the demangled linkage name (qualified, with
+// parameters, like the symbol table's), else the plain name.
+std::string die_function_name(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  for (int at : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
+    if (dwarf_attr_integrate(die, at, &attr) != nullptr) {
+      if (const char* name = dwarf_formstring(&attr)) return demangle(name);
+    }
+  }
+  const char* name = dwarf_diename(die);
+  return name ? name : "";
+}
+
+// When pc is in code inlined into its symbol's function, the innermost inlined function: the
+// line table already points into it, so the name must match.
+std::string inlined_function(Dwfl_Module* module, Dwarf_Addr pc) {
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias);
+  if (cu == nullptr) return "";
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes(cu, pc - bias, &scopes);
+  std::string name;
+  for (int i = 0; i < n; ++i) {  // innermost first
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_subprogram) break;
+    if (tag == DW_TAG_inlined_subroutine) {
+      name = die_function_name(&scopes[i]);
+      break;
+    }
+  }
+  std::free(scopes);
+  return name;
+}
+
+std::string to_hex(const unsigned char* bytes, int len) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < len; ++i) {
+    out += kDigits[bytes[i] >> 4];
+    out += kDigits[bytes[i] & 0xf];
+  }
+  return out;
+}
+
+}  // namespace
+
+// One Dwfl session per module: a broken or missing file then affects only its own frames.
+struct Symbolizer::OpenModule {
+  Dwfl_Callbacks callbacks{};
+  char* debuginfo_path = nullptr;  // libdwfl's default search path
+  Dwfl* dwfl = nullptr;
+  Dwfl_Module* module = nullptr;  // null: fall back to module+offset
+  std::string note;
+
+  ~OpenModule() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+  }
+};
+
+Symbolizer::Symbolizer(std::vector<Module> modules, SymbolizerOptions options)
+    : modules_(std::move(modules)), map_(modules_), options_(options), open_(modules_.size()) {}
+
+Symbolizer::~Symbolizer() = default;
+
+Symbolizer::OpenModule& Symbolizer::open_module(int index) {
+  std::unique_ptr<OpenModule>& slot = open_[static_cast<size_t>(index)];
+  if (slot) return *slot;
+  slot = std::make_unique<OpenModule>();
+  OpenModule& m = *slot;
+  const Module& info = modules_[static_cast<size_t>(index)];
+
+  if (::access(info.path.c_str(), R_OK) != 0) {
+    m.note = "file not found";
+    return m;
+  }
+  m.callbacks.find_elf = dwfl_build_id_find_elf;
+  m.callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  m.callbacks.section_address = dwfl_offline_section_address;
+  m.callbacks.debuginfo_path = &m.debuginfo_path;
+  m.dwfl = dwfl_begin(&m.callbacks);
+  if (m.dwfl == nullptr) {
+    m.note = "libdwfl failed";
+    return m;
+  }
+  dwfl_report_begin(m.dwfl);
+  // With add_p_vaddr, the address given is the load bias itself, which is right for PIE, shared
+  // libraries and fixed-address executables (bias 0) alike.
+  Dwfl_Module* module = dwfl_report_elf(m.dwfl, std::string(base_name(info.path)).c_str(),
+                                        info.path.c_str(), -1, info.bias, true);
+  dwfl_report_end(m.dwfl, nullptr, nullptr);
+  if (module == nullptr) {
+    m.note = "not a usable ELF file";
+    return m;
+  }
+  if (!info.build_id.empty()) {
+    const unsigned char* bits = nullptr;
+    GElf_Addr vaddr = 0;
+    const int len = dwfl_module_build_id(module, &bits, &vaddr);
+    // A different build maps addresses to the wrong functions: say so rather than guess.
+    if (len > 0 && to_hex(bits, len) != info.build_id) {
+      m.note = kBuildIdMismatch;
+      return m;
+    }
+  }
+  m.module = module;
+  return m;
+}
+
+const SymbolizedFrame& Symbolizer::symbolize(uint64_t address) {
+  std::unique_ptr<SymbolizedFrame>& cached = cache_[address];
+  if (cached) return *cached;
+  cached = std::make_unique<SymbolizedFrame>();
+  SymbolizedFrame& frame = *cached;
+  frame.address = address;
+  frame.module = map_.find(address);
+  if (frame.module < 0) return frame;
+  const Module& info = modules_[static_cast<size_t>(frame.module)];
+  frame.module_name = std::string(base_name(info.path));
+  // The ELF virtual address, what `addr2line -e <module>` takes.
+  frame.offset = address - info.bias;
+  if (!options_.symbolize) return frame;
+
+  OpenModule& m = open_module(frame.module);
+  frame.note = m.note;
+  if (m.module == nullptr || address == 0) return frame;
+  // A return address points after the call; the call itself may end a function or an inlined
+  // range, so look up the byte before it.
+  const Dwarf_Addr pc = address - 1;
+  GElf_Off symbol_offset = 0;
+  GElf_Sym symbol;
+  bool have_symbol = false;
+  if (const char* name =
+          dwfl_module_addrinfo(m.module, pc, &symbol_offset, &symbol, nullptr, nullptr, nullptr)) {
+    // Drop a symbol version ("__libc_start_main@@GLIBC_2.34"): noise in a stack.
+    std::string plain(name);
+    if (const size_t at = plain.find('@'); at != std::string::npos && at > 0) plain.resize(at);
+    frame.function = demangle(plain.c_str());
+    have_symbol = true;
+  }
+  if (std::string inlined = inlined_function(m.module, pc); !inlined.empty()) {
+    frame.inlined_into = std::move(frame.function);
+    frame.function = std::move(inlined);
+  }
+  if (Dwfl_Line* line = dwfl_module_getsrc(m.module, pc)) {
+    int lineno = 0;
+    Dwarf_Addr line_address = 0;
+    const char* file = dwfl_lineinfo(line, &line_address, &lineno, nullptr, nullptr, nullptr);
+    // Code without line info (like _start) gets the nearest earlier row, from another
+    // function: a row that starts before the function does is not this function's.
+    if (file != nullptr && !(have_symbol && line_address < pc - symbol_offset)) {
+      frame.file = file;
+      frame.line = lineno;
+    }
+  }
+  if (frame.function.empty() && frame.file.empty() && frame.note.empty()) frame.note = "no symbols";
+  return frame;
+}
+
+}  // namespace vkleak

@@ -1,0 +1,60 @@
+// Turns return addresses recorded in a snapshot into "function (file:line)", offline, from the
+// ELF files and their debug info (libdwfl). Falls back to "module+0xoffset" whenever the file is
+// gone, has no symbols, or is not the build the snapshot saw.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/module_map.h"
+#include "core/snapshot.h"
+
+namespace vkleak {
+
+struct SymbolizedFrame {
+  uint64_t address = 0;
+  int module = -1;           // index into the modules, -1 when no module holds the address
+  std::string module_name;   // file name of the module
+  uint64_t offset = 0;       // address - load bias: the ELF virtual address in the module
+  std::string function;      // demangled; empty when unknown
+  std::string inlined_into;  // when function was inlined: the function it was inlined into
+  std::string file;          // source file; empty when unknown
+  int line = 0;
+  std::string note;  // why there are no symbols when that is worth saying: "build-id mismatch"
+
+  // "function (file:line)", "function (module+0x1f)", "module+0x1f (note)" or "0x7f0012".
+  std::string to_string() const;
+};
+
+struct SymbolizerOptions {
+  bool symbolize = true;  // false: module+offset only, no file is opened
+};
+
+class Symbolizer {
+ public:
+  explicit Symbolizer(std::vector<Module> modules, SymbolizerOptions options = {});
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // address is a return address: the call instruction is looked up (address - 1). The result
+  // stays valid for the symbolizer's lifetime.
+  const SymbolizedFrame& symbolize(uint64_t address);
+
+  const ModuleMap& module_map() const { return map_; }
+
+ private:
+  struct OpenModule;
+  OpenModule& open_module(int index);
+
+  std::vector<Module> modules_;
+  ModuleMap map_;
+  SymbolizerOptions options_;
+  std::vector<std::unique_ptr<OpenModule>> open_;  // by module index, opened on first use
+  std::unordered_map<uint64_t, std::unique_ptr<SymbolizedFrame>> cache_;
+};
+
+}  // namespace vkleak

@@ -1,0 +1,235 @@
+// The symbolizer against a real binary: this test program itself. It takes a return address
+// inside one of its own functions and the module map of its own process (as the layer records
+// it), and checks that the function, file and line come back.
+#include <elf.h>
+#include <gtest/gtest.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/symbolizer.h"
+#include "test_support.h"
+
+namespace vkleak_symbolizer_test {
+
+__attribute__((noinline)) void* ReturnAddress() {
+  return __builtin_return_address(0);
+}
+
+constexpr int kCallLine = __LINE__ + 3;  // the line of the call below
+__attribute__((noinline)) void* KnownCallerFunction() {
+  // The asm keeps the call from becoming a tail call, so the return address stays in here.
+  void* address = ReturnAddress();
+  asm volatile("" : : "r"(address) : "memory");
+  return address;
+}
+
+constexpr int kInlinedCallLine = __LINE__ + 3;
+// Always inlined into OuterFunction: the frame must name this function, not only its host.
+inline __attribute__((always_inline)) void* InlinedHelper() {
+  void* address = ReturnAddress();
+  asm volatile("" : : "r"(address) : "memory");
+  return address;
+}
+
+__attribute__((noinline)) void* OuterFunction() {
+  void* address = InlinedHelper();
+  asm volatile("" : : "r"(address) : "memory");
+  return address;
+}
+
+}  // namespace vkleak_symbolizer_test
+
+namespace vkleak {
+namespace {
+
+// The loaded modules of this process, as the layer writes them: base = lowest PT_LOAD address,
+// size = span of the PT_LOAD segments, bias = dlpi_addr, build_id from PT_NOTE.
+std::vector<Module> own_modules() {
+  std::vector<Module> modules;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* out = static_cast<std::vector<Module>*>(data);
+        Module m;
+        m.bias = info->dlpi_addr;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type == PT_LOAD) {
+            lo = std::min<uint64_t>(lo, info->dlpi_addr + ph.p_vaddr);
+            hi = std::max<uint64_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+          } else if (ph.p_type == PT_NOTE && m.build_id.empty()) {
+            const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+            const char* end = p + ph.p_memsz;
+            while (p + sizeof(ElfW(Nhdr)) <= end) {
+              const auto* nh = reinterpret_cast<const ElfW(Nhdr)*>(p);
+              const char* name = p + sizeof(ElfW(Nhdr));
+              const char* desc = name + ((nh->n_namesz + 3) & ~3u);
+              if (desc + nh->n_descsz > end) break;
+              if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+                  std::memcmp(name, "GNU", 4) == 0) {
+                static constexpr char kHex[] = "0123456789abcdef";
+                for (uint32_t k = 0; k < nh->n_descsz; ++k) {
+                  const auto c = static_cast<unsigned char>(desc[k]);
+                  m.build_id += kHex[c >> 4];
+                  m.build_id += kHex[c & 15];
+                }
+                break;
+              }
+              p = desc + ((nh->n_descsz + 3) & ~3u);
+            }
+          }
+        }
+        if (lo == UINT64_MAX) return 0;
+        m.base = lo;
+        m.size = hi - lo;
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
+          m.path = info->dlpi_name;
+        } else if (out->empty()) {
+          m.path = std::filesystem::read_symlink("/proc/self/exe").string();
+        }
+        if (!m.path.empty()) out->push_back(std::move(m));
+        return 0;
+      },
+      &modules);
+  return modules;
+}
+
+uint64_t known_return_address() {
+  return reinterpret_cast<uint64_t>(vkleak_symbolizer_test::KnownCallerFunction());
+}
+
+// The index of the module holding address.
+int module_of(const std::vector<Module>& modules, uint64_t address) {
+  return ModuleMap(modules).find(address);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+TEST(SymbolizerTest, FindsItsOwnFunctionFileAndLine) {
+  const std::vector<Module> modules = own_modules();
+  const uint64_t address = known_return_address();
+  const int index = module_of(modules, address);
+  ASSERT_GE(index, 0) << "no module holds the test's own code";
+  EXPECT_FALSE(modules[static_cast<size_t>(index)].build_id.empty()) << "expected a build-id";
+
+  Symbolizer symbolizer(modules);
+  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  EXPECT_EQ(frame.module, index);
+  EXPECT_EQ(frame.function, "vkleak_symbolizer_test::KnownCallerFunction()");
+  EXPECT_TRUE(ends_with(frame.file, "tests/cli/symbolizer_test.cpp")) << frame.file;
+  EXPECT_EQ(frame.line, vkleak_symbolizer_test::kCallLine);
+  EXPECT_EQ(frame.note, "");
+  EXPECT_EQ(frame.inlined_into, "");
+  EXPECT_EQ(frame.offset, address - modules[static_cast<size_t>(index)].bias);
+  EXPECT_EQ(frame.to_string(), "vkleak_symbolizer_test::KnownCallerFunction() (" + frame.file +
+                                   ":" + std::to_string(vkleak_symbolizer_test::kCallLine) + ")");
+  // Cached: the same object comes back.
+  EXPECT_EQ(&symbolizer.symbolize(address), &frame);
+}
+
+TEST(SymbolizerTest, NamesTheInlinedFunction) {
+  const std::vector<Module> modules = own_modules();
+  const auto address = reinterpret_cast<uint64_t>(vkleak_symbolizer_test::OuterFunction());
+  Symbolizer symbolizer(modules);
+  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  EXPECT_EQ(frame.function, "vkleak_symbolizer_test::InlinedHelper()");
+  EXPECT_EQ(frame.inlined_into, "vkleak_symbolizer_test::OuterFunction()");
+  EXPECT_TRUE(ends_with(frame.file, "tests/cli/symbolizer_test.cpp")) << frame.file;
+  EXPECT_EQ(frame.line, vkleak_symbolizer_test::kInlinedCallLine);
+}
+
+TEST(SymbolizerTest, BuildIdMismatchFallsBackToModuleOffset) {
+  std::vector<Module> modules = own_modules();
+  const uint64_t address = known_return_address();
+  const int index = module_of(modules, address);
+  ASSERT_GE(index, 0);
+  Module& m = modules[static_cast<size_t>(index)];
+  m.build_id = std::string(m.build_id.size() ? m.build_id.size() : 40, '0');
+  Symbolizer symbolizer(modules);
+  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  EXPECT_EQ(frame.function, "");
+  EXPECT_EQ(frame.file, "");
+  EXPECT_EQ(frame.note, "build-id mismatch");
+  const std::string expected = std::filesystem::path(m.path).filename().string() + "+0x";
+  EXPECT_EQ(frame.to_string().rfind(expected, 0), 0u) << frame.to_string();
+  EXPECT_TRUE(ends_with(frame.to_string(), " (build-id mismatch)")) << frame.to_string();
+}
+
+TEST(SymbolizerTest, MissingFileFallsBackToModuleOffset) {
+  std::vector<Module> modules(1);
+  modules[0] = {"/nonexistent/vkleak/libgone.so.1", 0x7f0000000000, 0x10000, 0x7f0000000000,
+                "abcd"};
+  Symbolizer symbolizer(modules);
+  const SymbolizedFrame& frame = symbolizer.symbolize(0x7f0000001234);
+  EXPECT_EQ(frame.module, 0);
+  EXPECT_EQ(frame.offset, 0x1234u);
+  EXPECT_EQ(frame.note, "file not found");
+  EXPECT_EQ(frame.to_string(), "libgone.so.1+0x1234");
+}
+
+TEST(SymbolizerTest, OffsetIsRelativeToTheLoadBias) {
+  // A fixed-address executable: mapped from 0x400000, bias 0; offsets are ELF addresses.
+  std::vector<Module> modules(1);
+  modules[0] = {"/nonexistent/app", 0x400000, 0x10000, 0, ""};
+  Symbolizer symbolizer(modules);
+  EXPECT_EQ(symbolizer.symbolize(0x401234).to_string(), "app+0x401234");
+}
+
+TEST(SymbolizerTest, AddressOutsideEveryModule) {
+  Symbolizer symbolizer(own_modules());
+  const SymbolizedFrame& frame = symbolizer.symbolize(0x10);
+  EXPECT_EQ(frame.module, -1);
+  EXPECT_EQ(frame.to_string(), "0x10");
+}
+
+TEST(SymbolizerTest, SymbolizingCanBeTurnedOff) {
+  const std::vector<Module> modules = own_modules();
+  const uint64_t address = known_return_address();
+  const int index = module_of(modules, address);
+  ASSERT_GE(index, 0);
+  Symbolizer symbolizer(modules, SymbolizerOptions{false});
+  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  EXPECT_EQ(frame.function, "");
+  EXPECT_EQ(
+      frame.to_string(),
+      std::filesystem::path(modules[static_cast<size_t>(index)].path).filename().string() + "+" +
+          "0x" + [&] {
+            char buf[32];
+            std::snprintf(buf, sizeof(buf), "%llx",
+                          static_cast<unsigned long long>(
+                              address - modules[static_cast<size_t>(index)].bias));
+            return std::string(buf);
+          }());
+}
+
+TEST(SymbolizerTest, StrippedCopyHasNoSymbols) {
+  if (std::system("command -v strip >/dev/null 2>&1") != 0) GTEST_SKIP() << "no strip";
+  std::vector<Module> modules = own_modules();
+  const uint64_t address = known_return_address();
+  const int index = module_of(modules, address);
+  ASSERT_GE(index, 0);
+  test::TempDir dir;
+  const std::string copy = dir.file("stripped");
+  Module& m = modules[static_cast<size_t>(index)];
+  std::filesystem::copy_file(m.path, copy);
+  ASSERT_EQ(std::system(("strip --strip-all '" + copy + "'").c_str()), 0);
+  m.path = copy;
+  Symbolizer symbolizer(modules);
+  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  // The build-id survives stripping, so this is the same build without its symbols.
+  EXPECT_EQ(frame.note, "no symbols");
+  EXPECT_EQ(frame.function, "");
+  EXPECT_EQ(frame.to_string().rfind("stripped+0x", 0), 0u) << frame.to_string();
+}
+
+}  // namespace
+}  // namespace vkleak
