@@ -1,0 +1,49 @@
+"""`cmake --install` lays out a prefix the Vulkan loader and `vkleak run` find on their own."""
+
+import os
+import subprocess
+import unittest
+
+from harness import BUILD, TempDirTestCase, base_env, run, scenario, snapshots
+
+
+class InstallTest(TempDirTestCase):
+    def test_install_layout_and_use(self):
+        prefix = os.path.join(self.tmp, "prefix")
+        subprocess.run(["cmake", "--install", BUILD, "--prefix", prefix], check=True,
+                       capture_output=True)
+        lib = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(prefix, "lib"))
+               for f in fs if f == "libVkLayer_vkleak.so"]
+        self.assertEqual(len(lib), 1)
+        explicit = os.path.join(prefix, "share/vulkan/explicit_layer.d/VkLayer_vkleak.json")
+        implicit = os.path.join(prefix, "share/vulkan/implicit_layer.d/VkLayer_vkleak.json")
+        self.assertTrue(os.path.isfile(explicit) and os.path.isfile(implicit))
+        vkleak = os.path.join(prefix, "bin/vkleak")
+        self.assertTrue(os.access(vkleak, os.X_OK))
+
+        # The installed CLI finds the installed manifest (relative library path) by itself.
+        out = os.path.join(self.tmp, "via-cli")
+        run([vkleak, "run", "--out", out, "--", scenario("leak_named_buffers"), "--count", "2"],
+            base_env(self.tmp))
+        [snap] = snapshots(out, "device_destroy")
+        self.assertEqual(sorted(o["name"] for o in snap["objects"]), ["leak.0", "leak.1"])
+
+        # The standard explicit activation against the installed manifest.
+        env = base_env(self.tmp)
+        env["VK_ADD_LAYER_PATH"] = os.path.dirname(explicit)
+        env["VK_INSTANCE_LAYERS"] = "VK_LAYER_VKLEAK_tracker"
+        env["VKLEAK_OUTPUT_DIR"] = os.path.join(self.tmp, "explicit")
+        run([scenario("leak_named_buffers"), "--count", "1"], env)
+        self.assertTrue(snapshots(env["VKLEAK_OUTPUT_DIR"], "device_destroy"))
+
+        # The implicit manifest, found through XDG_DATA_HOME, switched on by VKLEAK_ENABLE.
+        env = base_env(self.tmp)
+        env["XDG_DATA_HOME"] = os.path.join(prefix, "share")
+        env["VKLEAK_ENABLE"] = "1"
+        env["VKLEAK_OUTPUT_DIR"] = os.path.join(self.tmp, "implicit")
+        run([scenario("leak_named_buffers"), "--count", "1"], env)
+        self.assertTrue(snapshots(env["VKLEAK_OUTPUT_DIR"], "device_destroy"))
+
+
+if __name__ == "__main__":
+    unittest.main()
