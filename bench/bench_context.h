@@ -1,0 +1,73 @@
+// Shared code of the vkleak benchmarks: one real Vulkan instance + device per process (through
+// the real loader, on whatever driver and layers the environment selects), live "filler" objects,
+// and process measurements (RSS, which layers are loaded).
+//
+// The programs never choose layers themselves: the same binary measures every configuration,
+// and bench/compare.py sets the environment.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// Prints "error: <what>: <result> (<file>:<line>)" and exits 1: a benchmark that cannot set up
+// its Vulkan objects has nothing to measure.
+[[noreturn]] void fail_vk(VkResult result, const char* what, const char* file, int line);
+[[noreturn]] void fail(const std::string& message);
+
+#define BENCH_VK_CHECK(expr)                                         \
+  do {                                                               \
+    VkResult bench_vk_result_ = (expr);                              \
+    if (bench_vk_result_ != VK_SUCCESS) {                            \
+      ::bench::fail_vk(bench_vk_result_, #expr, __FILE__, __LINE__); \
+    }                                                                \
+  } while (0)
+
+struct Context {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;
+  VkPhysicalDeviceMemoryProperties memory_properties{};
+  std::string device_name;
+  std::string driver;  // driver name and info, when the driver reports them
+  bool debug_utils = false;
+  PFN_vkQueueInsertDebugUtilsLabelEXT queue_insert_label = nullptr;
+
+  // A memory type index with all of `required`; exits when there is none.
+  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
+};
+
+// The process-wide context, created on first use (instance with VK_EXT_debug_utils when
+// available, one device with one graphics queue).
+Context& context();
+// Destroys the filler objects, then the device and the instance (so that the layers' destroy
+// snapshots and leak checks see a clean program).
+void destroy_context();
+
+// Runs `f` in destroy_context(), before the device goes (last added, first run): benchmarks'
+// long-lived objects are destroyed, so layers' leak checks at vkDestroyDevice stay quiet.
+void at_teardown(std::function<void()> f);
+
+// Keeps exactly `count` filler VkBuffers (no memory bound) alive on the device: the "other live
+// objects" that tracking cost must not grow with. Grows and shrinks incrementally.
+void set_live_fillers(size_t count);
+size_t live_fillers();
+
+// A VkBuffer create info shared by fillers and buffer benchmarks.
+VkBufferCreateInfo buffer_info(VkDeviceSize size);
+
+// The process's resident set (VmRSS of /proc/self/status), in bytes.
+uint64_t rss_bytes();
+
+// Whether a shared object whose path contains `name` is loaded in the process (how a benchmark
+// tells which layers the loader put in, without trusting the environment).
+bool module_loaded(const char* name);
+
+}  // namespace bench

@@ -1,0 +1,329 @@
+// Object lifetime benchmarks: create+destroy pairs with many other objects alive, threads
+// churning on one device, a snapshot of many live objects, and resident memory per object.
+#include <benchmark/benchmark.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "bench_context.h"
+#include "bench_options.h"
+
+namespace bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Each pair benchmark first brings the filler count to its `live` argument (not timed: setup runs
+// before the measured loop, and is a no-op when the count is already right).
+void BM_BufferPair(benchmark::State& state) {
+  set_live_fillers(static_cast<size_t>(state.range(0)));
+  Context& ctx = context();
+  const VkBufferCreateInfo info = buffer_info(4096);
+  for (auto _ : state) {
+    VkBuffer b;
+    BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b));
+    vkDestroyBuffer(ctx.device, b, nullptr);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// One image with memory, shared by every view (a view of an image without memory is invalid).
+struct SharedImage {
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+};
+SharedImage& shared_image() {
+  static SharedImage* s = [] {
+    Context& ctx = context();
+    auto* img = new SharedImage;
+    VkImageCreateInfo ii{};
+    ii.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+    ii.imageType = VK_IMAGE_TYPE_2D;
+    ii.format = VK_FORMAT_R8G8B8A8_UNORM;
+    ii.extent = {64, 64, 1};
+    ii.mipLevels = 1;
+    ii.arrayLayers = 1;
+    ii.samples = VK_SAMPLE_COUNT_1_BIT;
+    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ii.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
+    ii.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    BENCH_VK_CHECK(vkCreateImage(ctx.device, &ii, nullptr, &img->image));
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(ctx.device, img->image, &req);
+    VkMemoryAllocateInfo ai{};
+    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = ctx.find_memory_type(req.memoryTypeBits, 0);
+    BENCH_VK_CHECK(vkAllocateMemory(ctx.device, &ai, nullptr, &img->memory));
+    BENCH_VK_CHECK(vkBindImageMemory(ctx.device, img->image, img->memory, 0));
+    at_teardown([img] {
+      vkDestroyImage(context().device, img->image, nullptr);
+      vkFreeMemory(context().device, img->memory, nullptr);
+    });
+    return img;
+  }();
+  return *s;
+}
+
+void BM_ImageViewPair(benchmark::State& state) {
+  set_live_fillers(static_cast<size_t>(state.range(0)));
+  Context& ctx = context();
+  VkImageViewCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+  info.image = shared_image().image;
+  info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  info.format = VK_FORMAT_R8G8B8A8_UNORM;
+  info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  for (auto _ : state) {
+    VkImageView v;
+    BENCH_VK_CHECK(vkCreateImageView(ctx.device, &info, nullptr, &v));
+    vkDestroyImageView(ctx.device, v, nullptr);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+struct SetPool {
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+};
+SetPool& set_pool() {
+  static SetPool* s = [] {
+    Context& ctx = context();
+    auto* p = new SetPool;
+    VkDescriptorSetLayoutBinding binding{};
+    binding.binding = 0;
+    binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    binding.descriptorCount = 1;
+    binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
+    VkDescriptorSetLayoutCreateInfo li{};
+    li.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+    li.bindingCount = 1;
+    li.pBindings = &binding;
+    BENCH_VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &li, nullptr, &p->layout));
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 4};
+    VkDescriptorPoolCreateInfo pi{};
+    pi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    pi.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+    pi.maxSets = 4;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &size;
+    BENCH_VK_CHECK(vkCreateDescriptorPool(ctx.device, &pi, nullptr, &p->pool));
+    at_teardown([p] {
+      vkDestroyDescriptorPool(context().device, p->pool, nullptr);
+      vkDestroyDescriptorSetLayout(context().device, p->layout, nullptr);
+    });
+    return p;
+  }();
+  return *s;
+}
+
+void BM_DescriptorSetPair(benchmark::State& state) {
+  set_live_fillers(static_cast<size_t>(state.range(0)));
+  Context& ctx = context();
+  SetPool& p = set_pool();
+  VkDescriptorSetAllocateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  info.descriptorPool = p.pool;
+  info.descriptorSetCount = 1;
+  info.pSetLayouts = &p.layout;
+  for (auto _ : state) {
+    VkDescriptorSet set;
+    BENCH_VK_CHECK(vkAllocateDescriptorSets(ctx.device, &info, &set));
+    BENCH_VK_CHECK(vkFreeDescriptorSets(ctx.device, p.pool, 1, &set));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_MemoryPair(benchmark::State& state) {
+  set_live_fillers(static_cast<size_t>(state.range(0)));
+  Context& ctx = context();
+  VkMemoryAllocateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  info.allocationSize = 256;
+  info.memoryTypeIndex = ctx.find_memory_type(~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+  for (auto _ : state) {
+    VkDeviceMemory m;
+    BENCH_VK_CHECK(vkAllocateMemory(ctx.device, &info, nullptr, &m));
+    vkFreeMemory(ctx.device, m, nullptr);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// N threads creating and destroying buffers on one device. Real time, so items_per_second is the
+// aggregate throughput of all threads (Google Benchmark sums the threads' items).
+void BM_ThreadChurn(benchmark::State& state) {
+  if (state.thread_index() == 0) set_live_fillers(0);
+  Context& ctx = context();
+  const VkBufferCreateInfo info = buffer_info(4096);
+  for (auto _ : state) {
+    VkBuffer b;
+    BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b));
+    vkDestroyBuffer(ctx.device, b, nullptr);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Where vkleak writes snapshots: the same settings lookup as the layer, environment only
+// (compare.py sets VKLEAK_OUTPUT_DIR).
+std::string snapshot_dir() {
+  for (const char* var : {"VKLEAK_OUTPUT_DIR", "VK_VKLEAK_TRACKER_OUTPUT_DIR"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return v;
+  }
+  return "vkleak-snapshots";
+}
+
+// The path of a finished "trigger" snapshot of this process in `dir`, or "" (the layer writes a
+// temporary file and renames it, so a file under the final name is complete).
+std::string find_trigger_snapshot(const std::string& dir) {
+  const std::string prefix = "vkleak-" + std::to_string(getpid()) + "-";
+  const std::string suffix = "-trigger.json";
+  std::string found;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name.size() > prefix.size() + suffix.size() &&
+          name.compare(0, prefix.size(), prefix) == 0 &&
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        found = dir + "/" + name;
+        break;
+      }
+    }
+    closedir(d);
+  }
+  return found;
+}
+
+// A snapshot of `live` objects taken with vkleak's in-band trigger, a queue debug label. The
+// layer collects on the calling thread (the app-thread stall: the iteration time) and writes on
+// its writer thread; written_ms is the time until the file appears under its final name.
+void BM_Snapshot(benchmark::State& state) {
+  if (!module_loaded("libVkLayer_vkleak")) {
+    state.SkipWithError("vkleak layer not loaded: nothing to snapshot");
+    return;
+  }
+  Context& ctx = context();
+  if (!ctx.queue_insert_label) {
+    state.SkipWithError("no VK_EXT_debug_utils: cannot trigger a snapshot");
+    return;
+  }
+  set_live_fillers(static_cast<size_t>(state.range(0)));
+  const std::string dir = snapshot_dir();
+  // A stale file from an earlier iteration would be mistaken for this one.
+  for (std::string old = find_trigger_snapshot(dir); !old.empty(); old = find_trigger_snapshot(dir))
+    unlink(old.c_str());
+
+  VkDebugUtilsLabelEXT label{};
+  label.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT;
+  label.pLabelName = "vkleak.snapshot:bench";
+  std::vector<double> stall_ms, written_ms;
+  double bytes = 0;
+  for (auto _ : state) {
+    const Clock::time_point t0 = Clock::now();
+    ctx.queue_insert_label(ctx.queue, &label);
+    const double stall = seconds_since(t0);
+    state.SetIterationTime(stall);
+    std::string path;
+    while ((path = find_trigger_snapshot(dir)).empty()) {
+      if (seconds_since(t0) > 60) {
+        state.SkipWithError("no snapshot file within 60 s");
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    stall_ms.push_back(stall * 1e3);
+    written_ms.push_back(seconds_since(t0) * 1e3);
+    struct stat st;
+    bytes = stat(path.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : 0;
+    unlink(path.c_str());
+  }
+  state.counters["stall_ms"] = median(stall_ms);
+  state.counters["written_ms"] = median(written_ms);
+  state.counters["file_MB"] = bytes / 1e6;
+  state.counters["live_objects"] = static_cast<double>(live_fillers());
+}
+
+// Resident memory per object: VmRSS after creating `objects` buffers minus before. Run it in a
+// process of its own (compare.py does): memory freed by earlier benchmarks would be reused and
+// hide the growth.
+void BM_MemoryPerObject(benchmark::State& state) {
+  Context& ctx = context();
+  set_live_fillers(0);
+  const size_t n = static_cast<size_t>(state.range(0));
+  const VkBufferCreateInfo info = buffer_info(256);
+  // Touched before the first RSS reading, so the handle array is not counted.
+  std::vector<VkBuffer> buffers(n, VK_NULL_HANDLE);
+  {
+    // One creation first: one-time allocations (a layer's first call site, tables) are not
+    // per-object costs.
+    VkBuffer warm;
+    BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &warm));
+    vkDestroyBuffer(ctx.device, warm, nullptr);
+  }
+  double before = 0, after = 0;
+  for (auto _ : state) {
+    before = static_cast<double>(rss_bytes());
+    for (size_t i = 0; i < n; ++i)
+      BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &buffers[i]));
+    after = static_cast<double>(rss_bytes());
+    state.PauseTiming();
+    for (VkBuffer b : buffers) vkDestroyBuffer(ctx.device, b, nullptr);
+    state.ResumeTiming();
+  }
+  state.counters["rss_before_MB"] = before / 1e6;
+  state.counters["rss_after_MB"] = after / 1e6;
+  state.counters["bytes_per_object"] = (after - before) / static_cast<double>(n);
+}
+
+}  // namespace
+
+void register_object_benchmarks(const Options& o) {
+  // By live count first, then workload: fillers grow monotonically through a run instead of
+  // being rebuilt for each workload.
+  for (int64_t live : o.live_counts) {
+    const std::pair<const char*, void (*)(benchmark::State&)> pairs[] = {
+        {"BM_BufferPair", BM_BufferPair},
+        {"BM_ImageViewPair", BM_ImageViewPair},
+        {"BM_DescriptorSetPair", BM_DescriptorSetPair},
+        {"BM_MemoryPair", BM_MemoryPair}};
+    for (const auto& [name, fn] : pairs)
+      benchmark::RegisterBenchmark(name, fn)->ArgName("live")->Arg(live)->MinWarmUpTime(o.warmup_s);
+  }
+  auto* churn = benchmark::RegisterBenchmark("BM_ThreadChurn", BM_ThreadChurn)
+                    ->UseRealTime()
+                    ->MinWarmUpTime(o.warmup_s);
+  for (int t = 1; t <= o.max_threads; t *= 2) churn->Threads(t);
+  benchmark::RegisterBenchmark("BM_Snapshot", BM_Snapshot)
+      ->ArgName("live")
+      ->Arg(o.snapshot_objects)
+      ->Iterations(o.snapshot_repeats)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_MemoryPerObject", BM_MemoryPerObject)
+      ->ArgName("objects")
+      ->Arg(o.memory_objects)
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace bench
