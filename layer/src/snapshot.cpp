@@ -1,6 +1,7 @@
 #include "snapshot.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -777,7 +778,21 @@ int signal_from_name(const std::string& name) {
   return 0;
 }
 
+// fork() copies only the calling thread: in the child there is no writer thread, and the
+// writer's mutex may be held by a thread that no longer exists. Start afresh (snapshots of the
+// child carry its own pid in their names).
+void after_fork_in_child() {
+  Writer& w = writer();
+  new (&w.mutex) std::mutex;
+  new (&w.cv) std::condition_variable;
+  new (&w.thread) std::thread;  // the parent's writer does not exist here: never join it
+  new (&w.queue) std::deque<Job>;
+  w.running = false;
+  w.stop = false;
+}
+
 std::once_flag g_exit_once;
+std::once_flag g_fork_once;
 void on_exit() {
   // Runs at exit(), or at dlclose() after the last vkDestroyInstance (nothing left then).
   auto instances = all_instances();
@@ -827,6 +842,7 @@ void start_writer(const Settings& settings) noexcept {
         w.trigger_files.end())
       w.trigger_files.push_back(settings.trigger_file);
     if (w.running) return;
+    std::call_once(g_fork_once, [] { pthread_atfork(nullptr, nullptr, after_fork_in_child); });
     w.stop = false;
     w.thread = std::thread(writer_main);
     w.running = true;
