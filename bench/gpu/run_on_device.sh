@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs vkleak's microbenchmarks and two scenario programs on a machine with a real GPU driver,
+# side by side with no layer and the validation layer, interleaved in rounds. Used through the
+# workplace's device tool (bench/gpu/README.md); writes raw results under $OUT.
+#   bench/gpu/run_on_device.sh BUILD_DIR DEB_DIR OUT_DIR [ROUNDS]
+set -uo pipefail
+build=$(realpath "$1"); debs=$(realpath "$2"); final_out=$3; rounds=${4:-2}
+# The device tool brings back few files: everything goes into one archive at the end.
+out=/tmp/vkleak-gpu-results
+rm -rf "$out" && mkdir -p "$out" "$final_out"
+
+# Bring the Debian loader (into /, as the device README says), and private copies of the
+# validation layer and Google Benchmark's runtime.
+for f in "$debs"/libvulkan1_*.deb; do dpkg -x "$f" /; done
+ldconfig
+priv=/tmp/vkleak-gpu-libs
+rm -rf "$priv" && mkdir -p "$priv"
+for f in "$debs"/libbenchmark1debian_*.deb "$debs"/vulkan-validationlayers_*.deb; do dpkg -x "$f" "$priv"; done
+export LD_LIBRARY_PATH="$priv/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+icd=$(ls /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd*.json /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -n1)
+[ -n "$icd" ] || { echo "no NVIDIA Vulkan ICD found" >&2; exit 3; }
+export VK_DRIVER_FILES=$icd
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+
+# A manifest pointing at the carried layer wherever the tree landed.
+man=/tmp/vkleak-gpu-manifest
+mkdir -p "$man"
+sed "s|\"library_path\": \"[^\"]*\"|\"library_path\": \"$build/lib/libVkLayer_vkleak.so\"|" \
+  "$build/manifest/build/VkLayer_vkleak.json" > "$man/VkLayer_vkleak.json"
+vvl_dir="$priv/usr/share/vulkan/explicit_layer.d"
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
+nproc >> "$out/gpu.txt"; grep -m1 "model name" /proc/cpuinfo >> "$out/gpu.txt"
+
+config_env() {  # prints env assignments for a configuration
+  case $1 in
+    none) ;;
+    vkleak-nocallsites) echo "VK_LAYER_PATH=$man VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_tracker VKLEAK_CALLSTACK_DEPTH=0 VKLEAK_OUTPUT_DIR=/tmp/vkleak-gpu-snap" ;;
+    vkleak) echo "VK_LAYER_PATH=$man VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_tracker VKLEAK_OUTPUT_DIR=/tmp/vkleak-gpu-snap" ;;
+    validation-lifetimes) echo "VK_LAYER_PATH=$vvl_dir VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation VK_LAYER_DISABLES=VK_VALIDATION_FEATURE_DISABLE_THREAD_SAFETY_EXT:VK_VALIDATION_FEATURE_DISABLE_API_PARAMETERS_EXT:VK_VALIDATION_FEATURE_DISABLE_CORE_CHECKS_EXT:VK_VALIDATION_FEATURE_DISABLE_UNIQUE_HANDLES_EXT:VK_VALIDATION_FEATURE_DISABLE_SHADERS_EXT:VK_VALIDATION_FEATURE_DISABLE_SHADER_VALIDATION_CACHE_EXT" ;;
+    validation-default) echo "VK_LAYER_PATH=$vvl_dir VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation" ;;
+  esac
+}
+configs="none vkleak-nocallsites vkleak validation-lifetimes validation-default"
+filter='BM_(BufferPair|ImageViewPair|DescriptorSetPair|MemoryPair|ThreadChurn|RecordSubmit).*'
+for r in $(seq 1 "$rounds"); do
+  for c in $configs; do
+    rm -rf /tmp/vkleak-gpu-snap
+    env $(config_env "$c") timeout 240 "$build/bench/vkleak_bench" --live=0,100000 \
+      --max-threads=16 --benchmark_filter="$filter" --benchmark_min_time=0.3 \
+      --benchmark_format=json --benchmark_out="$out/bench-$c-$r.json" \
+      > /dev/null 2> "$out/bench-$c-$r.log" || echo "bench $c round $r failed: $?" >> "$out/errors.txt"
+  done
+done
+
+# Two scenario programs under the layer on the real driver: snapshots come back for
+# `vkleak report` here and on lavapipe.
+for s in incident1_wrapper_growth incident3_early_free clean_app; do
+  env $(config_env vkleak) VKLEAK_OUTPUT_DIR="$out/snap-$s" VKLEAK_FRAME_BOUNDARY=submit \
+    VKLEAK_SNAPSHOT_EVERY=50 "$build/tests/scenarios/$s" --frames 200 > "$out/$s.log" 2>&1 ||
+    echo "$s failed: $?" >> "$out/errors.txt"
+done
+ls -la "$out"
+tar czf "$final_out/gpu-results.tgz" -C "$out" .
