@@ -3,7 +3,7 @@
 # test.sh. Usage: tools/deps.sh [build|test|bench]
 set -euo pipefail
 
-build_pkgs=(cmake g++ make python3 pkg-config
+build_pkgs=(cmake g++ make python3 pkg-config libunwind-dev
   libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-validationlayers glslang-tools
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libdw-dev
   libxcb1-dev libx11-dev libx11-xcb-dev libxrandr-dev libwayland-dev)

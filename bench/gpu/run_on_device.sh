@@ -11,12 +11,13 @@ rm -rf "$out" && mkdir -p "$out" "$final_out"
 
 # Bring the Debian loader (into /, as the device README says), and private copies of the
 # validation layer and Google Benchmark's runtime.
-for f in "$debs"/libvulkan1_*.deb; do dpkg -x "$f" /; done
+for f in "$debs"/libvulkan1_*.deb "$debs"/libegl1_*.deb "$debs"/libglvnd0_*.deb "$debs"/libopengl0_*.deb "$debs"/libgl1_*.deb "$debs"/libglx0_*.deb "$debs"/libgles2_*.deb; do dpkg -x "$f" /; done
 ldconfig
 priv=/tmp/vkleak-gpu-libs
 rm -rf "$priv" && mkdir -p "$priv"
 for f in "$debs"/libbenchmark1debian_*.deb "$debs"/vulkan-validationlayers_*.deb; do dpkg -x "$f" "$priv"; done
 export LD_LIBRARY_PATH="$priv/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+echo "ICD candidates:" >&2; ls /usr/local/nvidia/share/vulkan/icd.d/ /usr/share/vulkan/icd.d/ /etc/vulkan/icd.d/ >&2 2>&1
 icd=$(ls /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd*.json /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -n1)
 [ -n "$icd" ] || { echo "no NVIDIA Vulkan ICD found" >&2; exit 3; }
 export VK_DRIVER_FILES=$icd
@@ -28,6 +29,13 @@ mkdir -p "$man"
 sed "s|\"library_path\": \"[^\"]*\"|\"library_path\": \"$build/lib/libVkLayer_vkleak.so\"|" \
   "$build/manifest/build/VkLayer_vkleak.json" > "$man/VkLayer_vkleak.json"
 vvl_dir="$priv/usr/share/vulkan/explicit_layer.d"
+
+# Fail early, with the loader's account, when the driver does not come up.
+if ! "$build/tests/scenarios/clean_app" --frames 2 > /dev/null 2>&1; then
+  echo "ICD $icd does not start:" >&2
+  VK_LOADER_DEBUG=error,driver "$build/tests/scenarios/clean_app" --frames 2 2>&1 | tail -n 30 >&2
+  exit 4
+fi
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
 nproc >> "$out/gpu.txt"; grep -m1 "model name" /proc/cpuinfo >> "$out/gpu.txt"

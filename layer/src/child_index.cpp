@@ -72,13 +72,13 @@ ChildIndex::Shard& ChildIndex::shard_for(uint64_t parent) noexcept {
 
 void ChildIndex::add(uint64_t parent, uint64_t child) {
   Shard& s = shard_for(parent);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   s.children[parent].insert(child);
 }
 
 void ChildIndex::remove(uint64_t parent, uint64_t child) noexcept {
   Shard& s = shard_for(parent);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   auto it = s.children.find(parent);
   if (it != s.children.end()) it->second.erase(child);
 }
@@ -86,7 +86,7 @@ void ChildIndex::remove(uint64_t parent, uint64_t child) noexcept {
 std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
   Shard& s = shard_for(parent);
   std::vector<uint64_t> out;
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   auto it = s.children.find(parent);
   if (it == s.children.end()) return out;
   out.reserve(it->second.size());

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "spin_lock.h"
+
 namespace vkleak {
 
 // A compact set of non-zero 64-bit values: open addressing, backward-shift deletion.
@@ -45,7 +47,7 @@ class ChildIndex {
   template <typename F>
   void for_each(F&& f) const {
     for (uint32_t k = 0; k < kShards; ++k) {
-      std::lock_guard<std::mutex> lock(shards_[k].mutex);
+      std::lock_guard<SpinLock> lock(shards_[k].mutex);
       for (const auto& [parent, set] : shards_[k].children)
         set.for_each([&](uint64_t child) { f(parent, child); });
     }
@@ -56,7 +58,7 @@ class ChildIndex {
  private:
   static constexpr uint32_t kShards = 16;
   struct alignas(64) Shard {
-    mutable std::mutex mutex;
+    mutable SpinLock mutex;
     std::unordered_map<uint64_t, HandleSet> children;
   };
   Shard& shard_for(uint64_t parent) noexcept;

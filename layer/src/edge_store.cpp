@@ -9,7 +9,7 @@ EdgeStore::EdgeStore() : shards_(new Shard[kShards]) {}
 
 void EdgeStore::add(uint64_t src, ObjectType type, const Edge* edges, size_t count) {
   Shard& s = shard_for(src, type);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   std::vector<Edge>& list = s.edges[Key{src, type}];
   for (size_t i = 0; i < count; ++i) {
     const Edge& e = edges[i];
@@ -32,7 +32,7 @@ void EdgeStore::add(uint64_t src, ObjectType type, const Edge* edges, size_t cou
 void EdgeStore::remove_slot(uint64_t src, ObjectType type, const char* kind,
                             uint32_t slot) noexcept {
   Shard& s = shard_for(src, type);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   auto it = s.edges.find(Key{src, type});
   if (it == s.edges.end()) return;
   auto& list = it->second;
@@ -46,14 +46,14 @@ void EdgeStore::remove_slot(uint64_t src, ObjectType type, const char* kind,
 
 void EdgeStore::erase(uint64_t src, ObjectType type) noexcept {
   Shard& s = shard_for(src, type);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   s.edges.erase(Key{src, type});
 }
 
 void EdgeStore::get(uint64_t src, ObjectType type, std::vector<Edge>* out) const {
   out->clear();
   Shard& s = shard_for(src, type);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   auto it = s.edges.find(Key{src, type});
   if (it != s.edges.end()) *out = it->second;
 }

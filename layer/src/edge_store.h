@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "spin_lock.h"
 #include "vk_object_types.h"
 
 namespace vkleak {
@@ -40,7 +41,7 @@ class EdgeStore {
   template <typename F>
   void for_each(F&& f) const {
     for (uint32_t k = 0; k < kShards; ++k) {
-      std::lock_guard<std::mutex> lock(shards_[k].mutex);
+      std::lock_guard<SpinLock> lock(shards_[k].mutex);
       for (const auto& [key, list] : shards_[k].edges)
         for (const Edge& e : list) f(key.handle, key.type, e);
     }
@@ -63,7 +64,7 @@ class EdgeStore {
   };
   static constexpr uint32_t kShards = 32;
   struct alignas(64) Shard {
-    mutable std::mutex mutex;
+    mutable SpinLock mutex;
     std::unordered_map<Key, std::vector<Edge>, KeyHash> edges;
   };
   Shard& shard_for(uint64_t handle, ObjectType type) const noexcept {

@@ -8,7 +8,7 @@ namespace vkleak {
 
 void Graveyard::bury(const ObjectRecord& r, uint32_t frame) noexcept {
   Shard& s = shards_[(r.handle >> 4) % kShards];
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   try {
     if (s.ring.size() < kPerShard) {
       s.ring.push_back({r, frame});
@@ -37,6 +37,11 @@ Scope& target_scope(Scope& scope, ObjectType type) noexcept {
   }
 }
 
+// The source's EdgeStore entry must be erased with it (only then: most objects have none).
+void mark_has_edges(Scope& scope, ObjectType type, uint64_t handle) noexcept {
+  scope.table.update(handle, type, [](ObjectRecord& r) { r.has_edges = 1; });
+}
+
 Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind, uint32_t slot,
                bool slot_keyed, uint64_t offset, uint64_t size) noexcept {
   Edge e{};
@@ -47,11 +52,11 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
   e.slot_keyed = slot_keyed;
   e.offset = offset;
   e.size = size;
-  ObjectRecord r;
-  if (target_scope(scope, type).table.lookup(handle, type, &r)) {
+  target_scope(scope, type).table.update(handle, type, [&](ObjectRecord& r) {
+    r.referenced = 1;  // remembered in the graveyard when destroyed: stale edges name it
     e.dst_id = r.id;
     e.dst_name = r.name;
-  }
+  });
   return e;
 }
 
@@ -71,6 +76,7 @@ void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
       out[i] = make_edge(scope, r.type, r.handle, r.kind, r.index, false, 0, 0);
     }
     scope.edges.add(src_handle, src_type, out, sink.size());
+    mark_has_edges(scope, src_type, src_handle);
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);
   }
@@ -87,6 +93,7 @@ void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, Objec
   try {
     Edge e = make_edge(scope, type, handle, kind, slot, true, offset, size);
     scope.edges.add(src_handle, src_type, &e, 1);
+    mark_has_edges(scope, src_type, src_handle);
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);
   }

@@ -60,7 +60,7 @@ class Graveyard {
   template <typename F>
   void for_each(F&& f) const {
     for (const Shard& s : shards_) {
-      std::lock_guard<std::mutex> lock(s.mutex);
+      std::lock_guard<SpinLock> lock(s.mutex);
       for (const GraveRecord& g : s.ring) f(g);
     }
   }
@@ -69,7 +69,7 @@ class Graveyard {
   static constexpr size_t kShards = 8;
   static constexpr size_t kPerShard = 8192;
   struct alignas(64) Shard {
-    mutable std::mutex mutex;
+    mutable SpinLock mutex;
     std::vector<GraveRecord> ring;
     size_t next = 0;
   };

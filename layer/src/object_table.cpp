@@ -25,7 +25,6 @@ uint32_t* ObjectTable::Shard::find_slot(uint64_t handle, ObjectType type) {
   for (uint32_t probes = 0; probes <= mask; ++probes, pos = (pos + 1) & mask) {
     uint32_t v = index[pos];
     if (v == kEmpty) return nullptr;
-    if (v == kTombstone) continue;
     const ObjectRecord& r = record(v);
     if (r.handle == handle && r.type == static_cast<uint64_t>(type)) return &index[pos];
   }
@@ -50,13 +49,13 @@ uint32_t ObjectTable::Shard::allocate_record() {
 }
 
 void ObjectTable::Shard::grow_index() {
-  // Grow when live entries pass 3/4 of capacity; otherwise just rebuild to drop tombstones.
+  // Doubles until live entries fit under 3/4 of the capacity.
   size_t capacity = index.empty() ? 64 : index.size();
   while (live + 1 > capacity * 3 / 4) capacity *= 2;
   std::vector<uint32_t> fresh(capacity, kEmpty);
   const uint32_t mask = static_cast<uint32_t>(capacity - 1);
   for (uint32_t v : index) {
-    if (v == kEmpty || v == kTombstone) continue;
+    if (v == kEmpty) continue;
     const ObjectRecord& r = record(v);
     uint32_t pos = static_cast<uint32_t>(mix(r.handle, static_cast<ObjectType>(r.type))) & mask;
     while (fresh[pos] != kEmpty) pos = (pos + 1) & mask;
@@ -68,22 +67,28 @@ void ObjectTable::Shard::grow_index() {
 
 ObjectTable::InsertResult ObjectTable::insert(const ObjectRecord& rec, bool count_duplicate) {
   const ObjectType type = static_cast<ObjectType>(rec.type);
-  Shard& s = shard_for(rec.handle, type);
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (ObjectRecord* existing = s.find(rec.handle, type)) {
-    if (count_duplicate && existing->refs < 31) existing->refs++;
-    return InsertResult::kAlreadyLive;
-  }
+  const uint64_t h = mix(rec.handle, type);
+  Shard& s = shards_[h >> (64 - kShardBits)];
+  std::lock_guard<SpinLock> lock(s.mutex);
   if ((s.index_used + 1) * 4 > s.index.size() * 3) s.grow_index();
+  // One probe: stop at the key (a duplicate) or at the empty slot that takes it.
+  const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
+  uint32_t pos = static_cast<uint32_t>(h) & mask;
+  for (;; pos = (pos + 1) & mask) {
+    uint32_t v = s.index[pos];
+    if (v == kEmpty) break;
+    ObjectRecord& existing = s.record(v);
+    if (existing.handle == rec.handle && existing.type == rec.type) {
+      if (count_duplicate && existing.refs < 7) existing.refs++;
+      return InsertResult::kAlreadyLive;
+    }
+  }
   uint32_t i = s.allocate_record();
   ObjectRecord& r = s.record(i);
   r = rec;
   r.refs = 1;
-  const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
-  uint32_t pos = static_cast<uint32_t>(mix(rec.handle, type)) & mask;
-  while (s.index[pos] != kEmpty && s.index[pos] != kTombstone) pos = (pos + 1) & mask;
-  if (s.index[pos] == kEmpty) s.index_used++;
   s.index[pos] = i;
+  s.index_used++;
   s.live++;
   s.live_by_type[rec.type]++;
   return InsertResult::kInserted;
@@ -91,7 +96,7 @@ ObjectTable::InsertResult ObjectTable::insert(const ObjectRecord& rec, bool coun
 
 bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed) noexcept {
   Shard& s = shard_for(handle, type);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   uint32_t* slot = s.find_slot(handle, type);
   if (!slot) return false;
   uint32_t i = *slot;
@@ -101,7 +106,21 @@ bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed)
     r.refs--;
     return true;
   }
-  *slot = kTombstone;
+  // Backward-shift deletion: pull later members of the probe run into the hole, so churn
+  // leaves no tombstones to probe through.
+  const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
+  uint32_t hole = static_cast<uint32_t>(slot - s.index.data());
+  for (uint32_t j = (hole + 1) & mask; s.index[j] != kEmpty; j = (j + 1) & mask) {
+    const ObjectRecord& m = s.record(s.index[j]);
+    uint32_t home = static_cast<uint32_t>(mix(m.handle, static_cast<ObjectType>(m.type))) & mask;
+    bool movable = (hole <= j) ? (home <= hole || home > j) : (home <= hole && home > j);
+    if (movable) {
+      s.index[hole] = s.index[j];
+      hole = j;
+    }
+  }
+  s.index[hole] = kEmpty;
+  s.index_used--;
   s.live--;
   s.live_by_type[r.type]--;
   r.type = static_cast<uint64_t>(ObjectType::kUnknown);
@@ -112,7 +131,7 @@ bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed)
 
 bool ObjectTable::lookup(uint64_t handle, ObjectType type, ObjectRecord* out) const noexcept {
   Shard& s = shard_for(handle, type);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<SpinLock> lock(s.mutex);
   ObjectRecord* r = s.find(handle, type);
   if (!r) return false;
   if (out) *out = *r;
@@ -122,7 +141,7 @@ bool ObjectTable::lookup(uint64_t handle, ObjectType type, ObjectRecord* out) co
 void ObjectTable::collect(std::vector<ObjectRecord>* out) const {
   for (uint32_t k = 0; k < kShards; ++k) {
     const Shard& s = shards_[k];
-    std::lock_guard<std::mutex> lock(s.mutex);
+    std::lock_guard<SpinLock> lock(s.mutex);
     out->reserve(out->size() + s.live);
     for (uint32_t i = 0; i < s.slab_used; ++i) {
       const ObjectRecord& r = s.chunks[i / kChunkRecords][i % kChunkRecords];
@@ -134,7 +153,7 @@ void ObjectTable::collect(std::vector<ObjectRecord>* out) const {
 uint64_t ObjectTable::live_count() const noexcept {
   uint64_t n = 0;
   for (uint32_t k = 0; k < kShards; ++k) {
-    std::lock_guard<std::mutex> lock(shards_[k].mutex);
+    std::lock_guard<SpinLock> lock(shards_[k].mutex);
     n += shards_[k].live;
   }
   return n;
@@ -143,7 +162,7 @@ uint64_t ObjectTable::live_count() const noexcept {
 std::array<uint64_t, kObjectTypeCount> ObjectTable::live_by_type() const noexcept {
   std::array<uint64_t, kObjectTypeCount> out{};
   for (uint32_t k = 0; k < kShards; ++k) {
-    std::lock_guard<std::mutex> lock(shards_[k].mutex);
+    std::lock_guard<SpinLock> lock(shards_[k].mutex);
     for (uint32_t t = 0; t < kObjectTypeCount; ++t) out[t] += shards_[k].live_by_type[t];
   }
   return out;
@@ -152,7 +171,7 @@ std::array<uint64_t, kObjectTypeCount> ObjectTable::live_by_type() const noexcep
 uint64_t ObjectTable::memory_bytes() const noexcept {
   uint64_t n = sizeof(Shard) * kShards;
   for (uint32_t k = 0; k < kShards; ++k) {
-    std::lock_guard<std::mutex> lock(shards_[k].mutex);
+    std::lock_guard<SpinLock> lock(shards_[k].mutex);
     n += shards_[k].chunks.size() * kChunkRecords * sizeof(ObjectRecord);
     n += shards_[k].index.capacity() * sizeof(uint32_t);
   }

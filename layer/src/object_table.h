@@ -14,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "spin_lock.h"
 #include "vk_object_types.h"
 
 namespace vkleak {
@@ -26,7 +27,9 @@ struct ObjectRecord {
   uint64_t id : 40;       // run-unique creation sequence number
   uint64_t type : 8;      // ObjectType; kUnknown marks a free slab slot
   uint64_t origin : 3;    // Origin
-  uint64_t refs : 5;      // times the driver returned this live handle; saturates at 31
+  uint64_t refs : 3;        // times the driver returned this live handle; saturates at 7
+  uint64_t has_edges : 1;   // it references something (its EdgeStore entry must go with it)
+  uint64_t referenced : 1;  // something references it (remember it when it is destroyed)
   uint64_t use_queue : 8; // queue index of the last submission that used it
   uint32_t frame;         // owner's frame at creation
   uint32_t time_ms;       // creation time since the layer was loaded
@@ -58,7 +61,7 @@ class ObjectTable {
   template <typename F>
   bool update(uint64_t handle, ObjectType type, F&& f) noexcept {
     Shard& s = shard_for(handle, type);
-    std::lock_guard<std::mutex> lock(s.mutex);
+    std::lock_guard<SpinLock> lock(s.mutex);
     ObjectRecord* r = s.find(handle, type);
     if (!r) return false;
     f(*r);
@@ -76,19 +79,18 @@ class ObjectTable {
   uint64_t memory_bytes() const noexcept;
 
  private:
-  static constexpr uint32_t kShardBits = 6;
+  static constexpr uint32_t kShardBits = 8;
   static constexpr uint32_t kShards = 1u << kShardBits;
   static constexpr uint32_t kChunkRecords = 1024;
   static constexpr uint32_t kEmpty = 0;
-  static constexpr uint32_t kTombstone = 0xffffffffu;
 
   struct alignas(64) Shard {
-    mutable std::mutex mutex;
+    mutable SpinLock mutex;
     std::vector<std::unique_ptr<ObjectRecord[]>> chunks;
     uint32_t slab_used = 0;           // records handed out from chunks so far
     uint32_t free_head = kEmpty;      // 1-based record index of the first free record
-    std::vector<uint32_t> index;      // 1-based record indices, kEmpty or kTombstone
-    uint32_t index_used = 0;          // live + tombstones
+    std::vector<uint32_t> index;      // 1-based record indices, or kEmpty
+    uint32_t index_used = 0;          // occupied slots (== live)
     uint32_t live = 0;
     std::array<uint32_t, kObjectTypeCount> live_by_type{};
 

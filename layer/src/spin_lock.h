@@ -1,0 +1,34 @@
+// A short lock for the table shards: critical sections are a few dozen instructions, so spinning
+// (with a pause, then yielding) beats a futex sleep/wake under contention. Satisfies Lockable.
+#pragma once
+
+#include <atomic>
+#include <thread>
+
+namespace vkleak {
+
+class SpinLock {
+ public:
+  void lock() noexcept {
+    for (int spins = 0;; ++spins) {
+      if (!locked_.load(std::memory_order_relaxed) &&
+          !locked_.exchange(true, std::memory_order_acquire))
+        return;
+      if (spins < 64) {
+        __builtin_ia32_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+  bool try_lock() noexcept {
+    return !locked_.load(std::memory_order_relaxed) &&
+           !locked_.exchange(true, std::memory_order_acquire);
+  }
+  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+}  // namespace vkleak
