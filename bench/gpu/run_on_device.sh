@@ -15,7 +15,7 @@ for f in "$debs"/libvulkan1_*.deb "$debs"/libegl1_*.deb "$debs"/libglvnd0_*.deb 
 ldconfig
 priv=/tmp/vkleak-gpu-libs
 rm -rf "$priv" && mkdir -p "$priv"
-for f in "$debs"/libbenchmark1debian_*.deb "$debs"/vulkan-validationlayers_*.deb; do dpkg -x "$f" "$priv"; done
+for f in "$debs"/libbenchmark1debian_*.deb "$debs"/vulkan-validationlayers_*.deb "$debs"/libunwind8_*.deb; do dpkg -x "$f" "$priv"; done
 export LD_LIBRARY_PATH="$priv/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "ICD candidates:" >&2; ls /usr/local/nvidia/share/vulkan/icd.d/ /usr/share/vulkan/icd.d/ /etc/vulkan/icd.d/ >&2 2>&1
 icd=$(ls /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd*.json /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json 2>/dev/null | head -n1)
