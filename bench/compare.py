@@ -116,17 +116,18 @@ def env_text(config, build):
 
 
 class Run:
-    def __init__(self, rc, wall_s, maxrss_kb, stdout, stderr):
+    def __init__(self, rc, wall_s, cpu_s, maxrss_kb, stdout, stderr):
         self.rc = rc
         self.wall_s = wall_s
+        self.cpu_s = cpu_s  # user + system, all the child's threads
         self.maxrss_kb = maxrss_kb
         self.stdout = stdout
         self.stderr = stderr
 
 
 def run(cmd, env, cwd, timeout):
-    """Runs cmd; returns its exit status, wall time and peak RSS (the child's rusage, from
-    wait4). Output goes to files, so a chatty child cannot block on a full pipe."""
+    """Runs cmd; returns its exit status, wall time, CPU time and peak RSS (the child's rusage,
+    from wait4). Output goes to files, so a chatty child cannot block on a full pipe."""
     out_path = os.path.join(cwd, ".stdout")
     err_path = os.path.join(cwd, ".stderr")
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
@@ -149,7 +150,8 @@ def run(cmd, env, cwd, timeout):
         stdout = f.read()
     with open(err_path, errors="replace") as f:
         stderr = f.read()
-    return Run(proc.returncode, wall, usage.ru_maxrss, stdout, stderr)
+    return Run(proc.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, stdout,
+               stderr)
 
 
 class Xvfb:
@@ -270,7 +272,8 @@ GROUPS = [
     Group("pairs", "^BM_(Buffer|ImageView|DescriptorSet|Memory)Pair/", key="cpu_ns"),
     Group("frame", "^BM_(RecordSubmit|ThreadChurn)/"),
     Group("snapshot", "^BM_Snapshot/", vkleak_only=True),
-    Group("memory", "^BM_MemoryPerObject/"),
+    Group("memory", "^BM_MemoryPerObject/.*/bound:0/"),
+    Group("memory-bound", "^BM_MemoryPerObject/.*/bound:1/"),
 ]
 GROUP_KEY = {g.name: g.key for g in GROUPS}
 
@@ -323,13 +326,31 @@ class App:
         self.unit_count = unit_count  # frames: the metric is wall time / frames
         self.extra_env = extra_env or {}
         self.needs_display = needs_display
-        self.parse = parse  # stdout -> metric (ms per frame); overrides wall / frames
+        self.parse = parse  # stdout -> (ms per frame, frames); overrides wall / unit_count
         self.what = what
 
+    def measure(self, r):
+        """{"ms": wall ms per frame, "cpu_ms": CPU ms per frame (all threads, startup
+        included), "rss_mb": peak RSS} of a successful run, or None."""
+        if r.rc != 0:
+            return None
+        if self.parse:
+            parsed = self.parse(r.stdout)
+            if not parsed:
+                return None
+            ms, frames = parsed
+        else:
+            frames = self.unit_count
+            ms = 1e3 * r.wall_s / frames
+        return {"ms": ms, "cpu_ms": 1e3 * r.cpu_s / frames if frames else None,
+                "rss_mb": r.maxrss_kb / 1024 if r.maxrss_kb else None}
 
-def parse_glmark2(text):
-    m = re.search(r"FrameTime:\s*([0-9.]+)\s*ms", text)
-    return float(m.group(1)) if m else None
+
+def glmark2_parser(duration):
+    def parse(text):
+        m = re.search(r"FPS:\s*([0-9.]+)\s*FrameTime:\s*([0-9.]+)\s*ms", text)
+        return (float(m.group(2)), float(m.group(1)) * duration) if m else None
+    return parse
 
 
 def make_apps(build, quick, app_configs):
@@ -344,9 +365,10 @@ def make_apps(build, quick, app_configs):
                         what=f"`vkcube --c {frames}`: ms per frame = wall time / {frames}"))
     if shutil.which("glmark2"):
         apps.append(App("glmark2-zink", ["glmark2", "-b", f"build:duration={duration}"],
-                        app_configs, extra_env=ZINK, needs_display=True, parse=parse_glmark2,
+                        app_configs, extra_env=ZINK, needs_display=True,
+                        parse=glmark2_parser(duration),
                         what=f"`glmark2 -b build:duration={duration}` through zink: its "
-                             "FrameTime (ms)"))
+                             "FrameTime (ms); CPU per frame = CPU time / (FPS × duration)"))
     scen = os.path.join(build, "tests", "scenarios")
     if os.access(os.path.join(scen, "clean_app"), os.X_OK):
         apps.append(App("clean_app", [os.path.join(scen, "clean_app"), "--frames",
@@ -390,6 +412,18 @@ def fmt_ns(ns):
     if ns >= 1e3:
         return f"{ns / 1e3:.2f} µs"
     return f"{ns:.1f} ns"
+
+
+def ratio_range(ratios):
+    """"(rounds a–b)": the per-round ratios' range, to judge a median against the noise."""
+    values = [v for v in ratios if v is not None]
+    if len(values) < 2:
+        return ""
+    return f"(rounds {min(values):.2f}–{max(values):.2f})"
+
+
+def with_range(r, ratios):
+    return " ".join(x for x in (fmt_ratio(r), ratio_range(ratios)) if x)
 
 
 def fmt_ratio(r):
@@ -501,7 +535,7 @@ def layer_source(build):
     changed = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "layer"],
                              capture_output=True, text=True).stdout.strip()
     state = "uncommitted changes in layer/" if changed else "layer/ as committed"
-    return f"`{src}` at {p.stdout.strip()} ({state})"
+    return f"`{src}` at {p.stdout.strip()} ({state}, when the run started)"
 
 
 NOTES_BEGIN = "<!-- notes: kept by compare.py when it rewrites this file -->"
@@ -523,7 +557,7 @@ def live_label(n):
         f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n))
 
 
-def render(res, configs, apps, args, probes, commands, elapsed_s):
+def render(res, configs, apps, args, probes, commands, elapsed_s, date=None, layer=None):
     names = [c.name for c in configs]
     vk = [c.name for c in configs if c.vkleak]
     out = []
@@ -531,10 +565,11 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
     out.append("# vkleak benchmark results\n")
     out.append("Generated by `bench/compare.py` (see `bench/README.md`); do not edit by hand "
                "except between the notes markers.\n")
-    out.append(f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}")
+    date = date or datetime.datetime.now().astimezone()
+    out.append(f"- Date: {date.strftime('%Y-%m-%d %H:%M %Z')}")
     for line in machine_description(probes.get("none", {})):
         out.append(f"- {line}")
-    out.append(f"- Layer measured: {layer_source(args.build_dir)}")
+    out.append(f"- Layer measured: {layer or layer_source(args.build_dir)}")
     out.append(f"- Mode: {mode}; {args.rounds} rounds, configurations round-robin (order rotated "
                f"each round); figures are medians over rounds, ratios are medians of per-round "
                f"ratios to `none`; \"spread\" is (max − min) / median over rounds. "
@@ -552,6 +587,9 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
     out.append("## Budgets\n")
     out.append("Ratios to `none` (no layer) on lavapipe. `nocallsites` = vkleak with "
                "`VKLEAK_CALLSTACK_DEPTH=0`, `vkleak` = call sites on (depth 8).\n")
+    if args.quick:
+        out.append("**Quick mode: tiny sizes, one round; the verdicts below check that the "
+                   "harness works, not the layer.**\n")
     rows = []
 
     def pair_rows(workload, off_budget, on_budget):
@@ -574,7 +612,9 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
     pair_rows("Memory", 1.5, 2.5)
     pair_rows("DescriptorSet", 2.5, 4.0)
 
-    # Flat: each vkleak configuration's own cost at the largest live count over its 0-live cost.
+    # Flat: the layer's own cost per pair (its time minus the same round's time without it) at
+    # the largest live count over that at 0 live; the driver's own times move with the live
+    # count too (the `none` row), which is not the layer's doing. In parentheses: whole pairs.
     pair_names = res.names("pairs")
     lives = sorted({int(n.split("live:")[-1]) for n in pair_names})
     if len(lives) >= 2:
@@ -584,12 +624,20 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
                 continue
             figures, ok = [], True
             for w in ("Buffer", "ImageView", "DescriptorSet", "Memory"):
-                a = res.series("pairs", cfg, f"BM_{w}Pair/live:{top}")
-                b = res.series("pairs", cfg, f"BM_{w}Pair/live:0")
-                r = median([x / y if x and y else None for x, y in zip(a, b)])
-                figures.append(f"{w} {fmt_ratio(r)}")
-                ok = ok and r is not None and r <= 1.2
-            rows.append([f"flat: {live_label(top)}-live / 0-live, {cfg}", "≤ 1.2x",
+                hi, lo = f"BM_{w}Pair/live:{top}", f"BM_{w}Pair/live:0"
+                a, b = res.series("pairs", cfg, hi), res.series("pairs", cfg, lo)
+                whole = median([x / y if x and y else None for x, y in zip(a, b)])
+                if cfg == "none":
+                    figures.append(f"{w} {fmt_ratio(whole)}")
+                    continue
+                na, nb = res.series("pairs", "none", hi), res.series("pairs", "none", lo)
+                own = median([(x - nx) / (y - ny) if None not in (x, nx, y, ny) and y > ny
+                               else None for x, nx, y, ny in zip(a, na, b, nb)])
+                figures.append(f"{w} {fmt_ratio(own)} ({fmt_ratio(whole)})")
+                ok = ok and own is not None and own <= 1.2
+            what = ("driver alone, whole pairs" if cfg == "none" else
+                    "layer's own cost (whole pairs)")
+            rows.append([f"flat: {live_label(top)}-live / 0-live, {cfg}: {what}", "≤ 1.2x",
                          ", ".join(figures), verdict(ok) if cfg != "none" else "(reference)"])
 
     rs_name = next((n for n in res.names("frame") if n.startswith("BM_RecordSubmit/")), None)
@@ -597,26 +645,39 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
         vd = median(res.ratio_series("frame", "validation-default", rs_name)) \
             if "validation-default" in names else None
         for cfg in vk:
-            r = median(res.ratio_series("frame", cfg, rs_name))
+            ratios = res.ratio_series("frame", cfg, rs_name)
+            r = median(ratios)
+            cpu = median(res.ratio_series("frame", cfg, rs_name, "cpu_ns"))
             ok = r is not None and r <= 1.3 and (vd is None or r < vd)
             rows.append([f"record+submit, {cfg}", "≤ 1.3x and < validation-default",
-                         f"{fmt_ratio(r)} (validation-default {fmt_ratio(vd)})", verdict(ok)])
+                         f"{with_range(r, ratios)} (validation-default "
+                         f"{fmt_ratio(vd)}); recording thread's CPU {fmt_ratio(cpu)}",
+                         verdict(ok)])
 
     for cfg in vk:
         one = res.series("frame", cfg, "BM_ThreadChurn/real_time/threads:1", "items_per_second")
         two = res.series("frame", cfg, "BM_ThreadChurn/real_time/threads:2", "items_per_second")
-        r = median([b / a if a and b else None for a, b in zip(one, two)])
-        rows.append([f"2 threads vs 1 (aggregate), {cfg}", "≥ 1.0x", fmt_ratio(r),
-                     verdict(None if r is None else r >= 1.0)])
+        ratios = [b / a if a and b else None for a, b in zip(one, two)]
+        r = median(ratios)
+        # Load-independent view: CPU per pair with 2 threads over 1 (1.0 = no contention).
+        c1 = res.series("frame", cfg, "BM_ThreadChurn/real_time/threads:1", "cpu_ns")
+        c2 = res.series("frame", cfg, "BM_ThreadChurn/real_time/threads:2", "cpu_ns")
+        growth = median([b / a if a and b else None for a, b in zip(c1, c2)])
+        rows.append([f"2 threads vs 1 (aggregate), {cfg}", "≥ 1.0x",
+                     f"{with_range(r, ratios)}; CPU per pair ×{fmt_num(growth, 2)} "
+                     "with 2 threads", verdict(None if r is None else r >= 1.0)])
 
-    mem_name = next((n for n in res.names("memory")), None)
-    if mem_name:
+    for group, what in (("memory", "memory per tracked object (layer's own)"),
+                        ("memory-bound", "the same, buffers bound to memory")):
+        mem_name = next((n for n in res.names(group)), None)
+        if not mem_name:
+            continue
         for cfg in vk:
             d = median([a - b if a is not None and b is not None else None for a, b in zip(
-                res.series("memory", cfg, mem_name, "bytes_per_object"),
-                res.series("memory", "none", mem_name, "bytes_per_object"))])
-            rows.append([f"memory per tracked object (layer's own), {cfg}", "≤ 64 B",
-                         "–" if d is None else f"{d:.1f} B", verdict(None if d is None else d <= 64)])
+                res.series(group, cfg, mem_name, "bytes_per_object"),
+                res.series(group, "none", mem_name, "bytes_per_object"))])
+            rows.append([f"{what}, {cfg}", "≤ 64 B", "–" if d is None else f"{d:.1f} B",
+                         verdict(None if d is None else d <= 64)])
 
     snap_name = next((n for n in res.names("snapshot")), None)
     if snap_name:
@@ -634,9 +695,12 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
         if app.name not in ("vkcube", "glmark2-zink"):
             continue
         for cfg in [c for c in app.configs if c in vk]:
-            r = median(app_ratio(res, app.name, cfg))
-            rows.append([f"{app.name} frame time, {cfg}", "≤ 1.03x", fmt_ratio(r),
-                         verdict(None if r is None else r <= 1.03)])
+            ratios = app_ratio(res, app.name, cfg)
+            r = median(ratios)
+            cpu = median(app_ratio(res, app.name, cfg, "cpu_ms"))
+            rows.append([f"{app.name} frame time, {cfg}", "≤ 1.03x",
+                         f"{with_range(r, ratios)}; CPU time per frame "
+                         f"{fmt_ratio(cpu)}", verdict(None if r is None else r <= 1.03)])
     out.append(table(["budget", "target", "measured", "verdict"], rows))
     out.append("")
 
@@ -711,17 +775,25 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
             if not res.bench.get("frame", {}).get(c):
                 continue
             one = res.series("frame", c, "BM_ThreadChurn/real_time/threads:1", "items_per_second")
+            cpu1 = res.series("frame", c, "BM_ThreadChurn/real_time/threads:1", "cpu_ns")
             row = [f"`{c}`"]
             for t in threads:
-                s = res.series("frame", c, f"BM_ThreadChurn/real_time/threads:{t}",
-                               "items_per_second")
+                name = f"BM_ThreadChurn/real_time/threads:{t}"
+                s = res.series("frame", c, name, "items_per_second")
                 m = median(s)
                 sp = median([b / a if a and b else None for a, b in zip(one, s)])
-                row.append(f"{fmt_num(m / 1e6 if m else None, 2)} M/s ({fmt_ratio(sp)})")
+                cpu = res.series("frame", c, name, "cpu_ns")
+                growth = median([b / a if a and b else None for a, b in zip(cpu1, cpu)])
+                row.append(f"{fmt_num(m / 1e6 if m else None, 2)} M/s ({fmt_ratio(sp)}); "
+                           f"{fmt_ns(median(cpu))} CPU (×{fmt_num(growth, 2)})")
             rows.append(row)
         out.append("### Thread scaling: buffer create+destroy on one device\n")
-        out.append("Aggregate pairs per second over all threads; in parentheses the speed-up "
-                   f"over 1 thread of the same configuration ({os.cpu_count()} cores).\n")
+        out.append("Aggregate pairs per second over all threads, and in parentheses the speed-up "
+                   f"over 1 thread of the same configuration ({os.cpu_count()} cores); then the "
+                   "CPU time per pair summed over the threads, and in parentheses its growth over "
+                   "1 thread. Throughput needs idle cores; the CPU per pair does not: ×1.0 means "
+                   "threads do not slow each other down, ×2 means each pair costs twice the CPU "
+                   "(cache lines bouncing between cores, lock hand-offs).\n")
         out.append(table(["config"] + [f"{t} thread{'s' if t > 1 else ''}" for t in threads],
                          rows))
         out.append("")
@@ -743,50 +815,62 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
         out.append(table(["benchmark", "config", "stall", "written", "file size"], rows))
         out.append("")
 
-    if mem_name:
-        out.append("### Resident memory per object\n")
-        out.append(f"`{mem_name}`: VmRSS after creating the buffers minus before, per buffer, in "
-                   "a process of its own. The driver's own cost is the `none` column; a layer's "
-                   "cost is its column minus `none`.\n")
-        rows = []
+    mem_rows = []
+    mem_names = []
+    for group in ("memory", "memory-bound"):
+        mem_name = next((n for n in res.names(group)), None)
+        if not mem_name:
+            continue
+        mem_names.append(mem_name)
         for c in names:
-            s = res.series("memory", c, mem_name, "bytes_per_object")
+            s = res.series(group, c, mem_name, "bytes_per_object")
             if not any(v is not None for v in s):
                 continue
             d = median([a - b if a is not None and b is not None else None for a, b in
-                        zip(s, res.series("memory", "none", mem_name, "bytes_per_object"))])
-            rows.append([f"`{c}`", f"{fmt_num(median(s))} B",
-                         "–" if c == "none" else f"{fmt_num(d)} B",
-                         f"{fmt_num(median(res.series('memory', c, mem_name, 'rss_after_MB')))} MB"])
-        out.append(table(["config", "RSS per buffer", "layer's own cost per object",
-                          "RSS after"], rows))
+                        zip(s, res.series(group, "none", mem_name, "bytes_per_object"))])
+            after = median(res.series(group, c, mem_name, "rss_after_MB"))
+            mem_rows.append([f"`{mem_name}`", f"`{c}`", f"{fmt_num(median(s))} B",
+                             "–" if c == "none" else f"{fmt_num(d)} B", f"{fmt_num(after)} MB"])
+    if mem_rows:
+        out.append("### Resident memory per object\n")
+        out.append("VmRSS after creating the buffers minus before, per buffer, each benchmark in "
+                   "a process of its own; `bound:1`: every buffer also bound to one shared "
+                   "VkDeviceMemory. The driver's own cost is the `none` row; a layer's cost is "
+                   "its row minus `none`.\n")
+        out.append(table(["benchmark", "config", "RSS per buffer", "layer's own cost per object",
+                          "RSS after"], mem_rows))
         out.append("")
 
     # --- Whole programs
     if apps:
         out.append("## Whole programs\n")
-        out.append("Each run is a fresh process; Xvfb for the windowed ones. Peak RSS is the "
-                   "child's `ru_maxrss` (wait4).\n")
+        out.append("Each run is a fresh process; Xvfb for the windowed ones. CPU time is the "
+                   "child's user + system time over all its threads (lavapipe renders on worker "
+                   "threads), per frame, start-up included: less disturbed than wall time by "
+                   "other load on a shared machine. Peak RSS is the child's `ru_maxrss` "
+                   "(wait4).\n")
         for app in apps:
             out.append(f"- **{app.name}**: {app.what}")
         out.append("")
         rows = []
         for app in apps:
             for c in app.configs:
-                runs = res.apps.get(app.name, {}).get(c, [])
-                metric = median([r[0] for r in runs])
-                rss = median([r[2] / 1024 if r[2] else None for r in runs])
-                base_rss = median([r[2] / 1024 if r[2] else None
-                                   for r in res.apps.get(app.name, {}).get("none", [])])
-                ratio = "" if c == "none" else f" ({fmt_ratio(median(app_ratio(res, app.name, c)))})"
-                s = spread([r[0] for r in runs])
+                cells = [app.name, f"`{c}`"]
+                for key in ("ms", "cpu_ms"):
+                    series = app_series(res, app.name, c, key)
+                    cell = f"{fmt_num(median(series), 3)} ms"
+                    if c != "none":
+                        cell += f" ({fmt_ratio(median(app_ratio(res, app.name, c, key)))})"
+                    sp = spread(series)
+                    cells.append(cell + (f" ±{sp / 2:.0f}%" if sp is not None else ""))
+                rss = median(app_series(res, app.name, c, "rss_mb"))
+                base_rss = median(app_series(res, app.name, "none", "rss_mb"))
                 rss_cell = f"{fmt_num(rss)} MB"
                 if c != "none" and rss is not None and base_rss is not None:
                     rss_cell += f" ({rss - base_rss:+.1f} MB)"
-                rows.append([app.name, f"`{c}`",
-                             f"{fmt_num(metric, 3)} ms{ratio}" + (f" ±{s / 2:.1f}%" if s else ""),
-                             rss_cell])
-        out.append(table(["program", "config", "time per frame", "peak RSS"], rows))
+                rows.append(cells + [rss_cell])
+        out.append(table(["program", "config", "wall time per frame", "CPU time per frame",
+                          "peak RSS"], rows))
         out.append("")
 
     # --- Commands
@@ -813,14 +897,40 @@ def render(res, configs, apps, args, probes, commands, elapsed_s):
     return "\n".join(out)
 
 
-def app_ratio(res, app, cfg):
-    a = [r[0] for r in res.apps.get(app, {}).get(cfg, [])]
-    b = [r[0] for r in res.apps.get(app, {}).get("none", [])]
+def app_series(res, app, cfg, key="ms"):
+    return [m.get(key) if m else None for m in res.apps.get(app, {}).get(cfg, [])]
+
+
+def app_ratio(res, app, cfg, key="ms"):
+    a = app_series(res, app, cfg, key)
+    b = app_series(res, app, "none", key)
     return [x / y if x is not None and y else None for x, y in zip(a, b)]
 
 
 # ---------------------------------------------------------------------------------------------
 # Main
+
+
+def rerender(args):
+    with open(args.from_raw) as f:
+        raw = json.load(f)
+    args.quick, args.rounds = raw["quick"], raw["rounds"]
+    res = Results()
+    res.bench, res.apps, res.failures = raw["bench"], raw["apps"], raw["failures"]
+    gate = QuietGate(0, 0)
+    gate.__dict__.update(raw["gate"])
+    res.gate = gate
+    configs = [c for c in make_configs(args.build_dir) if c.name in raw["probes"]]
+    app_configs = [n for n in ("none", "vkleak", "validation-default") if n in raw["probes"]]
+    apps = [a for a in make_apps(args.build_dir, args.quick, app_configs)
+            if a.name in raw["apps_list"]]
+    sys.argv = [sys.argv[0]] + raw["argv"]  # the report shows the measuring command
+    text = render(res, configs, apps, args, raw["probes"], raw["commands"], raw["elapsed_s"],
+                  date=datetime.datetime.fromisoformat(raw["date"]), layer=raw["layer"])
+    with open(args.out, "w") as f:
+        f.write(text)
+    log(f"wrote {args.out} from {args.from_raw}")
+    return 0
 
 
 def main():
@@ -833,9 +943,13 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"), help="report to write")
     ap.add_argument("--rounds", type=int, help="rounds (default 5, --quick 1)")
     ap.add_argument("--configs", help="comma-separated subset of the configurations")
-    ap.add_argument("--groups", help="comma-separated subset of: pairs,frame,snapshot,memory,apps")
+    ap.add_argument("--groups", help="comma-separated subset of: pairs,frame,snapshot,memory,"
+                                     "memory-bound,apps")
     ap.add_argument("--work-dir", help="scratch directory (default: <build>/bench/work)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--from-raw", metavar="JSON",
+                    help="only re-render the report from the raw data a run saved next to its "
+                         "report (<out>.json)")
     ap.add_argument("--max-wait", type=float, default=10.0,
                     help="seconds to wait, before each run, for other processes' load to drop "
                          "below 25%% of the CPUs (0: never wait; --quick never waits)")
@@ -847,9 +961,13 @@ def main():
     if args.rounds is None:
         args.rounds = 1 if args.quick else 5
     t_start = time.monotonic()
+    if args.from_raw:
+        return rerender(args)
 
     if not args.no_build:
         build(args.build_dir, args.jobs)
+    # Now, not at the end: the source tree may change while the run measures what was built.
+    layer = layer_source(args.build_dir)
     bench_bin = os.path.join(args.build_dir, "bench", "vkleak_bench")
     probe_bin = os.path.join(args.build_dir, "bench", "vkleak_bench_probe")
     for b in (bench_bin, probe_bin):
@@ -862,7 +980,7 @@ def main():
         wanted = args.configs.split(",")
         configs = [c for c in configs if c.name in wanted or c.name == "none"]
     names = [c.name for c in configs]
-    groups = set((args.groups or "pairs,frame,snapshot,memory,apps").split(","))
+    groups = set((args.groups or ",".join([g.name for g in GROUPS] + ["apps"])).split(","))
 
     work = os.path.abspath(args.work_dir or os.path.join(args.build_dir, "bench", "work"))
     if os.path.commonpath([work, args.out]) == work:
@@ -968,21 +1086,24 @@ def main():
                     log(f"[round {rnd + 1}/{args.rounds}] {app.name} / {c.name}")
                     gate.wait()
                     r = run(app.cmd, env, work, 600)
-                    metric = None
-                    if r.rc == 0:
-                        if app.parse:
-                            metric = app.parse(r.stdout)
-                        elif app.unit_count:
-                            metric = 1e3 * r.wall_s / app.unit_count
+                    metric = app.measure(r)
                     if metric is None:
                         res.failures.append(f"{app.name} under {c.name}, round {rnd + 1}: exit "
                                             f"{r.rc}: {(r.stderr or r.stdout).strip()[-500:]}")
                         log(res.failures[-1])
-                    res.apps.setdefault(app.name, {}).setdefault(c.name, []).append(
-                        (metric, r.wall_s, r.maxrss_kb))
+                    res.apps.setdefault(app.name, {}).setdefault(c.name, []).append(metric)
 
     res.gate = gate
-    text = render(res, configs, apps, args, probes, commands, time.monotonic() - t_start)
+    raw = os.path.splitext(args.out)[0] + ".json"
+    with open(raw, "w") as f:
+        json.dump({"bench": res.bench, "apps": res.apps, "failures": res.failures,
+                   "probes": probes, "commands": commands, "apps_list": [a.name for a in apps],
+                   "gate": vars(gate), "elapsed_s": time.monotonic() - t_start,
+                   "argv": sys.argv[1:], "date": datetime.datetime.now().astimezone().isoformat(),
+                   "layer": layer, "quick": args.quick,
+                   "rounds": args.rounds}, f, indent=1)
+    text = render(res, configs, apps, args, probes, commands, time.monotonic() - t_start,
+                  layer=layer)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write(text)

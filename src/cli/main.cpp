@@ -5,6 +5,9 @@
 #include <new>
 #include <string>
 
+#include "cli/cmd_diff.h"
+#include "cli/cmd_gate.h"
+#include "cli/cmd_report.h"
 #include "cli/cmd_run.h"
 #include "cli/cmd_show.h"
 #include "cli/common.h"
@@ -39,11 +42,19 @@ int main(int argc, char** argv) {
   vkleak::cli::ShowOptions show_options;
   CLI::App* run = vkleak::cli::add_run_command(&app, &run_options);
   CLI::App* show = vkleak::cli::add_show_command(&app, &show_options);
+  vkleak::cli::ReportFlags report_flags;
+  vkleak::cli::DiffFlags diff_flags;
+  vkleak::cli::GateFlags gate_flags;
+  CLI::App* report = vkleak::cli::add_report_command(&app, &report_flags);
+  CLI::App* diff = vkleak::cli::add_diff_command(&app, &diff_flags);
+  CLI::App* gate = vkleak::cli::add_gate_command(&app, &gate_flags);
   // Set after the subcommands are added, which would otherwise inherit it.
   app.footer(
       "Examples:\n"
       "  vkleak run -- ./my_app --level 3   run under the layer, snapshots in ./vkleak-snapshots\n"
-      "  vkleak show vkleak-snapshots/run-*/vkleak-1234-0002-exit.json");
+      "  vkleak show vkleak-snapshots/run-*/vkleak-1234-0002-exit.json\n"
+      "  vkleak report vkleak-snapshots/run-*        findings of a run\n"
+      "  vkleak gate out --baseline base.json       pass/fail for CI (exit 0/1)");
 
   try {
     app.parse(argc, argv);
@@ -54,6 +65,9 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return vkleak::cli::run_command(run_options);
     if (show->parsed()) return vkleak::cli::show_command(show_options);
+    if (report->parsed()) return vkleak::cli::report_command(report_flags);
+    if (diff->parsed()) return vkleak::cli::diff_command(diff_flags);
+    if (gate->parsed()) return vkleak::cli::gate_command(gate_flags);
   } catch (const std::bad_alloc&) {
     vkleak::cli::print_error("out of memory");
     return vkleak::cli::kExitUsage;

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -17,10 +18,13 @@ class ByteSource {
  public:
   enum class Stop { kNone, kEof, kReadError, kTooLarge, kTokenTooLong };
 
-  ByteSource(int fd, uint64_t max_bytes, uint64_t max_token_bytes)
+  // progress, when set, gets the bytes read added as they are read.
+  ByteSource(int fd, uint64_t max_bytes, uint64_t max_token_bytes,
+             std::atomic<uint64_t>* progress = nullptr)
       : fd_(fd),
         max_bytes_(max_bytes),
         max_token_bytes_(max_token_bytes),
+        progress_(progress),
         buffer_(new char[kBufferBytes]) {}
 
   // Points *cur/*end at the next chunk; false at the end of input or at a limit. The iterator
@@ -54,6 +58,7 @@ class ByteSource {
       return false;
     }
     chunk_size_ = static_cast<size_t>(n);
+    if (progress_ != nullptr) progress_->fetch_add(chunk_size_, std::memory_order_relaxed);
     *end = buffer_.get() + n;
     return true;
   }
@@ -79,6 +84,7 @@ class ByteSource {
   int fd_;
   uint64_t max_bytes_;
   uint64_t max_token_bytes_;
+  std::atomic<uint64_t>* progress_;
   std::unique_ptr<char[]> buffer_;
   const char* const* cursor_ = nullptr;
   uint64_t consumed_ = 0;  // bytes before the current chunk

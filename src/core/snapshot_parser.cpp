@@ -1,5 +1,7 @@
 #include "core/snapshot_parser.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -11,8 +13,11 @@
 #include <utility>
 
 #include "core/byte_source.h"
+#include "core/fast_json.h"
 #include "core/format.h"
 #include "core/hex.h"
+#include "core/record_parser.h"
+#include "core/string_interner.h"
 
 namespace vkleak {
 namespace {
@@ -449,6 +454,9 @@ bool valid_vk_type_name(std::string_view type) {
 // schema. On the first content error it stops caring about the content but keeps scanning the
 // top level for "format" and "version" (unless the input itself is broken), because "not a
 // vkleak snapshot" and "too new" explain a type error better than the type error does.
+// Source tells byte offsets for messages (ByteSource for nlohmann's parser; the fast parser's
+// errors are never shown, see parse_snapshot).
+template <typename Source>
 class SnapshotHandler {
  public:
   enum class ErrorKind { kForeign, kVersion, kContent, kSyntax };
@@ -458,12 +466,12 @@ class SnapshotHandler {
     std::optional<uint64_t> offset;
   };
 
-  SnapshotHandler(Snapshot* snapshot, ByteSource* source, const ReadOptions& options,
+  SnapshotHandler(Snapshot* snapshot, Source* source, const ReadOptions& options,
                   uint64_t size_hint)
       : snap_(*snapshot), src_(*source), options_(options) {
     stack_.reserve(16);
     // Debug names are sparse; this only saves the first rehashes.
-    name_index_.reserve(std::min<uint64_t>(size_hint / 2048, uint64_t{1} << 20));
+    names_.reserve(std::min<uint64_t>(size_hint / 2048, uint64_t{1} << 20));
     stack_.push_back({Ctx::kRoot, nullptr, 0, 0});
   }
 
@@ -501,13 +509,16 @@ class SnapshotHandler {
     if (!error_) error_ = Error{ErrorKind::kSyntax, std::move(message), offset};
   }
 
-  // Fills Snapshot::names from the interning table, without copying the strings.
-  void take_names() {
-    snap_.names.resize(name_index_.size());
-    while (!name_index_.empty()) {
-      auto node = name_index_.extract(name_index_.begin());
-      snap_.names[static_cast<size_t>(node.mapped())] = std::move(node.key());
-    }
+  // The fast parser's shortcut for elements of "objects" (see fast_json.h): the general path
+  // below stays the reference, this one only takes records it can file exactly as it would.
+  bool wants_fast_element() const {
+    // An element opens 3 more levels at most (last_use, edges, an edge).
+    return !draining_ && skip_ == 0 && !error_ && stack_.back().ctx == Ctx::kObjects &&
+           version_seen_ && version_ == 2 && depth_ + 3 <= options_.max_depth;
+  }
+  const char* fast_element(const char* p, const char* end) {
+    const char* next = parse_object_record(p, end, &raw_);
+    return next != nullptr && commit_record(&raw_) ? next : nullptr;
   }
 
   const std::string& parse_error_text() const { return parse_error_text_; }
@@ -746,15 +757,12 @@ class SnapshotHandler {
     return true;
   }
 
-  // The names live only in name_index_ while parsing; take_names() moves them out at the end.
   bool intern_name(std::string& name, int32_t* out) {
-    if (name_index_.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    if (names_.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
       fail("too many distinct debug names");
       return false;
     }
-    auto it =
-        name_index_.try_emplace(std::move(name), static_cast<int32_t>(name_index_.size())).first;
-    *out = it->second;
+    *out = names_.intern(std::move(name));
     return true;
   }
 
@@ -779,6 +787,52 @@ class SnapshotHandler {
     if (snap_.edge_kinds.size() >= 4096) return fail("more than 4096 distinct edge kinds");
     *out = static_cast<uint16_t>(snap_.edge_kinds.size());
     snap_.edge_kinds.push_back(kind);
+    return true;
+  }
+
+  // Files a record read by parse_object_record; false, with nothing kept, when it would not be
+  // filed as is (a limit is reached or a type name is invalid).
+  bool commit_record(RawRecord* r) {
+    const size_t extra = 1 + r->edges.size();
+    if (snap_.objects.size() >= std::numeric_limits<uint32_t>::max() ||
+        !valid_vk_type_name(r->type) || snap_.type_names.size() + extra > 0x10000 ||
+        snap_.edge_kinds.size() + r->edges.size() > 4096 ||
+        names_.size() + extra >= static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
+        r->name.size() > options_.max_token_bytes) {
+      return false;
+    }
+    for (const RawEdge& e : r->edges) {
+      if (e.name.size() > options_.max_token_bytes) return false;
+    }
+    Object& o = r->object;
+    const auto index = static_cast<uint32_t>(snap_.objects.size());
+    if (last_type_ >= 0 && snap_.type_names[static_cast<size_t>(last_type_)] == r->type) {
+      o.type = static_cast<uint16_t>(last_type_);
+    } else {
+      scratch_.assign(r->type);
+      intern_type(scratch_, /*strict=*/true, &o.type);
+    }
+    if (r->has_name) o.name = names_.intern(r->name);
+    if (r->has_last_use) {
+      r->last_use.object = index;
+      snap_.last_uses.push_back(r->last_use);
+    }
+    if (r->has_memory) {
+      r->memory.object = index;
+      snap_.memory_bindings.push_back(r->memory);
+    }
+    for (RawEdge& e : r->edges) {
+      e.edge.from = index;
+      scratch_.assign(e.kind);
+      intern_edge_kind(scratch_, &e.edge.kind);
+      scratch_.assign(e.type);
+      intern_type(scratch_, /*strict=*/false, &e.edge.type);
+      if (e.has_name) e.edge.name = names_.intern(e.name);
+      snap_.edges.push_back(e.edge);
+    }
+    snap_.objects.push_back(o);
+    ++stack_.back().count;
+    src_.mark_event();
     return true;
   }
 
@@ -1469,7 +1523,7 @@ class SnapshotHandler {
   }
 
   Snapshot& snap_;
-  ByteSource& src_;
+  Source& src_;
   const ReadOptions& options_;
 
   std::vector<Level> stack_;
@@ -1493,11 +1547,13 @@ class SnapshotHandler {
   std::vector<uint64_t> frames_;
   Module module_;
   TypeCount count_;
+  RawRecord raw_;        // the fast path's record
+  std::string scratch_;  // the fast path's interning key
   std::string count_key_;
 
   std::unordered_map<std::string, uint16_t> type_index_;
   int last_type_ = -1;
-  std::unordered_map<std::string, int32_t> name_index_;
+  StringInterner names_{&snap_.names};
 
   bool format_seen_ = false;
   bool format_ok_ = false;
@@ -1524,15 +1580,48 @@ std::string parser_message(const std::string& what) {
   return text;
 }
 
+// Byte offsets for the fast parser's handler: its errors are never shown (see below).
+struct NoOffsets {
+  uint64_t offset() const { return 0; }
+  void mark_event() {}
+};
+
+// No object takes less than 128 bytes of JSON, so this never has to grow; the pages past the
+// real count are never touched and cost no memory.
+void reserve_objects(uint64_t size_hint, Snapshot* out) {
+  out->objects.reserve(std::min<uint64_t>(size_hint / 128, uint64_t{16} << 20));
+}
+
+// The fast path: true when the snapshot was read completely and is valid.
+bool parse_fast(int fd, uint64_t size_hint, const ReadOptions& options, Snapshot* out) {
+  reserve_objects(size_hint, out);
+  NoOffsets offsets;
+  SnapshotHandler<NoOffsets> handler(out, &offsets, options, size_hint);
+  const FastJsonResult result = fast_json_parse(fd, &handler, options.max_file_bytes,
+                                                options.max_token_bytes, options.progress_bytes);
+  if (result != FastJsonResult::kOk || handler.finish(true)) return false;
+  return true;
+}
+
 }  // namespace
 
 void parse_snapshot(int fd, const std::string& path, uint64_t size_hint, const ReadOptions& options,
                     Snapshot* out) {
-  // No object takes less than 128 bytes of JSON, so this never has to grow; the pages past the
-  // real count are never touched and cost no memory.
-  out->objects.reserve(std::min<uint64_t>(size_hint / 128, uint64_t{16} << 20));
-  ByteSource source(fd, options.max_file_bytes, options.max_token_bytes);
-  SnapshotHandler handler(out, &source, options, size_hint);
+  // The fast parser first, for seekable files; whatever it cannot settle (any error among them)
+  // is read again by nlohmann's parser, whose messages are the reference.
+  if (options.parser == ParserChoice::kAuto && size_hint > 0 && ::lseek(fd, 0, SEEK_CUR) == 0) {
+    if (parse_fast(fd, size_hint, options, out)) return;
+    if (::lseek(fd, 0, SEEK_SET) != 0) {
+      const int err = errno;
+      throw SnapshotError(path, std::string("cannot seek: ") + std::strerror(err));
+    }
+    std::string kept_path = std::move(out->path);
+    *out = Snapshot{};
+    out->path = std::move(kept_path);
+  }
+  reserve_objects(size_hint, out);
+  ByteSource source(fd, options.max_file_bytes, options.max_token_bytes, options.progress_bytes);
+  SnapshotHandler<ByteSource> handler(out, &source, options, size_hint);
   const bool ok = nlohmann::json::sax_parse(ByteIterator(&source), ByteIterator(), &handler,
                                             nlohmann::json::input_format_t::json,
                                             /*strict=*/true, /*ignore_comments=*/false);
@@ -1573,7 +1662,6 @@ void parse_snapshot(int fd, const std::string& path, uint64_t size_hint, const R
     }
   }
   if (auto error = handler.finish(ok)) throw SnapshotError(path, error->message, error->offset);
-  handler.take_names();
 }
 
 }  // namespace vkleak

@@ -2,6 +2,7 @@
 // 1M-object snapshot costs about its model size in memory.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +10,11 @@
 #include "core/snapshot.h"
 
 namespace vkleak {
+
+enum class ParserChoice {
+  kAuto,       // the fast parser for regular files, nlohmann's when it cannot settle the input
+  kReference,  // nlohmann's SAX parser only
+};
 
 struct ReadOptions {
   // Larger files are refused before parsing.
@@ -18,6 +24,10 @@ struct ReadOptions {
   // Longest single token (string, number) or run of whitespace, so hostile input cannot make the
   // parser buffer gigabytes.
   uint64_t max_token_bytes = uint64_t{16} << 20;
+  ParserChoice parser = ParserChoice::kAuto;
+  // When set, the bytes read are added to it as reading goes (for progress displays; several
+  // readers may share one counter).
+  std::atomic<uint64_t>* progress_bytes = nullptr;
 };
 
 // Reads and validates one snapshot (format versions 1 and 2). Throws SnapshotError on any

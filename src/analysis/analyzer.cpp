@@ -1,0 +1,330 @@
+#include "analysis/analyzer.h"
+
+#include <algorithm>
+#include <unordered_set>
+#include <utility>
+
+#include "analysis/messages.h"
+#include "analysis/rules/rules.h"
+#include "core/format.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+// Keeps, per group, the hits of the snapshot that shows the group at its worst (the later one
+// on a tie: it is the more recent evidence).
+void keep_worst(GroupHits&& hits, std::unordered_map<uint32_t, Hits>* worst) {
+  for (auto& [group, h] : hits) {
+    auto it = worst->find(group);
+    if (it == worst->end()) {
+      worst->emplace(group, std::move(h));
+    } else if (!it->second.worse_than(h)) {
+      it->second = std::move(h);
+    }
+  }
+}
+
+}  // namespace
+
+RunAnalyzer::RunAnalyzer(const AnalysisOptions& options)
+    : options_(options), callsites_(options.symbolize), events_(options_) {}
+
+RunAnalyzer::~RunAnalyzer() = default;
+
+void RunAnalyzer::add(Snapshot snapshot) {
+  if (report_.snapshots.empty()) {
+    report_.pid = snapshot.pid;
+    report_.executable = snapshot.executable;
+  }
+  if (report_.frame_boundary.empty()) report_.frame_boundary = snapshot.frame_boundary;
+  report_.snapshots.push_back(SnapshotInfo{snapshot.path, snapshot.sequence, snapshot.reason,
+                                           snapshot.frame, snapshot.objects.size()});
+  degraded_ |= snapshot.degraded;
+  events_dropped_ += snapshot.events_dropped;
+
+  auto snap = std::make_unique<Snapshot>(std::move(snapshot));
+  auto index = std::make_unique<SnapshotIndex>(*snap, &callsites_, &groups_);
+  events_.add(*index, previous_);
+
+  const bool teardown = is_teardown(*snap);
+  saw_teardown_ |= teardown;
+  saw_exit_ |= snap->reason == "exit";
+  if (teardown || snap->reason == "exit") {
+    for (auto& [group, h] : find_leaks_at_exit(*index, options_)) {
+      auto it = leaks_.find(group);
+      if (it == leaks_.end()) {
+        leaks_.emplace(group, std::move(h));
+      } else {
+        it->second.merge(std::move(h), options_.max_examples);
+      }
+    }
+  }
+  if (!teardown) {
+    // Teardown snapshots show objects mid-destruction (views whose images went first, memory
+    // whose buffers did): only snapshots taken during the run say anything about retention.
+    const RetainedMarks marks = mark_retained(*index, options_.thresholds);
+    std::vector<uint8_t> referrers;
+    keep_worst(find_stale_views(*index, marks, options_, &referrers), &stale_);
+    keep_worst(collect_retained(*index, marks, referrers, options_), &retained_);
+    keep_worst(find_orphaned_memory(*index, options_), &orphaned_);
+    record_series(*index);
+  }
+  events_.resolve_by_name(*index);
+  previous_ = id_callsites(*index);
+  if (!teardown) {
+    last_index_ = std::move(index);  // before the snapshot it points into
+    last_ = std::move(snap);
+  }
+}
+
+void RunAnalyzer::record_series(const SnapshotIndex& index) {
+  const auto point = static_cast<uint32_t>(frames_.size());
+  frames_.push_back(index.snapshot().frame);
+  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> groups;
+  std::vector<std::pair<uint64_t, uint64_t>> types(index.snapshot().type_names.size());
+  for (size_t i = 0; i < index.size(); ++i) {
+    auto& t = types[index.object(i).type];
+    ++t.first;
+    t.second += index.object(i).size;
+    // Memory only one object is bound to is that object's bytes, not a group of its own.
+    if (index.attached(i)) continue;
+    auto& g = groups[index.group(i)];
+    ++g.first;
+    g.second += index.held_bytes(i);
+  }
+  for (const auto& [group, v] : groups) {
+    group_series_[group].push_back(Point{point, v.first, v.second});
+  }
+  for (size_t t = 0; t < types.size(); ++t) {
+    if (types[t].first == 0) continue;
+    type_series_[index.snapshot().type_names[t]].push_back(
+        Point{point, types[t].first, types[t].second});
+  }
+}
+
+Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
+  const GroupTable::Group& g = groups_.at(group);
+  Finding f;
+  f.kind = kind;
+  f.object_type = groups_.type_name(g.type);
+  f.count = h.count;
+  f.bytes = h.bytes;
+  std::sort(h.names.begin(), h.names.end(), natural_less);
+  const size_t shown = std::min<size_t>(h.names.size(), options_.max_names);
+  f.names.assign(h.names.begin(), h.names.begin() + static_cast<std::ptrdiff_t>(shown));
+  f.names_omitted = h.names.size() - shown;
+  f.name_pattern =
+      g.pattern != kNoPattern ? groups_.pattern(g.pattern) : join_patterns(h.primary_names);
+  if (h.primary_names.size() == 1) f.display_name = h.primary_names.front();
+  f.callsite = callsites_.frames(g.callsite);
+  f.callsite_source = g.callsite == kNoCallsiteId ? "none" : "object";
+  f.frames.first = h.first_frame == UINT64_MAX ? 0 : h.first_frame;
+  f.frames.last = h.last_frame;
+  f.frames.snapshot = h.snapshot_frame;
+  f.frames.last_used = h.last_used;
+  f.frames.group_last_used = h.group_last_used;
+  f.examples = std::move(h.examples);
+  f.examples_omitted = h.count > f.examples.size() ? h.count - f.examples.size() : 0;
+  for (auto& [key, r] : h.related) f.related.push_back(r);
+  f.chains = std::move(h.chains);
+  f.chains_omitted = h.chains_total > f.chains.size() ? h.chains_total - f.chains.size() : 0;
+  f.pid = report_.pid;
+  f.snapshot = h.snapshot_path;
+  const Thresholds& t = options_.thresholds;
+  switch (kind) {
+    case FindingKind::kLeakAtExit:
+      f.message = leak_message(f, h);
+      break;
+    case FindingKind::kRetained:
+      f.message = retained_message(f, h, t);
+      break;
+    case FindingKind::kStaleView:
+      f.message = stale_message(f, h, t);
+      break;
+    case FindingKind::kOrphanedMemory:
+      f.message = orphaned_message(f, h, t);
+      break;
+    default:
+      break;
+  }
+  return f;
+}
+
+void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
+  const Thresholds& t = options_.thresholds;
+  size_t first_point = 0;
+  while (first_point < frames_.size() && frames_[first_point] < t.warmup_frames) ++first_point;
+  const size_t points = frames_.size() - first_point;
+  if (points < std::max<uint32_t>(t.growth_min_snapshots, 2)) {
+    report_.notes.push_back("growth not checked: " + std::to_string(points) +
+                            " snapshot(s) taken during the run after the warm-up (frame " +
+                            std::to_string(t.warmup_frames) + "), " +
+                            std::to_string(t.growth_min_snapshots) +
+                            " needed (vkleak run --every N takes them)");
+  }
+
+  struct Candidate {
+    uint32_t group;
+    Series series;
+    GrowthVerdict live, bytes;
+  };
+  std::vector<Candidate> growing;
+  // (growth in bytes, growth in count) -> group and its series, for the HTML report.
+  std::vector<std::pair<std::pair<int64_t, int64_t>, std::pair<uint32_t, Series>>> by_growth;
+  for (const auto& [group, series_points] : group_series_) {
+    Series s;
+    s.frames = frames_;
+    s.live.assign(frames_.size(), 0);
+    s.bytes.assign(frames_.size(), 0);
+    for (const Point& p : series_points) {
+      s.live[p.point] = p.live;
+      s.bytes[p.point] = p.bytes;
+    }
+    if (points >= 2) {
+      const auto grew = [&](const std::vector<uint64_t>& v) {
+        return static_cast<int64_t>(v.back()) - static_cast<int64_t>(v[first_point]);
+      };
+      if (grew(s.bytes) > 0 || grew(s.live) > 0) {
+        by_growth.push_back({{grew(s.bytes), grew(s.live)}, {group, s}});
+      }
+    }
+    if (points < std::max<uint32_t>(t.growth_min_snapshots, 2)) continue;
+    const std::vector<uint64_t> live(s.live.begin() + static_cast<std::ptrdiff_t>(first_point),
+                                     s.live.end());
+    const std::vector<uint64_t> bytes(s.bytes.begin() + static_cast<std::ptrdiff_t>(first_point),
+                                      s.bytes.end());
+    Candidate c{group, std::move(s), judge_growth(live, t), judge_growth(bytes, t)};
+    if (c.live.growing || c.bytes.growing) growing.push_back(std::move(c));
+  }
+
+  // The fastest-growing groups, whose series the HTML report draws.
+  std::sort(by_growth.begin(), by_growth.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second.first < b.second.first;
+  });
+  if (by_growth.size() > options_.series_groups) by_growth.resize(options_.series_groups);
+
+  // Names, examples and memory of those groups, from the last snapshot of the run.
+  std::unordered_map<uint32_t, Hits> described;
+  if (last_index_ && (!growing.empty() || !by_growth.empty())) {
+    std::unordered_set<uint32_t> wanted;
+    for (const Candidate& c : growing) wanted.insert(c.group);
+    for (const auto& entry : by_growth) wanted.insert(entry.second.first);
+    HitCollector hits(*last_index_, options_.max_examples);
+    for (size_t i = 0; i < last_index_->size(); ++i) {
+      if (last_index_->attached(i) || !wanted.count(last_index_->group(i))) continue;
+      HitCollector::Pending& entry = hits.add(last_index_->group(i), i, 0);
+      for (size_t m : last_index_->attached_memory(i)) {
+        hits.relate(&entry, "memory", m, last_index_->object(m).size);
+      }
+    }
+    described = hits.finish();
+  }
+  for (const auto& entry : by_growth) {
+    const auto& [group, series] = entry.second;
+    const GroupTable::Group& g = groups_.at(group);
+    GroupSeries gs;
+    gs.object_type = groups_.type_name(g.type);
+    gs.name_pattern = g.pattern != kNoPattern ? groups_.pattern(g.pattern)
+                                              : join_patterns(described[group].primary_names);
+    const std::vector<Frame>& frames = callsites_.frames(g.callsite);
+    if (!frames.empty()) {
+      gs.function = frames.front().function.empty() ? frames.front().text : frames.front().function;
+    }
+    gs.live = series.live;
+    gs.bytes = series.bytes;
+    report_.series.groups.push_back(std::move(gs));
+  }
+  for (Candidate& c : growing) {
+    Hits h = std::move(described[c.group]);
+    const size_t last = c.series.frames.size() - 1;
+    h.count = c.series.live[last];
+    h.bytes = c.series.bytes[last];
+    Finding f = make_finding(FindingKind::kGrowth, c.group, std::move(h));
+    f.frames.first = c.series.frames[first_point];
+    f.frames.last = c.series.frames[last];
+    f.frames.last_used.reset();
+    f.series = std::move(c.series);
+    f.message = growth_message(f, first_point, c.live, c.bytes);
+    findings->push_back(std::move(f));
+  }
+}
+
+RunReport RunAnalyzer::finish() {
+  std::vector<Finding> findings;
+  add_growth_findings(&findings);
+  for (auto& [group, h] : leaks_) {
+    findings.push_back(make_finding(FindingKind::kLeakAtExit, group, std::move(h)));
+  }
+  for (auto& [group, h] : retained_) {
+    findings.push_back(make_finding(FindingKind::kRetained, group, std::move(h)));
+  }
+  for (auto& [group, h] : stale_) {
+    findings.push_back(make_finding(FindingKind::kStaleView, group, std::move(h)));
+    for (const Chain& c : findings.back().chains) report_.series.chains.push_back(c);
+  }
+  for (auto& [group, h] : orphaned_) {
+    findings.push_back(make_finding(FindingKind::kOrphanedMemory, group, std::move(h)));
+  }
+  for (EventRule::Group& g : events_.take()) {
+    Finding f;
+    f.kind = g.kind;
+    f.object_type = g.type;
+    f.count = g.count;
+    std::sort(g.names.begin(), g.names.end(), natural_less);
+    const size_t shown = std::min<size_t>(g.names.size(), options_.max_names);
+    f.names.assign(g.names.begin(), g.names.begin() + static_cast<std::ptrdiff_t>(shown));
+    f.names_omitted = g.names.size() - shown;
+    f.name_pattern = g.pattern;
+    if (g.names.size() == 1) f.display_name = g.names.front();
+    if (g.callsite != UINT32_MAX) f.callsite = callsites_.frames(g.callsite);
+    f.callsite_source = g.callsite != UINT32_MAX ? g.callsite_source : "none";
+    f.frames.first = g.first_frame;
+    f.frames.last = g.last_frame;
+    f.events = std::move(g.examples);
+    f.events_omitted = g.count - f.events.size();
+    f.pid = report_.pid;
+    f.snapshot = g.snapshot;
+    f.message = event_message(f);
+    findings.push_back(std::move(f));
+  }
+  rank_findings(&findings);
+  report_.findings = std::move(findings);
+
+  report_.series.frames = frames_;
+  for (const auto& [type, points] : type_series_) {
+    TypeSeries ts;
+    ts.type = type;
+    ts.live.assign(frames_.size(), 0);
+    ts.bytes.assign(frames_.size(), 0);
+    for (const Point& p : points) {
+      ts.live[p.point] = p.live;
+      ts.bytes[p.point] = p.bytes;
+    }
+    report_.series.types.push_back(std::move(ts));
+  }
+  std::sort(report_.series.types.begin(), report_.series.types.end(),
+            [](const TypeSeries& a, const TypeSeries& b) { return a.type < b.type; });
+
+  if (!saw_teardown_ && !saw_exit_) {
+    report_.notes.push_back(
+        "leaks at exit not checked: no device_destroy, instance_destroy or exit snapshot (did "
+        "the application crash or is it still running?)");
+  }
+  if (degraded_) {
+    report_.notes.push_back("the layer's tracking was degraded (out of memory): counts may be low");
+  }
+  if (events_dropped_ > 0) {
+    report_.notes.push_back(format_count(events_dropped_) +
+                            " events were dropped by the layer (its event buffer was full)");
+  }
+  if (events_.duplicate_handles() > 0) {
+    report_.notes.push_back(format_count(events_.duplicate_handles()) +
+                            " duplicate handles were returned by the driver (counted, not errors)");
+  }
+  last_index_.reset();
+  last_.reset();
+  return std::move(report_);
+}
+
+}  // namespace vkleak::analysis

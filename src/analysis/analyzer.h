@@ -1,0 +1,66 @@
+// Analyses one run: the snapshots of one process, fed in sequence order, one at a time (a run
+// may hold more snapshots than fit in memory together). Per-snapshot rules run as each arrives;
+// what spans the run (growth, events, leaks at exit over several teardowns) is settled by
+// finish().
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/callsites.h"
+#include "analysis/finding.h"
+#include "analysis/grouping.h"
+#include "analysis/hits.h"
+#include "analysis/options.h"
+#include "analysis/rules/events.h"
+#include "analysis/snapshot_index.h"
+#include "core/snapshot.h"
+
+namespace vkleak::analysis {
+
+class RunAnalyzer {
+ public:
+  explicit RunAnalyzer(const AnalysisOptions& options);
+  ~RunAnalyzer();
+  RunAnalyzer(const RunAnalyzer&) = delete;
+  RunAnalyzer& operator=(const RunAnalyzer&) = delete;
+
+  // The next snapshot of the run. The last one taken during the run (not at teardown) is kept
+  // until finish(): growth findings describe its objects.
+  void add(Snapshot snapshot);
+  RunReport finish();
+
+ private:
+  struct Point {
+    uint32_t point;  // index into frames_
+    uint64_t live;
+    uint64_t bytes;
+  };
+
+  void record_series(const SnapshotIndex& index);
+  void add_growth_findings(std::vector<Finding>* findings);
+  Finding make_finding(FindingKind kind, uint32_t group, Hits&& hits);
+
+  AnalysisOptions options_;
+  CallsiteTable callsites_;
+  GroupTable groups_;
+  RunReport report_;
+  std::unordered_map<uint32_t, Hits> leaks_;     // summed over teardown snapshots
+  std::unordered_map<uint32_t, Hits> retained_;  // the worst snapshot of each group
+  std::unordered_map<uint32_t, Hits> stale_;
+  std::unordered_map<uint32_t, Hits> orphaned_;
+  EventRule events_;
+  IdCallsites previous_;
+  std::vector<uint64_t> frames_;  // of the snapshots taken during the run
+  std::unordered_map<uint32_t, std::vector<Point>> group_series_;
+  std::unordered_map<std::string, std::vector<Point>> type_series_;
+  std::unique_ptr<Snapshot> last_;
+  std::unique_ptr<SnapshotIndex> last_index_;
+  bool saw_teardown_ = false;
+  bool saw_exit_ = false;
+  bool degraded_ = false;
+  uint64_t events_dropped_ = 0;
+};
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,74 @@
+#include "analysis/callsites.h"
+
+#include <set>
+#include <utility>
+
+#include "core/hex.h"
+#include "core/module_map.h"
+
+namespace vkleak::analysis {
+
+std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
+  Process& process = processes_[snapshot.pid];
+  // Modules only get added during a run: keep the union, so every address finds its module.
+  std::set<std::pair<std::string, uint64_t>> known;
+  for (const Module& m : process.modules) known.emplace(m.path, m.base);
+  for (const Module& m : snapshot.modules) {
+    if (known.emplace(m.path, m.base).second) {
+      process.modules.push_back(m);
+      process.symbolizer.reset();
+    }
+  }
+
+  const ModuleMap map(snapshot.modules);
+  std::vector<uint32_t> ids;
+  ids.reserve(snapshot.callsites.size());
+  std::string key;
+  for (const std::vector<uint64_t>& addresses : snapshot.callsites) {
+    key.clear();
+    for (uint64_t address : addresses) {
+      const int m = map.find(address);
+      if (m >= 0) {
+        const Module& module = snapshot.modules[static_cast<size_t>(m)];
+        key += base_name(module.path);
+        key += '+';
+        key += format_hex(address - module.bias);
+      } else {
+        key += format_hex(address);
+      }
+      key += ';';
+    }
+    auto [it, added] = by_key_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
+    if (added) entries_.push_back(Entry{addresses, snapshot.pid, false, {}});
+    ids.push_back(it->second);
+  }
+  return ids;
+}
+
+const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
+  static const std::vector<Frame> kNone;
+  if (id >= entries_.size()) return kNone;
+  Entry& entry = entries_[id];
+  if (entry.symbolized) return entry.frames;
+  entry.symbolized = true;
+  Process& process = processes_[entry.pid];
+  if (!process.symbolizer) {
+    process.symbolizer =
+        std::make_unique<Symbolizer>(process.modules, SymbolizerOptions{symbolize_});
+  }
+  Symbolizer& symbolizer = *process.symbolizer;
+  const size_t skip = leading_runtime_frames(entry.addresses, symbolizer.module_map());
+  for (size_t i = skip; i < entry.addresses.size(); ++i) {
+    const SymbolizedFrame& f = symbolizer.symbolize(entry.addresses[i]);
+    Frame frame;
+    frame.text = f.to_string();
+    frame.function = f.function;
+    frame.file = f.file;
+    frame.line = f.line;
+    frame.module = f.module_name;
+    entry.frames.push_back(std::move(frame));
+  }
+  return entry.frames;
+}
+
+}  // namespace vkleak::analysis

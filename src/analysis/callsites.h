@@ -1,0 +1,52 @@
+// Creation call sites across snapshots, by identity: each frame as module file name + offset, so
+// the same call site in two snapshots (or two runs of one binary, whatever the load addresses)
+// is one id. Symbolized on demand, with the modules of the process that recorded it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/finding.h"
+#include "core/snapshot.h"
+#include "core/symbolizer.h"
+
+namespace vkleak::analysis {
+
+inline constexpr uint32_t kNoCallsiteId = UINT32_MAX;
+
+class CallsiteTable {
+ public:
+  explicit CallsiteTable(bool symbolize = true) : symbolize_(symbolize) {}
+
+  // Ids for the snapshot's call sites: result[i] is the id of snapshot.callsites[i].
+  std::vector<uint32_t> add_snapshot(const Snapshot& snapshot);
+
+  size_t size() const { return entries_.size(); }
+
+  // The frames of call site id, innermost application frame first (the Vulkan loader's and
+  // layers' frames left out). Empty for kNoCallsiteId.
+  const std::vector<Frame>& frames(uint32_t id);
+
+ private:
+  struct Entry {
+    std::vector<uint64_t> addresses;
+    uint64_t pid = 0;
+    bool symbolized = false;
+    std::vector<Frame> frames;
+  };
+  struct Process {
+    std::vector<Module> modules;
+    std::unique_ptr<Symbolizer> symbolizer;  // made on first use
+  };
+
+  bool symbolize_;
+  std::unordered_map<std::string, uint32_t> by_key_;
+  std::vector<Entry> entries_;
+  std::map<uint64_t, Process> processes_;  // by pid
+};
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,34 @@
+#include "analysis/gate.h"
+
+namespace vkleak::analysis {
+
+GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
+                       const Baseline* baseline, const GatePolicy& policy) {
+  GateSummary summary;
+  summary.max_findings = policy.max_findings;
+  for (FindingKind k : kAllKinds) {
+    if (policy.fail_on.empty() || policy.fail_on.count(k)) summary.fail_on.push_back(kind_name(k));
+  }
+  for (RunReport& run : doc->runs) {
+    for (Finding& f : run.findings) {
+      if (const SuppressionRule* rule = suppressions ? suppressions->match(f) : nullptr) {
+        f.status = "suppressed";
+        f.suppressed_by = rule->text;
+        ++summary.suppressed;
+      } else if (baseline != nullptr && baseline->contains(f)) {
+        f.status = "baseline";
+        ++summary.baseline;
+      } else if (!policy.fail_on.empty() && !policy.fail_on.count(f.kind)) {
+        f.status = "ignored";
+      } else {
+        f.status = "new";
+        ++summary.new_findings;
+      }
+    }
+  }
+  summary.pass = summary.new_findings <= policy.max_findings;
+  doc->gate = summary;
+  return summary;
+}
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,24 @@
+// The gate's policy: which findings are new (not suppressed, not in the baseline, of a kind that
+// counts) and whether there are more of them than allowed.
+#pragma once
+
+#include <cstdint>
+#include <set>
+
+#include "analysis/baseline.h"
+#include "analysis/output.h"
+#include "analysis/suppressions.h"
+
+namespace vkleak::analysis {
+
+struct GatePolicy {
+  uint64_t max_findings = 0;      // new findings allowed
+  std::set<FindingKind> fail_on;  // empty: every kind
+};
+
+// Marks each finding "new", "baseline", "suppressed" or "ignored" (a kind that does not count)
+// and returns the verdict; also stores it in doc->gate.
+GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
+                       const Baseline* baseline, const GatePolicy& policy);
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,149 @@
+#include "analysis/messages.h"
+
+#include "core/format.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+std::string plural(uint64_t n, const std::string& one) {
+  return format_count(n) + " " + one;
+}
+
+std::string frame_range(uint64_t first, uint64_t last) {
+  return first == last ? "frame " + std::to_string(first)
+                       : "frames " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+std::string subject(const Finding& f) {
+  std::string s = plural(f.count, f.object_type);
+  const std::string name = quoted_pattern(f);
+  if (!name.empty()) s += " " + name;
+  return s;
+}
+
+// ", with their 300 VkDeviceMemory (18.8 MiB)", "; holding 33 VkDescriptorSet"
+std::string related_text(const Finding& f) {
+  std::string out;
+  for (const Related& r : f.related) {
+    if (r.relation == "memory") {
+      out += ", with the " + plural(r.count, r.type) + " only they are bound to (" +
+             format_bytes(r.bytes) + ")";
+    } else if (r.relation == "pool children") {
+      out += ", holding " + plural(r.count, r.type);
+    }
+  }
+  return out;
+}
+
+std::string chain_text(const Chain& c) {
+  std::string out;
+  for (const ChainLink& l : c.links) {
+    if (!out.empty()) out += " -> ";
+    out += l.type;
+    if (l.name) out += " " + quote_printable(*l.name, 60);
+    if (l.state == "destroyed") {
+      out += " (destroyed";
+      if (l.destroyed_frame) out += " in frame " + std::to_string(*l.destroyed_frame);
+      out += ")";
+    } else if (l.state == "retained") {
+      out += " (retained)";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string quoted_pattern(const Finding& f) {
+  const std::string& name = f.display_name.empty() ? f.name_pattern : f.display_name;
+  return name.empty() ? "" : quote_printable(name, 80);
+}
+
+std::string leak_message(const Finding& f, const Hits& h) {
+  std::string where;
+  if (h.snapshot_reason == "device_destroy") {
+    where = "at vkDestroyDevice";
+  } else if (h.snapshot_reason == "instance_destroy") {
+    where = "at vkDestroyInstance";
+  } else {
+    where = "at exit (the application never destroyed its instance)";
+  }
+  return subject(f) + " still alive " + where + " (frame " + std::to_string(h.snapshot_frame) +
+         "), created in " + frame_range(f.frames.first, f.frames.last) + related_text(f) +
+         (f.bytes > 0 ? ": " + format_bytes(f.bytes) + " leaked." : ".");
+}
+
+std::string retained_message(const Finding& f, const Hits& h, const Thresholds& t) {
+  std::string text = subject(f) + " not used by any submission for " +
+                     std::to_string(t.min_frames_unused) + "+ frames (created in " +
+                     frame_range(f.frames.first, f.frames.last);
+  if (h.last_used)
+    text += ", last used in frame " + std::to_string(*h.last_used) + " at the latest";
+  text += ") while a newer one of the same group is in use";
+  if (h.group_last_used) text += " (frame " + std::to_string(*h.group_last_used) + ")";
+  return text + ": superseded but never freed. They hold " + format_bytes(f.bytes) +
+         related_text(f) + " (snapshot at frame " + std::to_string(h.snapshot_frame) + ").";
+}
+
+std::string stale_message(const Finding& f, const Hits& h, const Thresholds& t) {
+  std::string text;
+  if (h.stale_pinning > 0) {
+    text += plural(h.stale_pinning, f.object_type) + " " + quoted_pattern(f) +
+            (h.stale_pinning == 1 ? " pins" : " pin") + " retained objects (unused for " +
+            std::to_string(t.min_frames_unused) + "+ frames, superseded), keeping " +
+            format_bytes(f.bytes) + " alive";
+  }
+  if (h.stale_dangling > 0) {
+    if (!text.empty()) text += "; ";
+    text += plural(h.stale_dangling, f.object_type) + " " + quoted_pattern(f) +
+            (h.stale_dangling == 1 ? " references" : " reference") + " destroyed objects";
+    if (h.stale_first_destroyed) {
+      text +=
+          " (destroyed in " + frame_range(*h.stale_first_destroyed, *h.stale_last_destroyed) + ")";
+    }
+  }
+  if (!f.chains.empty()) text += ". For example: " + chain_text(f.chains.front());
+  return text + " (snapshot at frame " + std::to_string(h.snapshot_frame) + ").";
+}
+
+std::string orphaned_message(const Finding& f, const Hits& h, const Thresholds& t) {
+  std::string text = subject(f) + " with nothing bound to it, unused for " +
+                     std::to_string(t.min_frames_unused) + "+ frames (allocated in " +
+                     frame_range(f.frames.first, f.frames.last);
+  if (h.last_used)
+    text += ", last used in frame " + std::to_string(*h.last_used) + " at the latest";
+  return text + "): " + format_bytes(f.bytes) + " held for nothing (snapshot at frame " +
+         std::to_string(h.snapshot_frame) + ").";
+}
+
+std::string growth_message(const Finding& f, size_t first_point, const GrowthVerdict& live,
+                           const GrowthVerdict& bytes) {
+  const Series& s = *f.series;
+  const size_t last = s.frames.size() - 1;
+  std::string text = "Live " + f.object_type;
+  const std::string name = quoted_pattern(f);
+  if (!name.empty()) text += " " + name;
+  text += " rose from " + format_count(s.live[first_point]) + " to " + format_count(s.live[last]);
+  if (s.bytes[last] > 0) {
+    text += " (" + format_bytes(s.bytes[first_point]) + " to " + format_bytes(s.bytes[last]) + ")";
+  }
+  text += " over " + std::to_string(last - first_point + 1) + " snapshots, " +
+          frame_range(s.frames[first_point], s.frames[last]) + ", ";
+  const GrowthVerdict& v = live.growing ? live : bytes;
+  text += std::string(live.growing ? "the count" : "the bytes") + " rising in " +
+          std::to_string(v.rises) + " of " + std::to_string(v.intervals) + " intervals.";
+  return text;
+}
+
+std::string event_message(const Finding& f) {
+  if (f.events.empty()) return "";
+  if (f.count == 1) return f.events.front().message;
+  const std::string what = f.kind == FindingKind::kDestroyedInFlight
+                               ? " destroyed while a submission using them was in flight, in "
+                               : " destroyed or freed invalidly, in ";
+  return subject(f) + what + frame_range(f.frames.first, f.frames.last) +
+         ". First: " + f.events.front().message;
+}
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,55 @@
+// The output formats of report and gate: JSON (the versioned findings document that the HTML
+// report, baselines and other tools read), text, Markdown, JUnit XML and SARIF 2.1.0.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/finding.h"
+#include "analysis/options.h"
+#include "core/format.h"
+
+namespace vkleak::analysis {
+
+inline constexpr int kFindingsVersion = 1;
+
+// What `vkleak gate` decided.
+struct GateSummary {
+  bool pass = true;
+  uint64_t new_findings = 0;
+  uint64_t baseline = 0;
+  uint64_t suppressed = 0;
+  uint64_t max_findings = 0;         // new findings allowed
+  std::vector<std::string> fail_on;  // kinds that count
+};
+
+struct ReportDocument {
+  std::vector<RunReport> runs;
+  Thresholds thresholds;
+  std::optional<GateSummary> gate;
+
+  size_t finding_count() const;
+};
+
+// {"format": "vkleak-findings", "version": 1, ...}: see src/schema/vkleak-findings.schema.json.
+nlohmann::json findings_json(const ReportDocument& doc);
+std::string render_text(const ReportDocument& doc, const Style& style);
+std::string render_markdown(const ReportDocument& doc);
+std::string render_junit(const ReportDocument& doc);
+// source_root: paths of source files under it become relative URIs (what code-scanning
+// services expect); others stay absolute file: URIs.
+nlohmann::json render_sarif(const ReportDocument& doc, const std::string& source_root);
+
+// Shared by the formats.
+std::string finding_title(const Finding& f);  // "VkBuffer \"wrapper.vertices\""
+// The innermost application frame that has a source file, or nullptr.
+const Frame* source_frame(const Finding& f);
+// "GpuBuffer::GpuBuffer(...) (file.cpp:52)": the innermost application frame, short.
+std::string callsite_summary(const Finding& f);
+// Findings of all runs, in the order shown (runs in order, each ranked).
+std::vector<const Finding*> all_findings(const ReportDocument& doc);
+
+}  // namespace vkleak::analysis

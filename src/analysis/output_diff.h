@@ -1,0 +1,16 @@
+// The output of `vkleak diff`: text, or JSON ({"format": "vkleak-diff", "version": 1}).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analysis/diff.h"
+#include "core/format.h"
+
+namespace vkleak::analysis {
+
+// top: call sites shown (0: all).
+std::string render_diff_text(const DiffResult& diff, const Style& style, size_t top);
+nlohmann::json diff_json(const DiffResult& diff);
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,203 @@
+#include <map>
+
+#include "analysis/output.h"
+#include "core/hex.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json frame_json(const Frame& f) {
+  return {{"text", f.text},
+          {"function", f.function.empty() ? json(nullptr) : json(f.function)},
+          {"file", f.file.empty() ? json(nullptr) : json(f.file)},
+          {"line", f.file.empty() ? json(nullptr) : json(f.line)},
+          {"module", f.module.empty() ? json(nullptr) : json(f.module)}};
+}
+
+json series_json(const Series& s) {
+  return {{"frames", s.frames}, {"live", s.live}, {"bytes", s.bytes}};
+}
+
+json chain_json(const Chain& c) {
+  json links = json::array();
+  for (const ChainLink& l : c.links) {
+    json link = {{"id", l.id},
+                 {"type", l.type},
+                 {"name", opt(l.name)},
+                 {"state", l.state},
+                 {"bytes", l.bytes}};
+    if (l.destroyed_frame) link["destroyed_frame"] = *l.destroyed_frame;
+    links.push_back(std::move(link));
+  }
+  return {{"bytes", c.bytes}, {"links", std::move(links)}};
+}
+
+json finding_json(const Finding& f) {
+  json callsite = json::array();
+  json callsite_frames = json::array();
+  for (const Frame& frame : f.callsite) {
+    callsite.push_back(frame.text);
+    callsite_frames.push_back(frame_json(frame));
+  }
+  json location = nullptr;
+  if (const Frame* s = source_frame(f)) {
+    location = {{"function", s->function.empty() ? json(nullptr) : json(s->function)},
+                {"file", s->file},
+                {"line", s->line}};
+  }
+  json frames = {{"first", f.frames.first}, {"last", f.frames.last}};
+  if (f.frames.snapshot) frames["snapshot"] = *f.frames.snapshot;
+  if (f.frames.last_used) frames["last_used"] = *f.frames.last_used;
+  if (f.frames.group_last_used) frames["group_last_used"] = *f.frames.group_last_used;
+
+  json examples = json::array();
+  for (const ExampleObject& e : f.examples) {
+    examples.push_back({{"id", e.id},
+                        {"type", e.type},
+                        {"handle", format_hex(e.handle)},
+                        {"name", opt(e.name)},
+                        {"frame", e.frame},
+                        {"bytes", e.bytes},
+                        {"last_use_frame", opt(e.last_use_frame)}});
+  }
+  json related = json::array();
+  for (const Related& r : f.related) {
+    related.push_back(
+        {{"relation", r.relation}, {"type", r.type}, {"count", r.count}, {"bytes", r.bytes}});
+  }
+  json chains = json::array();
+  for (const Chain& c : f.chains) chains.push_back(chain_json(c));
+  json events = json::array();
+  for (const EventExample& e : f.events) {
+    json submission = nullptr;
+    if (e.submission_serial) {
+      submission = {{"queue", *e.submission_queue},
+                    {"serial", *e.submission_serial},
+                    {"frame", *e.submission_frame}};
+    }
+    events.push_back({{"frame", e.frame},
+                      {"object", opt(e.object)},
+                      {"name", opt(e.name)},
+                      {"submission", submission},
+                      {"path", e.path},
+                      {"message", e.message}});
+  }
+
+  json j = {{"kind", kind_name(f.kind)},
+            {"severity", kind_is_error(f.kind) ? "error" : "warning"},
+            {"object_type", f.object_type},
+            {"count", f.count},
+            {"bytes", f.bytes},
+            {"names", f.names},
+            {"names_omitted", f.names_omitted},
+            {"name_pattern", f.name_pattern},
+            {"display_name", f.display_name.empty() ? json(nullptr) : json(f.display_name)},
+            {"callsite", std::move(callsite)},
+            {"callsite_frames", std::move(callsite_frames)},
+            {"callsite_source", f.callsite_source},
+            {"function", f.function().empty() ? json(nullptr) : json(f.function())},
+            {"location", std::move(location)},
+            {"frames", std::move(frames)},
+            {"message", f.message},
+            {"examples", std::move(examples)},
+            {"examples_omitted", f.examples_omitted},
+            {"related", std::move(related)},
+            {"chains_omitted", f.chains_omitted},
+            {"chains", std::move(chains)},
+            {"events", std::move(events)},
+            {"events_omitted", f.events_omitted},
+            {"pid", f.pid},
+            {"snapshot", f.snapshot},
+            {"fingerprint", f.fingerprint()}};
+  if (f.series) j["series"] = series_json(*f.series);
+  if (!f.status.empty()) j["status"] = f.status;
+  if (!f.suppressed_by.empty()) j["suppressed_by"] = f.suppressed_by;
+  return j;
+}
+
+json run_series_json(const RunSeries& s) {
+  json types = json::array();
+  for (const TypeSeries& t : s.types) {
+    types.push_back({{"type", t.type}, {"live", t.live}, {"bytes", t.bytes}});
+  }
+  json groups = json::array();
+  for (const GroupSeries& g : s.groups) {
+    groups.push_back({{"object_type", g.object_type},
+                      {"name_pattern", g.name_pattern},
+                      {"function", g.function},
+                      {"live", g.live},
+                      {"bytes", g.bytes}});
+  }
+  json chains = json::array();
+  for (const Chain& c : s.chains) chains.push_back(chain_json(c));
+  return {{"frames", s.frames},
+          {"types", std::move(types)},
+          {"groups", std::move(groups)},
+          {"chains", std::move(chains)}};
+}
+
+}  // namespace
+
+json findings_json(const ReportDocument& doc) {
+  json runs = json::array();
+  json findings = json::array();
+  std::map<std::string, uint64_t> by_kind;
+  for (FindingKind k : kAllKinds) by_kind[kind_name(k)] = 0;
+  for (const RunReport& r : doc.runs) {
+    json snapshots = json::array();
+    for (const SnapshotInfo& s : r.snapshots) {
+      snapshots.push_back({{"path", s.path},
+                           {"sequence", s.sequence},
+                           {"reason", s.reason},
+                           {"frame", s.frame},
+                           {"objects", s.objects}});
+    }
+    runs.push_back(
+        {{"pid", r.pid},
+         {"executable", r.executable.empty() ? json(nullptr) : json(r.executable)},
+         {"frame_boundary", r.frame_boundary.empty() ? json(nullptr) : json(r.frame_boundary)},
+         {"snapshots", std::move(snapshots)},
+         {"notes", r.notes},
+         {"findings", r.findings.size()},
+         {"series", run_series_json(r.series)}});
+    for (const Finding& f : r.findings) {
+      findings.push_back(finding_json(f));
+      ++by_kind[kind_name(f.kind)];
+    }
+  }
+  const Thresholds& t = doc.thresholds;
+  json j = {{"format", "vkleak-findings"},
+            {"version", kFindingsVersion},
+            {"producer", {{"name", "vkleak"}, {"version", VKLEAK_VERSION}}},
+            {"thresholds",
+             {{"min_frames_unused", t.min_frames_unused},
+              {"min_frames_stale", t.min_frames_stale},
+              {"warmup", t.warmup_frames},
+              {"growth_min_snapshots", t.growth_min_snapshots},
+              {"growth_min_rises", t.growth_min_rises}}},
+            {"summary", {{"findings", findings.size()}, {"by_kind", by_kind}}},
+            {"runs", runs},
+            // The first run's series at the top, for single-run documents (the usual case).
+            {"series", doc.runs.empty() ? json(nullptr) : runs[0]["series"]},
+            {"findings", std::move(findings)}};
+  if (doc.gate) {
+    const GateSummary& g = *doc.gate;
+    j["gate"] = {{"result", g.pass ? "pass" : "fail"},
+                 {"new", g.new_findings},
+                 {"baseline", g.baseline},
+                 {"suppressed", g.suppressed},
+                 {"max_findings", g.max_findings},
+                 {"fail_on", g.fail_on}};
+  }
+  return j;
+}
+
+}  // namespace vkleak::analysis

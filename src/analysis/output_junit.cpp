@@ -1,0 +1,87 @@
+// JUnit XML, as CI systems read it: one test case per finding kind, failing with the findings of
+// that kind (for the gate: the new ones; the others are listed in system-out).
+#include <map>
+
+#include "analysis/output.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+// XML 1.0 text: escapes markup and drops characters XML cannot carry at all.
+std::string xml(const std::string& text) {
+  std::string out;
+  for (char ch : printable(text)) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+std::string describe(const Finding& f) {
+  std::string text = finding_title(f) + ": " + f.message;
+  if (!f.callsite.empty()) text += "\n    created at " + f.callsite.front().text;
+  if (f.pid != 0) text += "\n    pid " + std::to_string(f.pid) + ", " + f.snapshot;
+  return text;
+}
+
+}  // namespace
+
+std::string render_junit(const ReportDocument& doc) {
+  std::map<FindingKind, std::vector<const Finding*>> failing, passing;
+  for (const Finding* f : all_findings(doc)) {
+    const bool fails = !doc.gate || f->status == "new";
+    (fails ? failing : passing)[f->kind].push_back(f);
+  }
+  size_t failures = 0;
+  for (const auto& [kind, list] : failing) failures += list.empty() ? 0 : 1;
+  const size_t tests = std::size(kAllKinds);
+
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<testsuites name=\"vkleak\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
+         std::to_string(failures) + "\" errors=\"0\">\n";
+  out += "  <testsuite name=\"vkleak\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
+         std::to_string(failures) + "\" errors=\"0\" skipped=\"0\">\n";
+  for (FindingKind kind : kAllKinds) {
+    out += "    <testcase classname=\"vkleak\" name=\"" + std::string(kind_name(kind)) + "\">\n";
+    const auto& fails = failing[kind];
+    if (!fails.empty()) {
+      std::string body;
+      for (size_t i = 0; i < fails.size(); ++i) {
+        body += std::to_string(i + 1) + ". " + describe(*fails[i]) + "\n";
+      }
+      out += "      <failure type=\"" + std::string(kind_name(kind)) + "\" message=\"" +
+             xml(std::to_string(fails.size()) + (fails.size() == 1 ? " finding: " : " findings: ") +
+                 kind_description(kind)) +
+             "\">" + xml(body) + "</failure>\n";
+    }
+    const auto& others = passing[kind];
+    if (!others.empty()) {
+      std::string body;
+      for (const Finding* f : others) body += "[" + f->status + "] " + describe(*f) + "\n";
+      out += "      <system-out>" + xml(body) + "</system-out>\n";
+    }
+    out += "    </testcase>\n";
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+}  // namespace vkleak::analysis

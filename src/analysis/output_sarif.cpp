@@ -1,0 +1,151 @@
+// SARIF 2.1.0 (OASIS), the format code-scanning services read: one rule per finding kind, one
+// result per finding, located at the creation call site's source line.
+#include <cstdio>
+
+#include "analysis/output.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+using nlohmann::json;
+
+// FNV-1a: a fingerprint that stays the same across builds and platforms (std::hash does not).
+std::string stable_hash(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// RFC 3986 path characters as they are, everything else percent-encoded.
+std::string uri_path(const std::string& path) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
+        c == '-' || c == '_' || c == '.' || c == '~' || c == '+') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string with_slash(std::string dir) {
+  if (dir.empty() || dir.back() != '/') dir += '/';
+  return dir;
+}
+
+json artifact(const std::string& file, const std::string& root) {
+  if (!root.empty() && file.rfind(root, 0) == 0) {
+    return {{"uri", uri_path(file.substr(root.size()))}, {"uriBaseId", "SRCROOT"}};
+  }
+  if (!file.empty() && file[0] == '/') return {{"uri", "file://" + uri_path(file)}};
+  return {{"uri", uri_path(file)}, {"uriBaseId", "SRCROOT"}};
+}
+
+std::string rule_name(FindingKind kind) {
+  // PascalCase of the kind: leak_at_exit -> LeakAtExit.
+  std::string out;
+  bool upper = true;
+  for (const char* p = kind_name(kind); *p != '\0'; ++p) {
+    if (*p == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(*p - 'a' + 'A') : *p;
+    upper = false;
+  }
+  return out;
+}
+
+}  // namespace
+
+json render_sarif(const ReportDocument& doc, const std::string& source_root) {
+  const std::string root = source_root.empty() ? "" : with_slash(source_root);
+  json rules = json::array();
+  for (FindingKind kind : kAllKinds) {
+    rules.push_back(
+        {{"id", kind_name(kind)},
+         {"name", rule_name(kind)},
+         {"shortDescription", {{"text", kind_description(kind)}}},
+         {"fullDescription", {{"text", kind_description(kind)}}},
+         {"help", {{"text", "See FINDINGS.md in the vkleak sources for the definition."}}},
+         {"defaultConfiguration", {{"level", kind_is_error(kind) ? "error" : "warning"}}},
+         {"properties", {{"tags", {"vulkan", "resource-leak"}}}}});
+  }
+  json results = json::array();
+  for (const Finding* f : all_findings(doc)) {
+    json result = {
+        {"ruleId", kind_name(f->kind)},
+        {"ruleIndex", static_cast<int>(f->kind)},
+        {"level", kind_is_error(f->kind) ? "error" : "warning"},
+        {"message", {{"text", finding_title(*f) + ": " + f->message}}},
+        {"partialFingerprints", {{"vkleakFingerprint/v1", stable_hash(f->fingerprint())}}},
+        {"properties",
+         {{"count", f->count},
+          {"bytes", f->bytes},
+          {"objectType", f->object_type},
+          {"names", f->names},
+          {"pid", f->pid},
+          {"snapshot", f->snapshot}}}};
+    json locations = json::array();
+    if (const Frame* s = source_frame(*f)) {
+      json location = {
+          {"physicalLocation",
+           {{"artifactLocation", artifact(s->file, root)}, {"region", {{"startLine", s->line}}}}}};
+      if (!s->function.empty()) {
+        location["logicalLocations"] = {
+            {{"fullyQualifiedName", s->function}, {"kind", "function"}}};
+      }
+      locations.push_back(std::move(location));
+    } else if (!f->callsite.empty()) {
+      // No source line: the function (or module+offset) is still worth showing.
+      locations.push_back(
+          {{"logicalLocations",
+            {{{"fullyQualifiedName", f->callsite.front().text}, {"kind", "function"}}}}});
+    }
+    if (!locations.empty()) result["locations"] = std::move(locations);
+    // The rest of the call stack, innermost first.
+    if (f->callsite.size() > 1) {
+      json frames = json::array();
+      for (const Frame& frame : f->callsite) {
+        json location = {{"message", {{"text", frame.text}}}};
+        if (!frame.file.empty() && frame.line > 0) {
+          location["physicalLocation"] = {{"artifactLocation", artifact(frame.file, root)},
+                                          {"region", {{"startLine", frame.line}}}};
+        }
+        frames.push_back({{"location", std::move(location)}});
+      }
+      result["stacks"] = {{{"message", {{"text", "creation call site"}}}, {"frames", frames}}};
+    }
+    if (!f->status.empty()) {
+      result["baselineState"] = f->status == "new" ? "new" : "unchanged";
+      if (f->status == "suppressed") {
+        result["suppressions"] = {{{"kind", "external"}, {"justification", f->suppressed_by}}};
+      }
+    }
+    results.push_back(std::move(result));
+  }
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", "vkleak"}, {"version", VKLEAK_VERSION}, {"rules", std::move(rules)}}}}},
+              {"columnKind", "utf16CodeUnits"},
+              {"results", std::move(results)}};
+  if (!root.empty()) {
+    run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", "file://" + uri_path(root)}}}};
+  }
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({std::move(run)})}};
+}
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,190 @@
+#include <map>
+
+#include "analysis/output.h"
+#include "core/hex.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+std::string plural(uint64_t n, const char* one, const char* many) {
+  return format_count(n) + " " + (n == 1 ? one : many);
+}
+
+std::string kind_label(const Finding& f, const Style& style) {
+  const std::string name = kind_name(f.kind);
+  return kind_is_error(f.kind) ? style.red(name) : style.yellow(name);
+}
+
+std::string snapshots_line(const RunReport& r) {
+  uint64_t during = 0, first = 0, last = 0;
+  std::string ends;
+  for (const SnapshotInfo& s : r.snapshots) {
+    if (s.reason == "device_destroy" || s.reason == "instance_destroy") {
+      ends += (ends.empty() ? "" : ", ") + s.reason;
+      continue;
+    }
+    if (during++ == 0) first = s.frame;
+    last = s.frame;
+    if (s.reason == "exit") ends += (ends.empty() ? "" : ", ") + std::string("exit");
+  }
+  std::string text = plural(r.snapshots.size(), "snapshot", "snapshots");
+  if (during > 0) {
+    text += " (" + format_count(during) + " during the run, frames " + std::to_string(first) + "-" +
+            std::to_string(last) + ")";
+  }
+  if (!ends.empty()) text += ", ends with " + ends;
+  if (!r.frame_boundary.empty()) text += "; frames end at " + printable(r.frame_boundary);
+  return text;
+}
+
+void print_finding(const Finding& f, size_t number, const Style& style, std::string* out) {
+  std::string& o = *out;
+  o += "  " + style.bold("#" + std::to_string(number)) + "  " + kind_label(f, style) + "  " +
+       style.bold(printable(finding_title(f))) + "  " +
+       plural(f.count,
+              f.kind == FindingKind::kDestroyedInFlight || f.kind == FindingKind::kInvalidDestroy
+                  ? "event"
+                  : "object",
+              f.kind == FindingKind::kDestroyedInFlight || f.kind == FindingKind::kInvalidDestroy
+                  ? "events"
+                  : "objects");
+  if (f.bytes > 0) o += ", " + style.bold(format_bytes(f.bytes));
+  if (!f.status.empty()) {
+    o += "  [" + (f.status == "new" ? style.red(f.status) : style.dim(f.status)) + "]";
+  }
+  o += '\n';
+  o += "      " + printable(f.message) + '\n';
+  if (!f.suppressed_by.empty()) o += "      suppressed by: " + printable(f.suppressed_by) + '\n';
+  const std::string indent = "      ";
+  if (f.callsite.empty()) {
+    o += indent + "created at: " +
+         style.dim(f.callsite_source == "none" ? "(no call site recorded)" : "(unknown)") + '\n';
+  } else {
+    o += indent + "created at: " + style.cyan(printable(f.callsite.front().text)) +
+         (f.callsite_source == "same_name" ? style.dim("  (call site of a later object with "
+                                                       "the same name)")
+                                           : "") +
+         '\n';
+    // The innermost frames say where; the rest (main, libc) is in the JSON.
+    constexpr size_t kFramesShown = 4;
+    for (size_t i = 1; i < f.callsite.size() && i < kFramesShown; ++i) {
+      o += indent + "            " + printable(f.callsite[i].text) + '\n';
+    }
+    if (f.callsite.size() > kFramesShown) {
+      o += indent + "            " +
+           style.dim("(" + plural(f.callsite.size() - kFramesShown, "more frame", "more frames") +
+                     ")") +
+           '\n';
+    }
+  }
+  if (!f.names.empty()) {
+    std::string names;
+    for (const std::string& n : f.names) {
+      if (!names.empty()) names += ", ";
+      names += quote_printable(n, 60);
+    }
+    if (f.names_omitted > 0) names += ", and " + format_count(f.names_omitted) + " more";
+    o += indent + "names:      " + names + '\n';
+  }
+  for (const Chain& c : f.chains) {
+    std::string chain;
+    for (const ChainLink& l : c.links) {
+      if (!chain.empty()) chain += " -> ";
+      chain += printable(l.type);
+      if (l.name) chain += " " + quote_printable(*l.name, 60);
+      chain += " #" + std::to_string(l.id);
+      if (l.state == "destroyed") {
+        chain += style.red(" (destroyed" +
+                           (l.destroyed_frame ? " in frame " + std::to_string(*l.destroyed_frame)
+                                              : std::string()) +
+                           ")");
+      } else if (l.state == "retained") {
+        chain += style.yellow(" (retained)");
+      }
+    }
+    if (c.bytes > 0) chain += ", " + format_bytes(c.bytes);
+    o += indent + "chain:      " + chain + '\n';
+  }
+  if (f.chains_omitted > 0) {
+    o += indent + "            (" + format_count(f.chains_omitted) + " more)\n";
+  }
+  for (const EventExample& e : f.events) {
+    std::string text = "frame " + std::to_string(e.frame);
+    if (e.submission_serial) {
+      text += ", submission " + std::to_string(*e.submission_serial) + " on queue " +
+              std::to_string(*e.submission_queue) + " (frame " +
+              std::to_string(*e.submission_frame) + ")";
+    }
+    for (const std::string& step : e.path) text += ", " + printable(step);
+    o += indent + "event:      " + text + '\n';
+  }
+  if (f.events_omitted > 0) {
+    o += indent + "            (" + format_count(f.events_omitted) + " more)\n";
+  }
+  if (!f.examples.empty()) {
+    std::string examples;
+    for (const ExampleObject& e : f.examples) {
+      if (!examples.empty()) examples += "\n" + indent + "            ";
+      examples += "#" + std::to_string(e.id) + " " + printable(e.type) + " " + format_hex(e.handle);
+      if (e.name) examples += " " + quote_printable(*e.name, 60);
+      examples += ", created in frame " + std::to_string(e.frame);
+      if (e.last_use_frame) examples += ", last used in frame " + std::to_string(*e.last_use_frame);
+      if (e.bytes > 0) examples += ", " + format_bytes(e.bytes);
+    }
+    if (f.examples_omitted > 0) {
+      examples += "\n" + indent + "            (" + format_count(f.examples_omitted) + " more)";
+    }
+    o += indent + "examples:   " + examples + '\n';
+  }
+  o += indent + "evidence:   " + style.dim(printable(f.snapshot)) + '\n';
+}
+
+}  // namespace
+
+std::string render_text(const ReportDocument& doc, const Style& style) {
+  std::string out;
+  const size_t total = doc.finding_count();
+  std::map<std::string, uint64_t> kinds;
+  for (const Finding* f : all_findings(doc)) ++kinds[kind_name(f->kind)];
+  std::string headline = "vkleak: ";
+  if (total == 0) {
+    headline += style.green("no findings");
+  } else {
+    headline += style.bold(plural(total, "finding", "findings"));
+    std::string by_kind;
+    for (const auto& [kind, n] : kinds) {
+      by_kind += (by_kind.empty() ? "" : ", ") + format_count(n) + " " + kind;
+    }
+    headline += " (" + by_kind + ")";
+  }
+  headline += " in " + plural(doc.runs.size(), "run", "runs");
+  out += headline + '\n';
+
+  for (const RunReport& r : doc.runs) {
+    out += '\n' + style.bold("Run pid " + std::to_string(r.pid)) +
+           (r.executable.empty() ? "" : ": " + printable(r.executable)) + '\n';
+    out += "  " + snapshots_line(r) + '\n';
+    for (const std::string& note : r.notes)
+      out += "  " + style.yellow("note: ") + printable(note) + '\n';
+    if (r.findings.empty()) {
+      out += "  " + style.green("no findings") + '\n';
+      continue;
+    }
+    size_t number = 0;
+    for (const Finding& f : r.findings) {
+      out += '\n';
+      print_finding(f, ++number, style, &out);
+    }
+  }
+  if (doc.gate) {
+    const GateSummary& g = *doc.gate;
+    out += '\n' + style.bold("Gate: ") + (g.pass ? style.green("pass") : style.red("FAIL")) + ": " +
+           plural(g.new_findings, "new finding", "new findings") + " (" +
+           format_count(g.max_findings) + " allowed), " + format_count(g.baseline) +
+           " in the baseline, " + format_count(g.suppressed) + " suppressed\n";
+  }
+  return out;
+}
+
+}  // namespace vkleak::analysis

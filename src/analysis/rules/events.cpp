@@ -1,0 +1,128 @@
+#include "analysis/rules/events.h"
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/grouping.h"
+
+namespace vkleak::analysis {
+
+IdCallsites id_callsites(const SnapshotIndex& index) {
+  IdCallsites out;
+  out.reserve(index.size());
+  for (size_t i = 0; i < index.size(); ++i) out.emplace_back(index.object(i).id, index.callsite(i));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+
+std::string path_step_text(const EventPathStep& step) {
+  std::string text = step.relation + " " + step.type;
+  if (step.name) text += " \"" + *step.name + "\"";
+  return text + " (id " + std::to_string(step.id) + ")";
+}
+
+}  // namespace
+
+void EventRule::add(const SnapshotIndex& index, const IdCallsites& previous) {
+  const Snapshot& s = index.snapshot();
+  for (const Event& e : s.events) {
+    FindingKind kind;
+    if (e.kind == "destroyed_in_flight") {
+      kind = FindingKind::kDestroyedInFlight;
+    } else if (e.kind == "invalid_destroy") {
+      kind = FindingKind::kInvalidDestroy;
+    } else {
+      if (e.kind == "duplicate_handle") ++duplicate_handles_;
+      continue;
+    }
+    const std::string pattern = e.name ? name_pattern(*e.name) : "";
+    auto key = std::make_tuple(static_cast<int>(kind), e.type, pattern);
+    auto [it, added] = by_key_.try_emplace(key, groups_.size());
+    if (added) {
+      groups_.emplace_back();
+      groups_.back().kind = kind;
+      groups_.back().type = e.type;
+      groups_.back().pattern = pattern;
+    }
+    Group& g = groups_[it->second];
+    ++g.count;
+    g.first_frame = std::min<uint64_t>(g.first_frame, static_cast<uint64_t>(e.frame));
+    g.last_frame = std::max<uint64_t>(g.last_frame, static_cast<uint64_t>(e.frame));
+    g.snapshot = s.path;
+    if (e.name && !std::binary_search(g.names.begin(), g.names.end(), *e.name)) {
+      g.names.insert(std::upper_bound(g.names.begin(), g.names.end(), *e.name), *e.name);
+    }
+    if (g.examples.size() < options_.max_examples) {
+      EventExample x;
+      x.frame = static_cast<uint64_t>(e.frame);
+      if (e.object != kNullId) x.object = static_cast<uint64_t>(e.object);
+      x.name = e.name;
+      if (e.has_submission) {
+        x.submission_queue = static_cast<uint64_t>(e.submission_queue);
+        x.submission_serial = static_cast<uint64_t>(e.submission_serial);
+        x.submission_frame = static_cast<uint64_t>(e.submission_frame);
+      }
+      for (const EventPathStep& step : e.path) x.path.push_back(path_step_text(step));
+      x.message = e.message;
+      g.examples.push_back(std::move(x));
+    }
+    if (g.callsite != UINT32_MAX || e.object == kNullId) continue;
+    // The object itself: alive in the previous snapshot, or a destroyed target of this one.
+    const auto id = static_cast<uint64_t>(e.object);
+    auto found =
+        std::lower_bound(previous.begin(), previous.end(), std::make_pair(id, uint32_t{0}));
+    if (found != previous.end() && found->first == id && found->second != UINT32_MAX) {
+      g.callsite = found->second;
+    } else if (const DestroyedObject* d = index.destroyed(e.object); d && d->callsite >= 0) {
+      g.callsite = index.callsite_id(d->callsite);
+    }
+    if (g.callsite != UINT32_MAX) {
+      g.callsite_source = "object";
+      g.lookup_name.reset();
+    } else if (e.name && !g.lookup_name) {
+      g.lookup_name = *e.name;
+    }
+  }
+}
+
+void EventRule::resolve_by_name(const SnapshotIndex& index) {
+  const Snapshot& s = index.snapshot();
+  // (type index, name index) -> groups waiting for it.
+  std::map<std::pair<uint16_t, int32_t>, std::vector<size_t>> wanted;
+  std::map<std::string, int32_t> name_ids;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (!groups_[g].lookup_name || groups_[g].callsite != UINT32_MAX) continue;
+    name_ids.emplace(*groups_[g].lookup_name, kNoName);
+  }
+  if (name_ids.empty()) return;
+  for (size_t n = 0; n < s.names.size(); ++n) {
+    auto it = name_ids.find(s.names[n]);
+    if (it != name_ids.end()) it->second = static_cast<int32_t>(n);
+  }
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (!groups_[g].lookup_name || groups_[g].callsite != UINT32_MAX) continue;
+    const int32_t name = name_ids[*groups_[g].lookup_name];
+    if (name == kNoName) continue;
+    for (size_t t = 0; t < s.type_names.size(); ++t) {
+      if (s.type_names[t] == groups_[g].type) {
+        wanted[{static_cast<uint16_t>(t), name}].push_back(g);
+      }
+    }
+  }
+  for (size_t i = 0; i < index.size() && !wanted.empty(); ++i) {
+    const Object& o = index.object(i);
+    if (o.name == kNoName || o.callsite < 0) continue;
+    auto it = wanted.find({o.type, o.name});
+    if (it == wanted.end()) continue;
+    for (size_t g : it->second) {
+      groups_[g].callsite = index.callsite(i);
+      groups_[g].callsite_source = "same_name";
+      groups_[g].lookup_name.reset();
+    }
+    wanted.erase(it);
+  }
+}
+
+}  // namespace vkleak::analysis

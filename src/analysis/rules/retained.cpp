@@ -1,0 +1,62 @@
+#include <algorithm>
+
+#include "analysis/rules/rules.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+// Objects whose use is tracked by their binder (attached memory) or by another rule (memory
+// with nothing bound: orphaned_memory) are not candidates themselves.
+bool candidate(const SnapshotIndex& index, size_t i) {
+  if (!index.app_made(i) || index.attached(i)) return false;
+  return !(index.is_memory(i) && index.binders(i) == 0);
+}
+
+}  // namespace
+
+RetainedMarks mark_retained(const SnapshotIndex& index, const Thresholds& thresholds) {
+  const size_t n = index.size();
+  const uint64_t unused = thresholds.min_frames_unused;
+  RetainedMarks marks;
+  marks.retained.assign(n, 0);
+  // Per group: the newest creation among members in recent use, and their newest use.
+  std::unordered_map<uint32_t, uint64_t> newest_in_use;
+  for (size_t i = 0; i < n; ++i) {
+    if (!index.app_made(i) || index.attached(i) || index.last_use(i) == kNever) continue;
+    const uint64_t use = index.last_use(i);
+    if (index.now(i) >= use + unused) continue;  // not recent
+    const uint32_t g = index.group(i);
+    uint64_t& newest = newest_in_use.try_emplace(g, 0).first->second;
+    newest = std::max<uint64_t>(newest, index.object(i).frame);
+    uint64_t& last = marks.group_last_used.try_emplace(g, 0).first->second;
+    last = std::max(last, use);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!candidate(index, i) || index.object(i).in_flight) continue;
+    if (index.idle(i) < unused) continue;
+    // Superseded: a member created after this one was last active is in use now.
+    auto it = newest_in_use.find(index.group(i));
+    if (it != newest_in_use.end() && it->second > index.last_active(i)) marks.retained[i] = 1;
+  }
+  return marks;
+}
+
+GroupHits collect_retained(const SnapshotIndex& index, const RetainedMarks& marks,
+                           const std::vector<uint8_t>& referrers, const AnalysisOptions& options) {
+  HitCollector hits(index, options.max_examples);
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (!marks.retained[i] || referrers[i]) continue;
+    const uint32_t g = index.group(i);
+    HitCollector::Pending& entry = hits.add(g, i, index.held_bytes(i));
+    if (auto it = marks.group_last_used.find(g); it != marks.group_last_used.end()) {
+      entry.group_last_used = it->second;
+    }
+    for (size_t m : index.attached_memory(i)) {
+      hits.relate(&entry, "memory", m, index.object(m).size);
+    }
+  }
+  return hits.finish();
+}
+
+}  // namespace vkleak::analysis

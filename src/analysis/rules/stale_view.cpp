@@ -1,0 +1,136 @@
+#include <string>
+#include <unordered_set>
+
+#include "analysis/rules/rules.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+bool is_referrer_type(const std::string& type) {
+  return type == "VkBufferView" || type == "VkImageView" || type == "VkDescriptorSet" ||
+         type == "VkFramebuffer";
+}
+
+// References that Vulkan allows to outlive their target (a set's layout, a framebuffer's
+// render pass, a pipeline layout): not stale.
+bool is_lasting_reference(const std::string& kind) {
+  return kind == "pSetLayouts" || kind == "renderPass" || kind == "layout" ||
+         kind == "pImmutableSamplers";
+}
+
+ChainLink link_of(const SnapshotIndex& index, size_t i, const char* state) {
+  const Object& o = index.object(i);
+  ChainLink link;
+  link.id = o.id;
+  link.type = index.type(i);
+  if (const std::string* name = index.snapshot().name(o)) link.name = *name;
+  link.state = state;
+  return link;
+}
+
+// What a view references (its buffer or image), or kNotFound.
+size_t view_target(const SnapshotIndex& index, size_t i) {
+  const std::string& type = index.type(i);
+  if (type != "VkBufferView" && type != "VkImageView") return kNotFound;
+  auto [first, last] = index.edges(i);
+  for (const Edge* e = first; e != last; ++e) {
+    const std::string& kind = index.snapshot().edge_kinds[e->kind];
+    if (kind == "buffer" || kind == "image") return index.find(e->to);
+  }
+  return kNotFound;
+}
+
+}  // namespace
+
+GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
+                           const AnalysisOptions& options, std::vector<uint8_t>* referrers) {
+  const Snapshot& s = index.snapshot();
+  const size_t n = index.size();
+  referrers->assign(n, 0);
+  HitCollector hits(index, options.max_examples);
+  // Bytes count once per pinned resource, however many referrers pin it.
+  std::unordered_map<uint32_t, std::unordered_set<size_t>> counted;
+  const uint64_t stale_frames = options.thresholds.min_frames_stale;
+
+  for (size_t v = 0; v < n; ++v) {
+    if (!index.app_made(v) || index.object(v).in_flight || !is_referrer_type(index.type(v))) {
+      continue;
+    }
+    // The first dangling reference, and the pinned retained object holding the most bytes.
+    const Edge* dangling = nullptr;
+    size_t pinned = kNotFound;
+    auto [first, last] = index.edges(v);
+    for (const Edge* e = first; e != last; ++e) {
+      if (e->to == kNullId || is_lasting_reference(s.edge_kinds[e->kind])) continue;
+      const size_t t = index.find(e->to);
+      if (t == kNotFound) {
+        const DestroyedObject* d = index.destroyed(e->to);
+        if (d != nullptr && dangling == nullptr &&
+            index.now(v) >= static_cast<uint64_t>(d->destroyed_frame) + stale_frames) {
+          dangling = e;
+        }
+      } else if (marks.retained[t] &&
+                 (pinned == kNotFound || index.held_bytes(t) > index.held_bytes(pinned))) {
+        pinned = t;
+      }
+    }
+    if (dangling == nullptr && pinned == kNotFound) continue;
+    (*referrers)[v] = 1;
+
+    const uint32_t g = index.group(v);
+    Chain chain;
+    chain.links.push_back(link_of(index, v, marks.retained[v] ? "retained" : "live"));
+    if (pinned != kNotFound) {
+      // referrer -> retained object [-> the resource a view of it sees] -> memory
+      chain.links.push_back(link_of(index, pinned, "retained"));
+      size_t resource = pinned;
+      if (const size_t r = view_target(index, pinned); r != kNotFound) {
+        chain.links.push_back(link_of(index, r, marks.retained[r] ? "retained" : "live"));
+        resource = r;
+      }
+      for (size_t m : index.attached_memory(resource)) {
+        chain.links.push_back(link_of(index, m, "live"));
+        chain.links.back().bytes = index.object(m).size;
+      }
+      chain.bytes = index.held_bytes(resource);
+      if (index.attached_memory(resource).empty()) chain.links.back().bytes = chain.bytes;
+      const bool first_time = counted[g].insert(resource).second;
+      HitCollector::Pending& entry = hits.add(g, v, first_time ? chain.bytes : 0);
+      ++entry.stale_pinning;
+      if (first_time) {
+        hits.relate(&entry, "pinned", pinned, 0);
+        if (resource != pinned) hits.relate(&entry, "pinned", resource, 0);
+        for (size_t m : index.attached_memory(resource)) {
+          hits.relate(&entry, "memory", m, index.object(m).size);
+        }
+      }
+      ++entry.chains_total;
+      if (entry.chains.size() < options.max_examples) entry.chains.push_back(std::move(chain));
+    } else {
+      const DestroyedObject* d = index.destroyed(dangling->to);
+      ChainLink link;
+      link.id = static_cast<uint64_t>(d->id);
+      link.type = s.type_names[d->type];
+      if (d->name != kNoName) link.name = s.names[static_cast<size_t>(d->name)];
+      link.state = "destroyed";
+      link.destroyed_frame = static_cast<uint64_t>(d->destroyed_frame);
+      chain.links.push_back(std::move(link));
+      HitCollector::Pending& entry = hits.add(g, v, 0);
+      ++entry.stale_dangling;
+      hits.relate_destroyed(&entry, *d);
+      const auto frame = static_cast<uint64_t>(d->destroyed_frame);
+      if (!entry.stale_first_destroyed || frame < *entry.stale_first_destroyed) {
+        entry.stale_first_destroyed = frame;
+      }
+      if (!entry.stale_last_destroyed || frame > *entry.stale_last_destroyed) {
+        entry.stale_last_destroyed = frame;
+      }
+      ++entry.chains_total;
+      if (entry.chains.size() < options.max_examples) entry.chains.push_back(std::move(chain));
+    }
+  }
+  return hits.finish();
+}
+
+}  // namespace vkleak::analysis

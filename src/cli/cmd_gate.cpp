@@ -1,0 +1,73 @@
+#include "cli/cmd_gate.h"
+
+#include <optional>
+#include <stdexcept>
+
+#include "analysis/gate.h"
+#include "cli/common.h"
+#include "core/snapshot.h"
+
+namespace vkleak::cli {
+
+CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
+  CLI::App* gate = app->add_subcommand(
+      "gate", "Decide pass or fail for CI: exit 0 when clean, 1 on new findings, 2 on errors");
+  gate->set_version_flag("--version", std::string("vkleak ") + VKLEAK_VERSION);
+  add_input_flags(gate, &flags->report, "What to check");
+  gate->add_option("--baseline", flags->baseline,
+                   "Findings JSON of an earlier run (vkleak report --format json): only findings "
+                   "not in it fail")
+      ->option_text("FILE");
+  gate->add_option("--suppressions", flags->suppressions,
+                   "Suppression rules, one per line (syntax: FINDINGS.md)")
+      ->option_text("FILE");
+  gate->add_option("--max-findings", flags->max_findings, "New findings allowed (default 0)")
+      ->check(CLI::Range(int64_t{0}, INT64_MAX))
+      ->option_text("N");
+  gate->add_option("--fail-on", flags->fail_on,
+                   "Only these kinds fail (comma-separated; default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"leak_at_exit", "growth", "retained", "stale_view", "orphaned_memory",
+                             "destroyed_in_flight", "invalid_destroy"}))
+      ->option_text("KINDS");
+  add_output_flags(gate, &flags->report);
+  add_threshold_flags(gate, &flags->report);
+  gate->footer(
+      "Exit codes: 0 pass, 1 fail (new findings over --max-findings), 2 bad flags or input "
+      "(a corrupt snapshot, no snapshots, an unreadable baseline or suppression file).");
+  return gate;
+}
+
+int gate_command(const GateFlags& flags) {
+  // Policy files first: a typo there should fail fast, before minutes of reading.
+  std::optional<analysis::Suppressions> suppressions;
+  std::optional<analysis::Baseline> baseline;
+  try {
+    if (!flags.suppressions.empty()) {
+      suppressions = analysis::Suppressions::load(flags.suppressions);
+    }
+    if (!flags.baseline.empty()) baseline = analysis::Baseline::load(flags.baseline);
+  } catch (const std::runtime_error& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+  analysis::ReportDocument doc;
+  try {
+    doc = analyse_inputs(flags.report);
+  } catch (const SnapshotError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  }
+  analysis::GatePolicy policy;
+  policy.max_findings = static_cast<uint64_t>(flags.max_findings);
+  for (const std::string& kind : flags.fail_on) {
+    if (auto k = analysis::kind_from_name(kind)) policy.fail_on.insert(*k);
+  }
+  const analysis::GateSummary summary = analysis::apply_gate(
+      &doc, suppressions ? &*suppressions : nullptr, baseline ? &*baseline : nullptr, policy);
+  const int written = write_outputs(doc, flags.report);
+  if (written != kExitOk) return written;
+  return summary.pass ? kExitOk : kExitFindings;
+}
+
+}  // namespace vkleak::cli

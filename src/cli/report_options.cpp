@@ -1,0 +1,206 @@
+#include "cli/report_options.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "analysis/analyzer.h"
+#include "analysis/run.h"
+#include "cli/common.h"
+#include "core/snapshot_reader.h"
+
+#if defined(VKLEAK_HAVE_HTML) && __has_include("html/html_report.h")
+#include "html/html_report.h"
+#define VKLEAK_HTML 1
+#endif
+
+namespace vkleak::cli {
+
+void add_input_flags(CLI::App* command, ReportFlags* flags, const std::string& what) {
+  command
+      ->add_option("inputs", flags->inputs,
+                   what +
+                       ": run directories (vkleak run --out DIR) or snapshot files; a "
+                       "directory with several processes' snapshots holds several runs")
+      ->required();
+}
+
+void add_threshold_flags(CLI::App* command, ReportFlags* flags) {
+  analysis::Thresholds& t = flags->analysis.thresholds;
+  const std::string group = "Thresholds (FINDINGS.md explains them)";
+  auto frames = CLI::Range(uint32_t{0}, uint32_t{1} << 30);
+  command
+      ->add_option("--min-frames-unused", t.min_frames_unused,
+                   "retained, orphaned_memory: frames without a submission using an object")
+      ->check(frames)
+      ->option_text("N (16)")
+      ->group(group);
+  command
+      ->add_option("--min-frames-stale", t.min_frames_stale,
+                   "stale_view: frames since the referenced object was destroyed")
+      ->check(frames)
+      ->option_text("N (8)")
+      ->group(group);
+  command
+      ->add_option("--warmup", t.warmup_frames,
+                   "growth: snapshots before this frame are start-up, not growth")
+      ->check(frames)
+      ->option_text("FRAMES (20)")
+      ->group(group);
+  command
+      ->add_option("--growth-snapshots", t.growth_min_snapshots,
+                   "growth: snapshots after the warm-up needed")
+      ->check(CLI::Range(uint32_t{2}, uint32_t{1} << 20))
+      ->option_text("N (4)")
+      ->group(group);
+  command
+      ->add_option("--growth-rises", t.growth_min_rises,
+                   "growth: intervals in which the count or bytes must rise (and a third of them)")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 20))
+      ->option_text("N (3)")
+      ->group(group);
+  command
+      ->add_option("--max-examples", flags->analysis.max_examples,
+                   "Example objects per finding (the rest are counted)")
+      ->check(CLI::Range(uint32_t{0}, uint32_t{10000}))
+      ->option_text("N (5)");
+  command
+      ->add_option("--max-names", flags->analysis.max_names,
+                   "Debug names listed per finding (the rest are counted)")
+      ->check(CLI::Range(uint32_t{0}, uint32_t{1} << 24))
+      ->option_text("N (100)");
+  command->add_flag(
+      "--no-symbolize", [flags](int64_t) { flags->analysis.symbolize = false; },
+      "Call sites as module+offset, without reading any binary");
+  command->add_option("--jobs", flags->jobs, "Snapshots read at once (default: cores, up to 4)")
+      ->check(CLI::Range(1u, 64u))
+      ->option_text("N");
+}
+
+void add_output_flags(CLI::App* command, ReportFlags* flags) {
+  command
+      ->add_option("--format", flags->format,
+                   "Output on stdout: text (default), json (the findings document), markdown, "
+                   "junit or sarif")
+      ->check(CLI::IsMember({"text", "json", "markdown", "junit", "sarif"}))
+      ->option_text("FORMAT");
+  add_color_option(command, &flags->color);
+  const std::string group = "Output files (besides stdout)";
+  command->add_option("--json", flags->json_file, "Also write the findings JSON to FILE")
+      ->option_text("FILE")
+      ->group(group);
+  command->add_option("--markdown", flags->markdown_file, "Also write Markdown to FILE")
+      ->option_text("FILE")
+      ->group(group);
+  command->add_option("--junit", flags->junit_file, "Also write JUnit XML to FILE")
+      ->option_text("FILE")
+      ->group(group);
+  command->add_option("--sarif", flags->sarif_file, "Also write SARIF 2.1.0 to FILE")
+      ->option_text("FILE")
+      ->group(group);
+  command->add_option("--html", flags->html_file, "Also write an HTML report to FILE")
+      ->option_text("FILE")
+      ->group(group);
+  command
+      ->add_option("--source-root", flags->source_root,
+                   "SARIF: source files under DIR get paths relative to it (default: the "
+                   "current directory)")
+      ->option_text("DIR")
+      ->group(group);
+}
+
+analysis::ReportDocument analyse_inputs(const ReportFlags& flags) {
+  analysis::ReportDocument doc;
+  doc.thresholds = flags.analysis.thresholds;
+  const std::vector<analysis::RunFiles> runs = analysis::discover_runs(flags.inputs);
+  std::vector<std::string> all;
+  for (const analysis::RunFiles& r : runs) all.insert(all.end(), r.paths.begin(), r.paths.end());
+  const uint64_t total = analysis::total_file_bytes(all);
+  analysis::Progress progress(total, analysis::want_progress(total));
+  const unsigned jobs = flags.jobs != 0 ? flags.jobs : analysis::default_jobs();
+  for (const analysis::RunFiles& r : runs) {
+    analysis::RunAnalyzer analyzer(flags.analysis);
+    analysis::SnapshotLoader loader(r.paths, jobs, &progress);
+    Snapshot snapshot;
+    while (loader.next(&snapshot)) {
+      progress.update();
+      analyzer.add(std::move(snapshot));
+      snapshot = Snapshot{};
+    }
+    doc.runs.push_back(analyzer.finish());
+  }
+  progress.clear();
+  return doc;
+}
+
+namespace {
+
+std::string render(const analysis::ReportDocument& doc, const std::string& format,
+                   const ReportFlags& flags, bool color) {
+  if (format == "json") {
+    // Names come from the application and symbols from binaries: replace what is not UTF-8.
+    return analysis::findings_json(doc).dump(2, ' ', false,
+                                             nlohmann::json::error_handler_t::replace) +
+           "\n";
+  }
+  if (format == "markdown") return analysis::render_markdown(doc);
+  if (format == "junit") return analysis::render_junit(doc);
+  if (format == "sarif") {
+    std::string root = flags.source_root;
+    if (root.empty()) {
+      std::error_code ec;
+      root = std::filesystem::current_path(ec).string();
+    } else {
+      std::error_code ec;
+      const auto absolute = std::filesystem::absolute(root, ec);
+      if (!ec) root = absolute.lexically_normal().string();
+    }
+    return analysis::render_sarif(doc, root).dump(2, ' ', false,
+                                                  nlohmann::json::error_handler_t::replace) +
+           "\n";
+  }
+  return analysis::render_text(doc, Style(color));
+}
+
+bool write_file(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  out.close();
+  if (!out) {
+    print_error(path + ": cannot write");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int write_outputs(const analysis::ReportDocument& doc, const ReportFlags& flags) {
+  bool ok = true;
+  const std::pair<const std::string*, const char*> files[] = {{&flags.json_file, "json"},
+                                                              {&flags.markdown_file, "markdown"},
+                                                              {&flags.junit_file, "junit"},
+                                                              {&flags.sarif_file, "sarif"}};
+  for (const auto& [path, format] : files) {
+    if (!path->empty()) ok &= write_file(*path, render(doc, format, flags, false));
+  }
+  if (!flags.html_file.empty()) {
+#ifdef VKLEAK_HTML
+    ok &= write_file(flags.html_file, vkleak::render_html(analysis::findings_json(doc)));
+#else
+    print_error("--html: this vkleak was built without the HTML report");
+    ok = false;
+#endif
+  }
+  std::cout << render(doc, flags.format, flags, should_color(flags.color, STDOUT_FILENO));
+  std::cout.flush();
+  if (!std::cout) {
+    print_error("cannot write to stdout");
+    ok = false;
+  }
+  return ok ? kExitOk : kExitUsage;
+}
+
+}  // namespace vkleak::cli

@@ -1,0 +1,36 @@
+// What `vkleak report` and `vkleak gate` share: inputs, thresholds, output formats and files,
+// and reading + analysing every run of the inputs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/options.h"
+#include "analysis/output.h"
+#include "core/format.h"
+
+namespace vkleak::cli {
+
+struct ReportFlags {
+  std::vector<std::string> inputs;
+  std::string format = "text";  // text, json, markdown, junit or sarif
+  ColorMode color = ColorMode::kAuto;
+  std::string json_file, markdown_file, junit_file, sarif_file, html_file;
+  std::string source_root;  // SARIF: source paths under it become relative (default: cwd)
+  analysis::AnalysisOptions analysis;
+  unsigned jobs = 0;  // 0: default_jobs()
+};
+
+void add_input_flags(CLI::App* command, ReportFlags* flags, const std::string& what);
+void add_threshold_flags(CLI::App* command, ReportFlags* flags);
+void add_output_flags(CLI::App* command, ReportFlags* flags);
+
+// Reads and analyses every run. Throws SnapshotError (unusable input).
+analysis::ReportDocument analyse_inputs(const ReportFlags& flags);
+
+// Writes the document to stdout in --format and to each requested file. Returns kExitOk, or
+// kExitUsage (after saying why) when something could not be written.
+int write_outputs(const analysis::ReportDocument& doc, const ReportFlags& flags);
+
+}  // namespace vkleak::cli

@@ -1,0 +1,1401 @@
+#include "html/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/format.h"
+
+namespace vkleak {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------------------------
+// Escaping and number formatting
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// Length of the well-formed UTF-8 sequence at text[i] (lead byte >= 0x80), 0 when ill-formed:
+// overlong forms, surrogates and code points past U+10FFFF included.
+size_t utf8_sequence(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char c = byte(0);
+  size_t len;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) {
+    len = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + len > text.size()) return 0;
+  if (byte(1) < lo || byte(1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k) {
+    if ((byte(k) & 0xc0) != 0x80) return 0;
+  }
+  return len;
+}
+
+void append_hex_escape(std::string* out, const char* pattern, unsigned value) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), pattern, value);
+  *out += buf;
+}
+
+// Locale-independent decimal with at most `decimals` digits after the point (trailing zeros
+// dropped): SVG coordinates must never come out as "12,5".
+std::string decimal(double value, int decimals) {
+  if (!std::isfinite(value)) return "0";
+  double scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  const double scaled = std::round(std::fabs(value) * scale);
+  if (scaled >= 9e18) return value < 0 ? "-9e18" : "9e18";
+  auto units = static_cast<uint64_t>(scaled);
+  const auto whole_scale = static_cast<uint64_t>(scale);
+  std::string out = (value < 0 && units != 0) ? "-" : "";
+  out += std::to_string(units / whole_scale);
+  std::string frac;
+  uint64_t rest = units % whole_scale;
+  for (int i = 0; i < decimals; ++i) {
+    frac.insert(frac.begin(), static_cast<char>('0' + rest % 10));
+    rest /= 10;
+  }
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+  if (!frac.empty()) out += "." + frac;
+  return out;
+}
+
+std::string coord(double v) {
+  return decimal(v, 1);
+}
+
+}  // namespace
+
+namespace html {
+
+std::string escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        case '\'':
+          out += "&#39;";
+          break;
+        default:
+          if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+            append_hex_escape(&out, "\\x%02x", c);
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    const size_t len = utf8_sequence(text, i);
+    if (len == 0) {
+      out += "\xef\xbf\xbd";  // U+FFFD
+      ++i;
+    } else if (len == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
+      append_hex_escape(&out, "\\u%04x", static_cast<unsigned char>(text[i + 1]));  // C1
+      i += 2;
+    } else {
+      out.append(text.data() + i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
+Ticks nice_ticks(double lo, double hi, int target, bool bytes) {
+  Ticks t;
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) {
+    t.first = std::isfinite(lo) ? lo : 0;
+    return t;
+  }
+  const double raw = (hi - lo) / std::max(1, target);
+  double step;
+  if (bytes) {
+    // Powers of two within a binary unit, so labels read "4 MiB", "512 KiB", "1.5 GiB".
+    double unit = 1;
+    while (raw / unit >= 1024 && unit < 1e18) unit *= 1024;
+    double factor = 1;
+    while (factor < raw / unit && factor < 1024) factor *= 2;
+    step = factor * unit;
+  } else {
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    step = 10 * magnitude;
+    for (double f : {1.0, 2.0, 5.0}) {
+      if (f * magnitude >= raw) {
+        step = f * magnitude;
+        break;
+      }
+    }
+  }
+  step = std::max(step, 1.0);  // frames, counts and bytes are whole numbers
+  t.step = step;
+  t.first = std::ceil(lo / step - 1e-9) * step;
+  t.count = static_cast<int>(std::floor((hi - t.first) / step + 1e-9)) + 1;
+  t.count = std::clamp(t.count, 1, 1000);
+  return t;
+}
+
+std::string tick_label(double value, bool bytes) {
+  if (!bytes) {
+    if (value >= 0 && value < 1.8e19 && value == std::floor(value)) {
+      return format_count(static_cast<uint64_t>(value));
+    }
+    return decimal(value, 2);
+  }
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (value <= 0) return "0";
+  size_t unit = 0;
+  double scaled = value;
+  while (scaled >= 1024 && unit + 1 < std::size(kUnits)) {
+    scaled /= 1024;
+    ++unit;
+  }
+  return decimal(scaled, 2) + " " + kUnits[unit];
+}
+
+}  // namespace html
+
+namespace {
+
+using html::escape;
+
+// ---------------------------------------------------------------------------------------------
+// Reading the findings document: every accessor tolerates a missing member or a wrong type.
+// ---------------------------------------------------------------------------------------------
+
+const json* member(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+std::optional<std::string> to_string(const json* v) {
+  if (v && v->is_string()) return v->get<std::string>();
+  return std::nullopt;
+}
+
+std::optional<uint64_t> to_u64(const json* v) {
+  if (!v) return std::nullopt;
+  if (v->is_number_unsigned()) return v->get<uint64_t>();
+  if (v->is_number_integer()) {
+    const auto i = v->get<int64_t>();
+    if (i >= 0) return static_cast<uint64_t>(i);
+    return std::nullopt;
+  }
+  if (v->is_number_float()) {
+    const double d = v->get<double>();
+    if (std::isfinite(d) && d >= 0 && d < 1.8e19) return static_cast<uint64_t>(std::llround(d));
+  }
+  return std::nullopt;
+}
+
+std::optional<double> to_double(const json* v) {
+  if (!v || !v->is_number()) return std::nullopt;
+  const double d = v->get<double>();
+  if (!std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+std::string string_or(const json& j, const char* key, const std::string& fallback = "") {
+  return to_string(member(j, key)).value_or(fallback);
+}
+
+const json& array_of(const json& j, const char* key) {
+  static const json kEmpty = json::array();
+  const json* v = member(j, key);
+  return v && v->is_array() ? *v : kEmpty;
+}
+
+std::vector<std::string> strings_of(const json& j, const char* key) {
+  std::vector<std::string> out;
+  for (const json& v : array_of(j, key)) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::optional<double>> numbers_of(const json& j, const char* key) {
+  std::vector<std::optional<double>> out;
+  for (const json& v : array_of(j, key)) out.push_back(to_double(&v));
+  return out;
+}
+
+struct Link {
+  std::string type;
+  std::string name;
+  std::string state;  // "live", "retained", "destroyed" or empty
+  std::optional<uint64_t> id;
+  std::optional<uint64_t> bytes;
+  bool destroyed = false;
+};
+
+struct Chain {
+  std::vector<Link> links;
+  std::optional<uint64_t> bytes;  // what the chain holds
+};
+
+struct Example {
+  std::optional<uint64_t> id;
+  std::string handle;
+  std::string name;
+};
+
+struct Finding {
+  std::string kind;
+  std::string type;
+  std::string message;
+  std::string status;  // set by the gate: "new", "baseline", "suppressed", "ignored"
+  std::optional<uint64_t> count;
+  std::optional<uint64_t> bytes;
+  std::vector<std::string> names;
+  uint64_t names_omitted = 0;
+  std::vector<std::string> callsite;
+  std::vector<uint64_t> frames;
+  std::vector<Chain> chains;
+  std::vector<Example> examples;
+};
+
+struct Series {
+  std::string label;
+  std::vector<std::optional<double>> live;
+  std::vector<std::optional<double>> bytes;
+};
+
+struct Report {
+  std::string format;
+  std::optional<uint64_t> version;
+  std::string executable;
+  std::optional<uint64_t> pid;
+  std::optional<uint64_t> snapshots;
+  std::optional<uint64_t> runs;  // when the document holds several
+  std::vector<uint64_t> run_frames;
+  std::string generated;
+  std::string gate;  // "pass" or "fail" when a gate decided
+  std::vector<Finding> findings;
+  std::vector<double> frames;  // the x axis of every chart
+  bool x_is_frame = true;      // false: no frames given, x is the snapshot index
+  std::vector<Series> types;
+  std::vector<Series> groups;
+};
+
+// The producer's document and the original contract differ in shape in a few places; both are
+// read: a call-site frame is a string or {"text": ...}, frames are [first, last] or {"first",
+// "last"}, a finding has "chain": [links] or "chains": [{"bytes", "links"}], series types are a
+// map or a list of {"type", ...}, a group has a "label" or its parts.
+
+std::vector<Link> read_links(const json& list) {
+  std::vector<Link> links;
+  if (!list.is_array()) return links;
+  for (const json& l : list) {
+    if (!l.is_object()) continue;
+    Link link;
+    link.type = string_or(l, "type");
+    link.name = string_or(l, "name");
+    link.state = string_or(l, "state");
+    link.id = to_u64(member(l, "id"));
+    link.bytes = to_u64(member(l, "bytes"));
+    if (!link.bytes) link.bytes = to_u64(member(l, "size"));
+    const json* destroyed = member(l, "destroyed");
+    link.destroyed = (destroyed && destroyed->is_boolean() && destroyed->get<bool>()) ||
+                     link.state == "destroyed" || member(l, "destroyed_frame") != nullptr;
+    links.push_back(std::move(link));
+  }
+  return links;
+}
+
+Finding read_finding(const json& f) {
+  Finding out;
+  out.kind = string_or(f, "kind");
+  out.type = string_or(f, "object_type");
+  out.message = string_or(f, "message");
+  out.status = string_or(f, "status");
+  out.count = to_u64(member(f, "count"));
+  out.bytes = to_u64(member(f, "bytes"));
+  out.names = strings_of(f, "names");
+  out.names_omitted = to_u64(member(f, "names_omitted")).value_or(0);
+  for (const json& frame : array_of(f, "callsite")) {
+    if (frame.is_string()) {
+      out.callsite.push_back(frame.get<std::string>());
+    } else if (auto text = to_string(member(frame, "text"))) {
+      out.callsite.push_back(*text);
+    }
+  }
+  if (const json* frames = member(f, "frames"); frames && frames->is_object()) {
+    for (const char* key : {"first", "last"}) {
+      if (auto u = to_u64(member(*frames, key))) out.frames.push_back(*u);
+    }
+  } else {
+    for (const json& v : array_of(f, "frames")) {
+      if (auto u = to_u64(&v)) out.frames.push_back(*u);
+    }
+  }
+  if (const json* chain = member(f, "chain")) {
+    Chain c{read_links(*chain), out.bytes};
+    if (!c.links.empty()) out.chains.push_back(std::move(c));
+  }
+  for (const json& c : array_of(f, "chains")) {
+    Chain chain{read_links(c.is_array() ? c : array_of(c, "links")), to_u64(member(c, "bytes"))};
+    if (!chain.links.empty()) out.chains.push_back(std::move(chain));
+  }
+  for (const json& e : array_of(f, "examples")) {
+    if (!e.is_object()) continue;
+    Example example;
+    example.id = to_u64(member(e, "id"));
+    example.handle = string_or(e, "handle");
+    example.name = string_or(e, "name");
+    out.examples.push_back(std::move(example));
+  }
+  return out;
+}
+
+std::string group_label(const json& g) {
+  if (auto label = to_string(member(g, "label")); label && !label->empty()) return *label;
+  std::string label = string_or(g, "object_type");
+  const std::string pattern = string_or(g, "name_pattern");
+  if (!pattern.empty()) label += (label.empty() ? "" : " ") + pattern;
+  const std::string function = string_or(g, "function");
+  if (!function.empty()) label += " @ " + function;
+  return label.empty() ? "(unnamed group)" : label;
+}
+
+void read_run(const json& doc, Report* r) {
+  if (const json* run = member(doc, "run"); run && run->is_object()) {
+    r->executable = string_or(*run, "executable");
+    r->pid = to_u64(member(*run, "pid"));
+    r->snapshots = to_u64(member(*run, "snapshots"));
+    for (const json& v : array_of(*run, "frames")) {
+      if (auto u = to_u64(&v)) r->run_frames.push_back(*u);
+    }
+    r->generated = string_or(*run, "generated");
+    return;
+  }
+  // {"runs": [{"pid", "executable", "snapshots": [{"frame", ...}]}]}: the first run.
+  const json& runs = array_of(doc, "runs");
+  if (runs.empty()) return;
+  if (runs.size() > 1) r->runs = runs.size();
+  const json& run = runs[0];
+  r->executable = string_or(run, "executable");
+  r->pid = to_u64(member(run, "pid"));
+  const json& snapshots = array_of(run, "snapshots");
+  if (!snapshots.empty()) r->snapshots = snapshots.size();
+  std::vector<uint64_t> frames;
+  for (const json& s : snapshots) {
+    if (auto u = to_u64(member(s, "frame"))) frames.push_back(*u);
+  }
+  if (!frames.empty()) {
+    r->run_frames = {*std::min_element(frames.begin(), frames.end()),
+                     *std::max_element(frames.begin(), frames.end())};
+  }
+}
+
+Report read_report(const json& doc) {
+  Report r;
+  r.format = string_or(doc, "format");
+  r.version = to_u64(member(doc, "version"));
+  read_run(doc, &r);
+  if (const json* gate = member(doc, "gate")) {
+    const std::string result = string_or(*gate, "result");
+    if (result == "pass" || result == "fail") r.gate = result;
+  }
+  for (const json& f : array_of(doc, "findings")) {
+    if (f.is_object()) r.findings.push_back(read_finding(f));
+  }
+
+  static const json kNone;
+  const json* series_ptr = member(doc, "series");
+  const json& series = series_ptr ? *series_ptr : kNone;
+  const std::vector<std::optional<double>> frames = numbers_of(series, "frames");
+  // A frame axis with holes cannot place points: fall back to the snapshot index then.
+  const bool frames_ok =
+      !frames.empty() &&
+      std::all_of(frames.begin(), frames.end(), [](const auto& f) { return f.has_value(); });
+  if (const json* types = member(series, "types"); types && types->is_object()) {
+    for (const auto& [type, s] : types->items()) {
+      r.types.push_back({type, numbers_of(s, "live"), numbers_of(s, "bytes")});
+    }
+  } else {
+    for (const json& t : array_of(series, "types")) {
+      const std::string type = string_or(t, "type");
+      if (!type.empty()) r.types.push_back({type, numbers_of(t, "live"), numbers_of(t, "bytes")});
+    }
+  }
+  for (const json& g : array_of(series, "groups")) {
+    if (!g.is_object()) continue;
+    r.groups.push_back({group_label(g), numbers_of(g, "live"), numbers_of(g, "bytes")});
+  }
+  if (frames_ok) {
+    for (const auto& f : frames) r.frames.push_back(*f);
+  } else {
+    size_t points = 0;
+    for (const auto* list : {&r.types, &r.groups}) {
+      for (const Series& s : *list) points = std::max({points, s.live.size(), s.bytes.size()});
+    }
+    r.x_is_frame = false;
+    for (size_t i = 0; i < points; ++i) r.frames.push_back(static_cast<double>(i + 1));
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Presentation helpers
+// ---------------------------------------------------------------------------------------------
+
+struct KindInfo {
+  const char* kind;
+  const char* label;
+  const char* blurb;
+};
+constexpr KindInfo kKinds[] = {
+    {"growth", "Growth", "count or bytes keep rising snapshot after snapshot"},
+    {"retained", "Retained", "alive but unused while newer objects from the same call site are"},
+    {"stale_view", "Stale view", "a view or descriptor pins a resource that was replaced"},
+    {"orphaned_memory", "Orphaned memory", "device memory with nothing bound for many frames"},
+    {"leak_at_exit", "Leak at exit", "still alive when its device was destroyed"},
+    {"destroyed_in_flight", "Destroyed in flight", "destroyed while a submission may still use it"},
+    {"invalid_destroy", "Invalid destroy", "destroy of a handle that is not alive"},
+};
+
+const KindInfo* kind_info(const std::string& kind) {
+  for (const KindInfo& k : kKinds) {
+    if (kind == k.kind) return &k;
+  }
+  return nullptr;
+}
+
+// A kind is user data too: only the known ones become CSS class names.
+std::string kind_class(const std::string& kind) {
+  return kind_info(kind) ? "vk-kind-" + kind : "vk-kind-other";
+}
+
+std::string kind_label(const std::string& kind) {
+  if (const KindInfo* k = kind_info(kind)) return k->label;
+  return kind.empty() ? "(no kind)" : kind;
+}
+
+// Shortens to at most max code points, the last one an ellipsis.
+std::string truncate(const std::string& text, size_t max) {
+  const auto is_lead = [&](size_t i) {
+    return (static_cast<unsigned char>(text[i]) & 0xc0) != 0x80;
+  };
+  size_t chars = 0;
+  size_t cut = text.size();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!is_lead(i)) continue;
+    if (chars == max - 1) cut = i;
+    if (++chars > max) return text.substr(0, cut) + "\xe2\x80\xa6";  // U+2026
+  }
+  return text;
+}
+
+// "f() (/long/path/to/file.cpp:42)" -> "f() (file.cpp:42)": the table has no room for paths;
+// the details show the full frame.
+std::string short_frame(const std::string& frame) {
+  const size_t open = frame.rfind(" (");
+  if (open == std::string::npos || frame.empty() || frame.back() != ')') return frame;
+  const size_t slash = frame.rfind('/');
+  if (slash == std::string::npos || slash < open) return frame;
+  return frame.substr(0, open + 2) + frame.substr(slash + 1);
+}
+
+std::string frames_text(const std::vector<uint64_t>& frames) {
+  if (frames.empty()) return "";
+  const uint64_t lo = *std::min_element(frames.begin(), frames.end());
+  const uint64_t hi = *std::max_element(frames.begin(), frames.end());
+  if (lo == hi) return format_count(lo);
+  return format_count(lo) + " \xe2\x80\x93 " + format_count(hi);  // en dash
+}
+
+constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1",
+                                    "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#3b3b98"};
+constexpr const char* kOtherColor = "#9aa0a6";
+constexpr size_t kMaxSeries = 8;  // more lines than this are unreadable: the rest are summed
+
+// ---------------------------------------------------------------------------------------------
+// Line charts (server-side SVG)
+// ---------------------------------------------------------------------------------------------
+
+struct Line {
+  std::string label;
+  std::vector<std::optional<double>> values;
+  std::string color;
+  // Series with exactly these values, drawn as this one line (one would hide the others).
+  std::vector<std::string> same;
+};
+
+struct ChartSpec {
+  std::string id;
+  std::string extra_class;
+  std::string title;        // <title> and aria-label
+  std::string description;  // <desc>
+  std::string x_label;
+  std::string y_label;
+  bool bytes = false;
+  int width = 960;
+  int height = 340;
+  int left = 84;
+  int right = 210;  // the legend column; 0 puts the legend in the top margin
+  int top = 24;
+  int bottom = 52;
+  int x_ticks = 8;
+  int y_ticks = 6;
+};
+
+// "VkBuffer = VkDeviceMemory" for a line that stands for several series.
+std::string full_label(const Line& l) {
+  std::string label = l.label;
+  for (const std::string& same : l.same) label += " = " + same;
+  return label;
+}
+
+std::optional<double> last_value(const std::vector<std::optional<double>>& values) {
+  for (auto it = values.rbegin(); it != values.rend(); ++it) {
+    if (*it) return **it;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> first_value(const std::vector<std::optional<double>>& values) {
+  for (const auto& v : values) {
+    if (v) return *v;
+  }
+  return std::nullopt;
+}
+
+double peak(const std::vector<std::optional<double>>& values) {
+  double p = 0;
+  for (const auto& v : values) {
+    if (v) p = std::max(p, *v);
+  }
+  return p;
+}
+
+constexpr size_t kLegendSame = 4;  // "= type" rows under a line's name
+
+// Height of a line's entry in a legend column.
+double legend_rows(const Line& l) {
+  return 20 + 16 * static_cast<double>(std::min(l.same.size(), kLegendSame + 1));
+}
+
+std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& xs,
+                       const std::vector<Line>& lines) {
+  // A legend column taller than the chart makes the chart taller.
+  ChartSpec spec = chart_spec;
+  if (spec.right > 0) {
+    double legend = 16;
+    for (const Line& l : lines) legend += legend_rows(l);
+    spec.height = std::max(spec.height, spec.top + static_cast<int>(legend));
+  }
+  const double plot_w = spec.width - spec.left - spec.right - 12;
+  const double plot_h = spec.height - spec.top - spec.bottom;
+  const double x0 = spec.left;
+  const double y0 = spec.top;
+
+  double x_lo = xs.empty() ? 0 : *std::min_element(xs.begin(), xs.end());
+  double x_hi = xs.empty() ? 1 : *std::max_element(xs.begin(), xs.end());
+  html::Ticks xt = html::nice_ticks(x_lo, x_hi, spec.x_ticks, false);
+  if (!(x_hi > x_lo)) {  // one snapshot: centre it
+    xt = html::Ticks{x_lo, 1, 1};
+    x_lo -= 1;
+    x_hi += 1;
+  }
+  double y_max = 0;
+  for (const Line& l : lines) y_max = std::max(y_max, peak(l.values));
+  if (y_max <= 0) y_max = 1;
+  html::Ticks yt = html::nice_ticks(0, y_max, spec.y_ticks, spec.bytes);
+  // The axis ends at the first tick at or above the highest value.
+  const double y_hi = yt.step * std::max(1.0, std::ceil(y_max / yt.step - 1e-9));
+  yt.first = 0;
+  yt.count = static_cast<int>(std::lround(y_hi / yt.step)) + 1;
+
+  const auto px = [&](double x) { return x0 + (x - x_lo) / (x_hi - x_lo) * plot_w; };
+  const auto py = [&](double y) { return y0 + plot_h - y / y_hi * plot_h; };
+
+  std::string s;
+  const std::string title_id = spec.id + "-title";
+  const std::string desc_id = spec.id + "-desc";
+  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"vk-chart" +
+       (spec.extra_class.empty() ? "" : " " + spec.extra_class) + "\" id=\"" + spec.id +
+       "\" role=\"img\" aria-label=\"" + escape(spec.title) + "\" aria-describedby=\"" + desc_id +
+       "\" viewBox=\"0 0 " + std::to_string(spec.width) + " " + std::to_string(spec.height) +
+       "\" width=\"" + std::to_string(spec.width) + "\" height=\"" + std::to_string(spec.height) +
+       "\" preserveAspectRatio=\"xMinYMin meet\">\n";
+  s += "<title id=\"" + title_id + "\">" + escape(spec.title) + "</title>\n";
+  s += "<desc id=\"" + desc_id + "\">" + escape(spec.description) + "</desc>\n";
+  s += "<rect class=\"vk-plot-bg\" x=\"" + coord(x0) + "\" y=\"" + coord(y0) + "\" width=\"" +
+       coord(plot_w) + "\" height=\"" + coord(plot_h) + "\"/>\n";
+
+  // Y axis: grid lines, ticks and labels.
+  s += "<g class=\"vk-axis vk-axis-y\">\n";
+  for (int i = 0; i < yt.count; ++i) {
+    const double v = yt.first + yt.step * i;
+    const double y = py(v);
+    s += "<line class=\"vk-grid\" x1=\"" + coord(x0) + "\" x2=\"" + coord(x0 + plot_w) +
+         "\" y1=\"" + coord(y) + "\" y2=\"" + coord(y) + "\"/>";
+    s += "<line class=\"vk-tick\" x1=\"" + coord(x0 - 5) + "\" x2=\"" + coord(x0) + "\" y1=\"" +
+         coord(y) + "\" y2=\"" + coord(y) + "\"/>";
+    s += "<text class=\"vk-tick-label\" x=\"" + coord(x0 - 8) + "\" y=\"" + coord(y + 4) +
+         "\" text-anchor=\"end\">" + escape(html::tick_label(v, spec.bytes)) + "</text>\n";
+  }
+  s += "<line class=\"vk-axis-line\" x1=\"" + coord(x0) + "\" x2=\"" + coord(x0) + "\" y1=\"" +
+       coord(y0) + "\" y2=\"" + coord(y0 + plot_h) + "\"/>\n";
+  const double label_y = y0 + plot_h / 2;
+  s += "<text class=\"vk-axis-label\" transform=\"translate(" + coord(16) + " " + coord(label_y) +
+       ") rotate(-90)\" text-anchor=\"middle\">" + escape(spec.y_label) + "</text>\n";
+  s += "</g>\n";
+
+  // X axis.
+  s += "<g class=\"vk-axis vk-axis-x\">\n";
+  s += "<line class=\"vk-axis-line\" x1=\"" + coord(x0) + "\" x2=\"" + coord(x0 + plot_w) +
+       "\" y1=\"" + coord(y0 + plot_h) + "\" y2=\"" + coord(y0 + plot_h) + "\"/>\n";
+  for (int i = 0; i < xt.count; ++i) {
+    const double v = xt.first + xt.step * i;
+    const double x = px(v);
+    s += "<line class=\"vk-tick\" x1=\"" + coord(x) + "\" x2=\"" + coord(x) + "\" y1=\"" +
+         coord(y0 + plot_h) + "\" y2=\"" + coord(y0 + plot_h + 5) + "\"/>";
+    s += "<text class=\"vk-tick-label\" x=\"" + coord(x) + "\" y=\"" + coord(y0 + plot_h + 19) +
+         "\" text-anchor=\"middle\">" + escape(html::tick_label(v, false)) + "</text>\n";
+  }
+  s += "<text class=\"vk-axis-label\" x=\"" + coord(x0 + plot_w / 2) + "\" y=\"" +
+       coord(y0 + plot_h + 42) + "\" text-anchor=\"middle\">" + escape(spec.x_label) + "</text>\n";
+  s += "</g>\n";
+
+  // The series: one path each, broken where a value is missing; a point with no neighbour
+  // (one snapshot, or between gaps) is drawn as a dot.
+  s += "<g class=\"vk-plot\">\n";
+  for (const Line& l : lines) {
+    const size_t n = std::min(l.values.size(), xs.size());
+    std::string d;
+    std::string dots;
+    size_t points = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!l.values[i]) continue;
+      const bool prev = i > 0 && l.values[i - 1].has_value();
+      const bool next = i + 1 < n && l.values[i + 1].has_value();
+      const double x = px(xs[i]);
+      const double y = py(*l.values[i]);
+      if (!prev && !next) {
+        dots += "<circle class=\"vk-point\" cx=\"" + coord(x) + "\" cy=\"" + coord(y) +
+                "\" r=\"4\" fill=\"" + l.color + "\"><title>" + escape(full_label(l)) + ": " +
+                escape(html::tick_label(*l.values[i], spec.bytes)) + "</title></circle>\n";
+        continue;
+      }
+      d += (prev ? " L" : (d.empty() ? "M" : " M")) + coord(x) + " " + coord(y);
+      ++points;
+    }
+    if (points > 0) {
+      const std::string last = html::tick_label(last_value(l.values).value_or(0), spec.bytes);
+      s += "<path class=\"vk-series\" data-series=\"" + escape(l.label) + "\" d=\"" + d +
+           "\" stroke=\"" + l.color + "\"><title>" + escape(full_label(l)) +
+           " (last: " + escape(last) + ")</title></path>\n";
+    }
+    s += dots;
+  }
+  s += "</g>\n";
+
+  // Legend: a column right of the plot, or one row in the top margin.
+  s += "<g class=\"vk-legend\">\n";
+  double lx = spec.right > 0 ? x0 + plot_w + 24 : x0;
+  double ly = spec.right > 0 ? y0 + 8 : 10;
+  for (const Line& l : lines) {
+    s += "<g class=\"vk-legend-item\"><line x1=\"" + coord(lx) + "\" x2=\"" + coord(lx + 18) +
+         "\" y1=\"" + coord(ly) + "\" y2=\"" + coord(ly) + "\" stroke=\"" + l.color +
+         "\"/><text x=\"" + coord(lx + 24) + "\" y=\"" + coord(ly + 4) + "\">" +
+         escape(truncate(l.label, 26));
+    // The series it stands for too, one per row, under its name.
+    for (size_t k = 0; k < l.same.size() && k < kLegendSame; ++k) {
+      s += "<tspan class=\"vk-legend-same\" x=\"" + coord(lx + 24) +
+           "\" dy=\"16\">= " + escape(truncate(l.same[k], 24)) + "</tspan>";
+    }
+    if (l.same.size() > kLegendSame) {
+      s += "<tspan class=\"vk-legend-same\" x=\"" + coord(lx + 24) +
+           "\" dy=\"16\">= " + std::to_string(l.same.size() - kLegendSame) + " more types</tspan>";
+    }
+    s += "</text></g>\n";
+    if (spec.right > 0) {
+      ly += legend_rows(l);
+    } else {
+      lx += 40 + 7 * static_cast<double>(std::min<size_t>(l.label.size(), 26));
+    }
+  }
+  s += "</g>\n</svg>\n";
+  return s;
+}
+
+// Per-type lines for one metric: the biggest kMaxSeries by peak, the rest summed as "other".
+std::vector<Line> type_lines(const Report& r, bool bytes,
+                             const std::map<std::string, std::string>& colors) {
+  std::vector<const Series*> ranked;
+  for (const Series& s : r.types) {
+    if (peak(bytes ? s.bytes : s.live) > 0) ranked.push_back(&s);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const Series* a, const Series* b) {
+    return peak(bytes ? a->bytes : a->live) > peak(bytes ? b->bytes : b->live);
+  });
+  std::vector<Line> lines;
+  std::vector<std::optional<double>> other(r.frames.size());
+  size_t others = 0;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const auto& values = bytes ? ranked[i]->bytes : ranked[i]->live;
+    auto same =
+        std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.values == values; });
+    if (same != lines.end()) {
+      same->same.push_back(ranked[i]->label);
+      continue;
+    }
+    if (lines.size() < kMaxSeries) {
+      lines.push_back({ranked[i]->label, values, colors.at(ranked[i]->label), {}});
+      continue;
+    }
+    ++others;
+    for (size_t k = 0; k < other.size() && k < values.size(); ++k) {
+      if (values[k]) other[k] = other[k].value_or(0) + *values[k];
+    }
+  }
+  if (others > 0) {
+    lines.push_back({"other (" + std::to_string(others) + (others == 1 ? " type)" : " types)"),
+                     other,
+                     kOtherColor,
+                     {}});
+  }
+  return lines;
+}
+
+std::string series_description(const std::vector<Line>& lines, bool bytes) {
+  std::string d;
+  for (const Line& l : lines) {
+    const auto first = first_value(l.values);
+    const auto last = last_value(l.values);
+    if (!first || !last) continue;
+    if (!d.empty()) d += "; ";
+    d += full_label(l) + " from " + html::tick_label(*first, bytes) + " to " +
+         html::tick_label(*last, bytes);
+  }
+  return d.empty() ? "No values." : d + ".";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retention chains (boxes and arrows)
+// ---------------------------------------------------------------------------------------------
+
+// Box colour by role: what a reader scans for is the view that pins the memory.
+const char* link_role(const std::string& type) {
+  if (type == "VkDeviceMemory") return "memory";
+  if (type.size() >= 4 && type.compare(type.size() - 4, 4, "View") == 0) return "view";
+  if (type == "VkBuffer" || type == "VkImage" || type == "VkAccelerationStructureKHR") {
+    return "resource";
+  }
+  return "other";
+}
+
+std::string chain_text(const std::vector<Link>& chain) {
+  std::string s;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const Link& l = chain[i];
+    if (i > 0) s += " \xe2\x86\x92 ";  // →
+    s += l.type.empty() ? "?" : l.type;
+    if (!l.name.empty()) s += " \xe2\x80\x9c" + l.name + "\xe2\x80\x9d";
+    if (l.id) s += " (id " + std::to_string(*l.id) + ")";
+    if (l.bytes) s += " " + format_bytes(*l.bytes);
+    if (l.destroyed) {
+      s += " [destroyed]";
+    } else if (!l.state.empty() && l.state != "live") {
+      s += " [" + l.state + "]";
+    }
+  }
+  return s;
+}
+
+constexpr size_t kMaxChains = 12;        // rows in the chain diagram
+constexpr size_t kChainsPerFinding = 3;  // the rest of a finding's chains look alike
+
+size_t drawn_chains(const Finding& f) {
+  return std::min(f.chains.size(), kChainsPerFinding);
+}
+
+// The anchor of a finding's k-th chain in the diagram.
+std::string chain_anchor(size_t rank, size_t k) {
+  return "chain-" + std::to_string(rank) + (k == 0 ? "" : "-" + std::to_string(k + 1));
+}
+
+std::string chains_chart(const Report& r) {
+  constexpr size_t kMaxLinks = 6;
+  constexpr int kBoxW = 200;
+  constexpr int kBoxH = 58;
+  constexpr int kGap = 56;
+  constexpr int kRowH = kBoxH + 44;
+  constexpr int kLeft = 16;
+  constexpr int kTop = 44;
+
+  struct Row {
+    size_t finding;
+    size_t chain;
+  };
+  std::vector<Row> rows;
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    for (size_t k = 0; k < drawn_chains(r.findings[i]) && rows.size() < kMaxChains; ++k) {
+      rows.push_back({i, k});
+    }
+  }
+  if (rows.empty()) return "";
+  size_t widest = 1;
+  for (const Row& row : rows) {
+    widest = std::max(widest,
+                      std::min(r.findings[row.finding].chains[row.chain].links.size(), kMaxLinks));
+  }
+  const int width = std::max(960, kLeft * 2 + static_cast<int>(widest) * (kBoxW + kGap) - kGap);
+  const int height = kTop + static_cast<int>(rows.size()) * kRowH;
+
+  std::string s;
+  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"vk-chart vk-chains\" id=\"chart-chains\" "
+       "role=\"img\" aria-label=\"Retention chains: what keeps each leaked object alive\" "
+       "aria-describedby=\"chart-chains-desc\" viewBox=\"0 0 " +
+       std::to_string(width) + " " + std::to_string(height) + "\" width=\"" +
+       std::to_string(width) + "\" height=\"" + std::to_string(height) +
+       "\" preserveAspectRatio=\"xMinYMin meet\">\n";
+  s += "<title>Retention chains</title>\n<desc id=\"chart-chains-desc\">";
+  for (const Row& row : rows) {
+    s += "Finding " + std::to_string(row.finding + 1) + ": " +
+         escape(chain_text(r.findings[row.finding].chains[row.chain].links)) + ". ";
+  }
+  s += "</desc>\n";
+  s += "<defs><marker id=\"vk-arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+       "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
+       "<path d=\"M0 0 L10 5 L0 10 z\" class=\"vk-arrowhead\"/></marker></defs>\n";
+
+  // Legend: box colours by role, and what an arrow means.
+  s += "<g class=\"vk-legend\">\n";
+  int lx = kLeft;
+  for (const auto& [role, label] :
+       std::vector<std::pair<const char*, const char*>>{{"view", "view"},
+                                                        {"resource", "buffer / image"},
+                                                        {"memory", "device memory"},
+                                                        {"other", "other"}}) {
+    s += "<g class=\"vk-legend-item\"><rect class=\"vk-box vk-role-" + std::string(role) +
+         "\" x=\"" + std::to_string(lx) +
+         "\" y=\"8\" width=\"16\" height=\"12\" rx=\"2\"/>"
+         "<text x=\"" +
+         std::to_string(lx + 22) + "\" y=\"18\">" + label + "</text></g>\n";
+    lx += 44 + 7 * static_cast<int>(std::string(label).size());
+  }
+  s += "<g class=\"vk-legend-item\"><rect class=\"vk-box vk-role-other vk-destroyed\" x=\"" +
+       std::to_string(lx) + "\" y=\"8\" width=\"16\" height=\"12\" rx=\"2\"/><text x=\"" +
+       std::to_string(lx + 22) + "\" y=\"18\">destroyed</text></g>\n";
+  lx += 44 + 7 * 9;
+  s += "<g class=\"vk-legend-item\"><line class=\"vk-arrow\" x1=\"" + std::to_string(lx) +
+       "\" x2=\"" + std::to_string(lx + 30) +
+       "\" y1=\"14\" y2=\"14\" marker-end=\"url(#vk-arrowhead)\"/><text x=\"" +
+       std::to_string(lx + 38) + "\" y=\"18\">keeps alive</text></g>\n";
+  s += "</g>\n";
+
+  for (size_t row = 0; row < rows.size(); ++row) {
+    const Finding& f = r.findings[rows[row].finding];
+    const Chain& chain = f.chains[rows[row].chain];
+    const size_t rank = rows[row].finding + 1;
+    const int y = kTop + static_cast<int>(row) * kRowH;
+    s += "<g class=\"vk-chain\" id=\"" + chain_anchor(rank, rows[row].chain) +
+         "\" data-finding=\"" + std::to_string(rank) + "\">\n";
+    std::string caption = "#" + std::to_string(rank) + " " + kind_label(f.kind);
+    if (!f.type.empty()) caption += " \xc2\xb7 " + f.type;
+    if (f.count) caption += " \xc2\xb7 " + format_count(*f.count) + " objects";
+    if (chain.bytes) caption += " \xc2\xb7 holds " + format_bytes(*chain.bytes);
+    if (rows[row].chain + 1 == drawn_chains(f) && f.chains.size() > drawn_chains(f)) {
+      caption += " (+" + std::to_string(f.chains.size() - drawn_chains(f)) + " more like it)";
+    }
+    s += "<text class=\"vk-chain-caption\" x=\"" + std::to_string(kLeft) + "\" y=\"" +
+         std::to_string(y + 12) + "\">" + escape(caption) + "</text>\n";
+    const size_t shown = std::min(chain.links.size(), kMaxLinks);
+    for (size_t k = 0; k < shown; ++k) {
+      const int bx = kLeft + static_cast<int>(k) * (kBoxW + kGap);
+      const int by = y + 22;
+      // The last box stands for the rest when the chain is too long to draw.
+      const bool elided = k + 1 == shown && chain.links.size() > shown;
+      if (k > 0) {
+        s += "<line class=\"vk-arrow\" x1=\"" + std::to_string(bx - kGap + 4) + "\" x2=\"" +
+             std::to_string(bx - 4) + "\" y1=\"" + std::to_string(by + kBoxH / 2) + "\" y2=\"" +
+             std::to_string(by + kBoxH / 2) + "\" marker-end=\"url(#vk-arrowhead)\"/>\n";
+      }
+      if (elided) {
+        s += "<g class=\"vk-chain-link vk-chain-more\"><rect class=\"vk-box vk-role-other\" x=\"" +
+             std::to_string(bx) + "\" y=\"" + std::to_string(by) + "\" width=\"" +
+             std::to_string(kBoxW) + "\" height=\"" + std::to_string(kBoxH) +
+             "\" rx=\"6\"/><text class=\"vk-box-type\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
+             std::to_string(by + 34) + "\">\xe2\x80\xa6 " +
+             std::to_string(chain.links.size() - shown + 1) + " more</text></g>\n";
+        break;
+      }
+      const Link& l = chain.links[k];
+      std::string meta;
+      if (l.id) meta = "id " + std::to_string(*l.id);
+      if (l.bytes && *l.bytes > 0)
+        meta += (meta.empty() ? "" : " \xc2\xb7 ") + format_bytes(*l.bytes);
+      const std::string state = l.destroyed ? "destroyed" : l.state;
+      if (!state.empty() && state != "live") {
+        meta += (meta.empty() ? "" : " \xc2\xb7 ") + state;
+      }
+      s += "<g class=\"vk-chain-link\" data-type=\"" + escape(l.type) + "\"><title>" +
+           escape(chain_text({l})) + "</title>";
+      s += "<rect class=\"vk-box vk-role-" + std::string(link_role(l.type)) +
+           (l.destroyed ? " vk-destroyed" : "") + "\" x=\"" + std::to_string(bx) + "\" y=\"" +
+           std::to_string(by) + "\" width=\"" + std::to_string(kBoxW) + "\" height=\"" +
+           std::to_string(kBoxH) + "\" rx=\"6\"/>";
+      s += "<text class=\"vk-box-type\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
+           std::to_string(by + 18) + "\">" + escape(truncate(l.type.empty() ? "?" : l.type, 26)) +
+           "</text>";
+      s += "<text class=\"vk-box-name\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
+           std::to_string(by + 34) + "\">" +
+           escape(truncate(l.name.empty() ? "(unnamed)" : l.name, 28)) + "</text>";
+      s += "<text class=\"vk-box-meta\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
+           std::to_string(by + 50) + "\">" + escape(meta) + "</text></g>\n";
+    }
+    s += "</g>\n";
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
+// ---------------------------------------------------------------------------------------------
+
+constexpr char kStyle[] = R"css(
+:root { --fg:#1d2330; --muted:#5d6577; --line:#dde1e8; --bg:#f5f6f8; --card:#fff;
+  --fail:#c62828; --pass:#2e7d32; --warn:#b26a00; }
+* { box-sizing: border-box; }
+body { margin:0; background:var(--bg); color:var(--fg);
+  font:14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+header.vk-header { background:#1f2533; color:#f1f3f7; padding:20px 32px 18px; }
+.vk-title { display:flex; align-items:center; gap:16px; flex-wrap:wrap; }
+.vk-title h1 { margin:0; font-size:22px; font-weight:650; letter-spacing:.2px; }
+.vk-badge { display:inline-block; padding:3px 12px; border-radius:999px; font-weight:700;
+  font-size:13px; letter-spacing:.4px; color:#fff; }
+.vk-badge.vk-fail { background:var(--fail); } .vk-badge.vk-pass { background:var(--pass); }
+dl.vk-run { display:flex; flex-wrap:wrap; gap:6px 28px; margin:14px 0 0; }
+dl.vk-run div { min-width:0; } dl.vk-run dt { font-size:11px; text-transform:uppercase;
+  letter-spacing:.6px; color:#a9b1c2; } dl.vk-run dd { margin:0; font-weight:600;
+  overflow-wrap:anywhere; }
+main { padding:20px 32px 8px; max-width:1400px; }
+section { background:var(--card); border:1px solid var(--line); border-radius:10px;
+  padding:16px 20px; margin-bottom:20px; }
+h2 { font-size:17px; margin:0 0 12px; } h3 { font-size:14px; margin:18px 0 6px; color:var(--muted); }
+.vk-note { color:var(--muted); margin:4px 0 10px; }
+.vk-warning { background:#fff4e5; border:1px solid #f3c37a; color:#6b4100; padding:8px 12px;
+  border-radius:8px; margin-bottom:16px; }
+.vk-cards { display:flex; flex-wrap:wrap; gap:12px; }
+.vk-card { border:1px solid var(--line); border-left:5px solid var(--kind,#8792a8);
+  border-radius:8px; padding:8px 14px; min-width:150px; }
+.vk-card .vk-card-n { font-size:24px; font-weight:700; display:block; }
+.vk-card .vk-card-label { font-weight:600; } .vk-card .vk-card-sub { display:block;
+  color:var(--muted); font-size:12px; }
+.vk-empty-state { text-align:center; padding:28px; color:var(--pass); font-size:18px; font-weight:600; }
+.vk-empty-state span { display:block; color:var(--muted); font-size:14px; font-weight:400; }
+table.vk-findings { width:100%; border-collapse:collapse; }
+table.vk-findings th { text-align:left; font-size:12px; text-transform:uppercase; letter-spacing:.5px;
+  color:var(--muted); border-bottom:2px solid var(--line); padding:6px 8px; }
+table.vk-findings td { padding:7px 8px; vertical-align:top; }
+tr.vk-finding td { border-top:1px solid var(--line); }
+tr.vk-finding-details td { padding-top:0; }
+td.vk-frames { white-space:nowrap; }
+td.vk-num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+td.vk-callsite code, .vk-stack code { font:12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace;
+  overflow-wrap:anywhere; }
+.vk-kind-tag { display:inline-block; padding:1px 8px; border-radius:4px; color:#fff;
+  background:var(--kind,#8792a8); font-size:12px; font-weight:600; white-space:nowrap; }
+.vk-names { overflow-wrap:anywhere; } .vk-status { color:var(--muted); font-size:12px; } .vk-more { color:var(--muted); }
+details > summary { cursor:pointer; color:var(--muted); }
+details[open] > summary { color:var(--fg); }
+.vk-detail { display:grid; grid-template-columns:max-content 1fr; gap:4px 14px; margin:8px 0 4px 18px; }
+.vk-detail dt { color:var(--muted); font-size:12px; } .vk-detail dd { margin:0; overflow-wrap:anywhere; }
+.vk-stack { margin:0; padding-left:20px; }
+table.vk-examples { border-collapse:collapse; font-size:12px; }
+table.vk-examples td, table.vk-examples th { padding:1px 10px 1px 0; text-align:left; }
+.vk-kind-growth { --kind:#d1495b; } .vk-kind-retained { --kind:#e07a1f; }
+.vk-kind-stale_view { --kind:#7b4fb0; } .vk-kind-orphaned_memory { --kind:#8c6239; }
+.vk-kind-leak_at_exit { --kind:#b0263a; } .vk-kind-destroyed_in_flight { --kind:#6d1020; }
+.vk-kind-invalid_destroy { --kind:#5b6577; } .vk-kind-other { --kind:#8792a8; }
+figure { margin:0 0 18px; } figcaption { font-weight:600; margin-bottom:4px; }
+figcaption span { font-weight:400; color:var(--muted); }
+svg.vk-chart { display:block; width:100%; max-width:100%; height:auto; font-size:12px; }
+.vk-multiples { display:grid; grid-template-columns:repeat(auto-fill, minmax(300px, 1fr)); gap:14px; }
+.vk-multiples figure { margin:0; border:1px solid var(--line); border-radius:8px; padding:8px 10px; }
+.vk-multiples figcaption { font-size:12px; overflow-wrap:anywhere; }
+.vk-plot-bg { fill:#fbfcfd; }
+.vk-grid { stroke:#e6e9ef; stroke-width:1; } .vk-tick, .vk-axis-line { stroke:#8a93a5; stroke-width:1; }
+.vk-tick-label { fill:#4d5567; font-size:11px; } .vk-axis-label { fill:#2b3242; font-size:12px; font-weight:600; }
+path.vk-series { fill:none; stroke-width:2.2; stroke-linejoin:round; stroke-linecap:round; }
+.vk-legend text { fill:#2b3242; font-size:12px; } .vk-legend line { stroke-width:3; }
+.vk-box { stroke-width:1.5; } .vk-role-view { fill:#efe7fa; stroke:#7b4fb0; }
+.vk-role-resource { fill:#e6eff8; stroke:#4e79a7; } .vk-role-memory { fill:#f6ece2; stroke:#8c6239; }
+.vk-role-other { fill:#eef0f3; stroke:#8792a8; } .vk-destroyed { stroke-dasharray:5 3; }
+.vk-box-type { font-weight:700; font-size:12px; fill:#1d2330; } .vk-box-name { font-size:12px; fill:#2b3242; }
+.vk-box-meta { font-size:11px; fill:#5d6577; } .vk-chain-caption { font-size:12px; font-weight:600; fill:#2b3242; }
+.vk-arrow { stroke:#5d6577; stroke-width:2; } .vk-arrowhead { fill:#5d6577; }
+footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
+)css";
+
+void add_run_item(std::string* s, const char* label, const std::string& value,
+                  const char* cls = "") {
+  if (value.empty()) return;
+  *s += "<div" + std::string(*cls ? " class=\"" + std::string(cls) + "\"" : "") + "><dt>" + label +
+        "</dt><dd>" + escape(value) + "</dd></div>";
+}
+
+std::string header(const Report& r) {
+  std::string s =
+      "<header class=\"vk-header\" id=\"run\">\n<div class=\"vk-title\"><h1>vkleak report</h1>";
+  const std::string count =
+      std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings");
+  if (r.gate == "pass") {  // a gate's verdict wins: it knows the baseline and suppressions
+    s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 gate passed" +
+         (r.findings.empty() ? std::string() : " (" + count + ")") + "</span>";
+  } else if (r.gate == "fail") {
+    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 gate failed (" + count +
+         ")</span>";
+  } else if (r.findings.empty()) {
+    s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 no leaks found</span>";
+  } else {
+    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 " +
+         std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings") +
+         "</span>";
+  }
+  s += "</div>\n<dl class=\"vk-run\">";
+  add_run_item(&s, "Executable", r.executable.empty() ? "(unknown)" : r.executable, "vk-exe");
+  if (r.pid) add_run_item(&s, "PID", std::to_string(*r.pid));
+  if (r.snapshots) add_run_item(&s, "Snapshots", format_count(*r.snapshots));
+  if (r.runs) add_run_item(&s, "Runs", format_count(*r.runs) + " (the first is shown)");
+  add_run_item(&s, "Frames", frames_text(r.run_frames));
+  add_run_item(&s, "Generated", r.generated);
+  s += "</dl>\n</header>\n";
+  return s;
+}
+
+std::string summary(const Report& r) {
+  std::string s = "<section id=\"summary\">\n<h2>Summary</h2>\n";
+  if (r.findings.empty()) {
+    s += "<div class=\"vk-empty-state\" id=\"no-findings\">No leaks found"
+         "<span>vkleak found no growth, retained objects, stale views, orphaned memory or "
+         "leaks at exit in this run.</span></div>\n</section>\n";
+    return s;
+  }
+  // Known kinds in their fixed order, then any others in order of appearance.
+  std::vector<std::string> kinds;
+  for (const KindInfo& k : kKinds) kinds.push_back(k.kind);
+  for (const Finding& f : r.findings) {
+    if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) kinds.push_back(f.kind);
+  }
+  uint64_t total_bytes = 0;
+  uint64_t total_objects = 0;
+  s += "<div class=\"vk-cards\">\n";
+  for (const std::string& kind : kinds) {
+    uint64_t findings = 0;
+    uint64_t objects = 0;
+    uint64_t bytes = 0;
+    for (const Finding& f : r.findings) {
+      if (f.kind != kind) continue;
+      ++findings;
+      objects += f.count.value_or(0);
+      bytes += f.bytes.value_or(0);
+    }
+    if (findings == 0) continue;
+    total_bytes += bytes;
+    total_objects += objects;
+    const KindInfo* info = kind_info(kind);
+    s += "<div class=\"vk-card " + kind_class(kind) + "\" data-kind=\"" + escape(kind) +
+         "\" title=\"" + escape(info ? info->blurb : "") + "\"><span class=\"vk-card-n\">" +
+         std::to_string(findings) + "</span><span class=\"vk-card-label\">" +
+         escape(kind_label(kind)) + "</span><span class=\"vk-card-sub\">" + format_count(objects) +
+         " objects \xc2\xb7 " + format_bytes(bytes) + "</span></div>\n";
+  }
+  s += "<div class=\"vk-card vk-total\" id=\"total-bytes\" title=\"Sum over the findings; one "
+       "object can appear in more than one finding\"><span class=\"vk-card-n\">" +
+       format_bytes(total_bytes) +
+       "</span><span class=\"vk-card-label\">in findings</span>"
+       "<span class=\"vk-card-sub\">" +
+       format_count(total_objects) + " objects, " + std::to_string(r.findings.size()) +
+       " findings</span></div>\n";
+  s += "</div>\n</section>\n";
+  return s;
+}
+
+std::string names_cell(const std::vector<std::string>& names, uint64_t omitted) {
+  if (names.empty() && omitted == 0) return "<span class=\"vk-more\">(unnamed)</span>";
+  constexpr size_t kShown = 3;
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < kShown; ++i) {
+    if (i > 0) s += ", ";
+    s += escape(names[i]);
+  }
+  const uint64_t more = omitted + (names.size() > kShown ? names.size() - kShown : 0);
+  if (more > 0) s += " <span class=\"vk-more\">+" + format_count(more) + " more</span>";
+  return s;
+}
+
+// chain_rows: the diagram rows before this finding's chains (the diagram stops at kMaxChains).
+std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
+  std::string s = "<details class=\"vk-details\"><summary>" +
+                  escape(f.message.empty() ? "Details" : f.message) + "</summary>\n";
+  s += "<dl class=\"vk-detail\">";
+  if (const KindInfo* info = kind_info(f.kind)) {
+    s += "<dt>What it means</dt><dd>" + escape(info->blurb) + "</dd>";
+  }
+  if (f.bytes) {
+    s += "<dt>Bytes</dt><dd>" + format_count(*f.bytes) + " bytes</dd>";
+  }
+  if (!f.callsite.empty()) {
+    s += "<dt>Call site</dt><dd><ol class=\"vk-stack\">";
+    for (const std::string& frame : f.callsite) s += "<li><code>" + escape(frame) + "</code></li>";
+    s += "</ol></dd>";
+  }
+  constexpr size_t kListed = 5;
+  for (size_t k = 0; k < f.chains.size() && k < kListed; ++k) {
+    s += "<dt>Chain</dt><dd class=\"vk-chain-text\">" + escape(chain_text(f.chains[k].links));
+    if (f.chains[k].bytes) s += ", holds " + format_bytes(*f.chains[k].bytes);
+    if (k < drawn_chains(f) && chain_rows + k < kMaxChains) {
+      s += " <a href=\"#" + chain_anchor(rank, k) + "\">(diagram)</a>";
+    }
+    s += "</dd>";
+  }
+  if (f.chains.size() > kListed) {
+    s += "<dt></dt><dd>and " + std::to_string(f.chains.size() - kListed) + " more chains</dd>";
+  }
+  if (f.names.size() > 3) {
+    s += "<dt>All names</dt><dd>";
+    for (size_t i = 0; i < f.names.size(); ++i) s += (i ? ", " : "") + escape(f.names[i]);
+    s += "</dd>";
+  }
+  if (!f.examples.empty()) {
+    s += "<dt>Examples</dt><dd><table class=\"vk-examples\"><tr><th>id</th><th>handle</th>"
+         "<th>name</th></tr>";
+    for (const Example& e : f.examples) {
+      s += "<tr><td>" + (e.id ? std::to_string(*e.id) : "") + "</td><td><code>" + escape(e.handle) +
+           "</code></td><td>" + escape(e.name) + "</td></tr>";
+    }
+    s += "</table></dd>";
+  }
+  s += "</dl></details>";
+  return s;
+}
+
+std::string findings_section(const Report& r) {
+  std::string s = "<section id=\"findings\">\n<h2>Findings</h2>\n";
+  if (r.findings.empty()) {
+    s += "<p class=\"vk-note\">Nothing to list: no leaks found.</p>\n</section>\n";
+    return s;
+  }
+  s += "<p class=\"vk-note\">Ranked by the analysis, most important first. Open a row for the "
+       "full call site, the retention chain and example objects.</p>\n";
+  s += "<table class=\"vk-findings\"><thead><tr><th>#</th><th>Kind</th><th>Type</th>"
+       "<th>Count</th><th>Bytes</th><th>Names</th><th>Call site</th><th>Frames</th></tr></thead>"
+       "<tbody>\n";
+  size_t chain_rows = 0;
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const Finding& f = r.findings[i];
+    const std::string rank = std::to_string(i + 1);
+    s += "<tr class=\"vk-finding " + kind_class(f.kind) + "\" id=\"finding-" + rank +
+         "\" data-kind=\"" + escape(f.kind) + "\">";
+    s += "<td class=\"vk-rank\">" + rank + "</td>";
+    s += "<td><span class=\"vk-kind-tag\">" + escape(kind_label(f.kind)) + "</span>";
+    // The gate's word on it, where it is not simply new.
+    if (!f.status.empty() && f.status != "new") {
+      s += " <span class=\"vk-status\">" + escape(f.status) + "</span>";
+    }
+    s += "</td>";
+    s += "<td class=\"vk-type\">" + escape(f.type) + "</td>";
+    s += "<td class=\"vk-num vk-count\">" + (f.count ? format_count(*f.count) : "") + "</td>";
+    s += "<td class=\"vk-num vk-bytes\"" +
+         (f.bytes ? " title=\"" + std::to_string(*f.bytes) + " bytes\">" + format_bytes(*f.bytes)
+                  : std::string(">")) +
+         "</td>";
+    s += "<td class=\"vk-names\">" + names_cell(f.names, f.names_omitted) + "</td>";
+    s += "<td class=\"vk-callsite\">" +
+         (f.callsite.empty() ? "<span class=\"vk-more\">(unknown)</span>"
+                             : "<code title=\"" + escape(f.callsite.front()) + "\">" +
+                                   escape(short_frame(f.callsite.front())) + "</code>") +
+         "</td>";
+    s += "<td class=\"vk-frames\">" + escape(frames_text(f.frames)) + "</td></tr>\n";
+    s += "<tr class=\"vk-finding-details\"><td></td><td colspan=\"7\">" +
+         finding_details(f, i + 1, chain_rows) + "</td></tr>\n";
+    chain_rows += drawn_chains(f);
+  }
+  s += "</tbody></table>\n</section>\n";
+  return s;
+}
+
+std::string charts_section(const Report& r) {
+  std::string s = "<section id=\"charts\">\n<h2>Over the run</h2>\n";
+  if (r.frames.empty() || (r.types.empty() && r.groups.empty())) {
+    s += "<p class=\"vk-note\" id=\"no-series\">No time series in this report: it needs "
+         "snapshots taken during the run (vkleak run --every N).</p>\n</section>\n";
+    return s;
+  }
+  const std::string x_label = r.x_is_frame ? "frame" : "snapshot";
+  if (r.frames.size() == 1) {
+    s += "<p class=\"vk-note\">Only one snapshot: each value is a single point.</p>\n";
+  }
+
+  // One colour per type in both charts, the biggest types first.
+  std::vector<const Series*> by_live;
+  for (const Series& t : r.types) by_live.push_back(&t);
+  std::stable_sort(by_live.begin(), by_live.end(), [](const Series* a, const Series* b) {
+    return std::max(peak(a->live), peak(a->bytes) / 1e12) >
+           std::max(peak(b->live), peak(b->bytes) / 1e12);
+  });
+  std::map<std::string, std::string> colors;
+  for (size_t i = 0; i < by_live.size(); ++i) {
+    colors[by_live[i]->label] = kPalette[i % std::size(kPalette)];
+  }
+
+  for (const bool bytes : {false, true}) {
+    ChartSpec spec;
+    spec.id = bytes ? "chart-bytes" : "chart-live";
+    spec.title = bytes ? "Bytes per type across the run" : "Live objects per type across the run";
+    spec.x_label = x_label;
+    spec.y_label = bytes ? "bytes" : "live objects";
+    spec.bytes = bytes;
+    const std::vector<Line> lines = type_lines(r, bytes, colors);
+    spec.description = series_description(lines, bytes);
+    s += "<figure class=\"vk-figure\" id=\"" + spec.id + "-figure\"><figcaption>" + spec.title +
+         "</figcaption>\n";
+    if (lines.empty()) {
+      s += "<p class=\"vk-note\">No " + std::string(bytes ? "bytes" : "live objects") +
+           " recorded per type.</p>\n";
+    } else {
+      s += line_chart(spec, r.frames, lines);
+    }
+    s += "</figure>\n";
+  }
+
+  // The groups that grew most, one small chart each.
+  constexpr size_t kMaxGroups = 6;
+  std::vector<const Series*> groups;
+  for (const Series& g : r.groups) {
+    if (first_value(g.live)) groups.push_back(&g);
+  }
+  const auto growth = [](const Series* g) {
+    return last_value(g->live).value_or(0) - first_value(g->live).value_or(0);
+  };
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const Series* a, const Series* b) { return growth(a) > growth(b); });
+  if (groups.size() > kMaxGroups) groups.resize(kMaxGroups);
+  s += "<h3>Top growing groups</h3>\n";
+  if (groups.empty()) {
+    s += "<p class=\"vk-note\" id=\"no-groups\">No per-call-site groups in this report.</p>\n";
+  } else {
+    s += "<div class=\"vk-multiples\" id=\"chart-groups\">\n";
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const Series& g = *groups[i];
+      ChartSpec spec;
+      spec.id = "chart-group-" + std::to_string(i + 1);
+      spec.extra_class = "vk-group-chart";
+      spec.title = "Live objects of group " + g.label;
+      spec.x_label = x_label;
+      spec.y_label = "live";
+      spec.width = 340;
+      spec.height = 190;
+      spec.left = 60;
+      spec.right = 0;
+      spec.top = 28;
+      spec.bottom = 44;
+      spec.x_ticks = 4;
+      spec.y_ticks = 3;
+      const double first = first_value(g.live).value_or(0);
+      const double last = last_value(g.live).value_or(0);
+      std::string change = html::tick_label(first, false) + " \xe2\x86\x92 " +
+                           html::tick_label(last, false) + " live";
+      if (auto b = last_value(g.bytes); b && *b >= 0) {
+        change += ", " + format_bytes(static_cast<uint64_t>(*b));
+      }
+      spec.description = g.label + ": " + change + ".";
+      s += "<figure><figcaption>" + escape(g.label) + " <span>" + escape(change) +
+           "</span></figcaption>\n";
+      s += line_chart(spec, r.frames, {{"live objects", g.live, kPalette[2], {}}});
+      s += "</figure>\n";
+    }
+    s += "</div>\n";
+  }
+  s += "</section>\n";
+  return s;
+}
+
+}  // namespace
+
+std::string render_html(const json& findings_doc) {
+  const Report r = read_report(findings_doc);
+  std::string title = "vkleak report";
+  if (!r.executable.empty()) {
+    const size_t slash = r.executable.find_last_of('/');
+    title += ": " + (slash == std::string::npos ? r.executable : r.executable.substr(slash + 1));
+  }
+
+  std::string s;
+  s.reserve(64 * 1024);
+  s += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  // Defence in depth: even if some text escaped its escaping, nothing could load or run.
+  s += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+       "style-src 'unsafe-inline'; img-src data:\">\n";
+  s += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+#ifdef VKLEAK_VERSION
+  s += "<meta name=\"generator\" content=\"vkleak " VKLEAK_VERSION "\">\n";
+#endif
+  s += "<title>" + escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  s += header(r);
+  s += "<main>\n";
+  if (!r.format.empty() && r.format != "vkleak-findings") {
+    s += "<p class=\"vk-warning\" id=\"format-warning\">This document says its format is \"" +
+         escape(r.format) + "\", not \"vkleak-findings\": what follows may be incomplete.</p>\n";
+  } else if (r.version && *r.version > 1) {
+    s += "<p class=\"vk-warning\" id=\"format-warning\">Findings format version " +
+         std::to_string(*r.version) +
+         " is newer than this report knows (1): some details may be missing.</p>\n";
+  }
+  s += summary(r);
+  s += findings_section(r);
+  s += charts_section(r);
+  const std::string chains = chains_chart(r);
+  if (!chains.empty()) {
+    s += "<section id=\"chains\">\n<h2>Retention chains</h2>\n<p class=\"vk-note\">What keeps "
+         "each object alive: every arrow points from a holder to what it holds.</p>\n" +
+         chains + "</section>\n";
+  }
+  s += "</main>\n<footer>Generated by vkleak";
+#ifdef VKLEAK_VERSION
+  s += " " VKLEAK_VERSION;
+#endif
+  s += " from a vkleak-findings document. This page is self-contained: no scripts, no network."
+       "</footer>\n</body>\n</html>\n";
+  return s;
+}
+
+}  // namespace vkleak

@@ -1,0 +1,245 @@
+// vkleak report / diff / gate end to end, on generated runs: exit codes, formats and files, runs
+// of several processes, and bad input (never a crash, always exit 2 with the file named, never
+// modified).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run_builder.h"
+#include "test_support.h"
+
+namespace vkleak {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test::ProcessOptions;
+using test::ProcessResult;
+using test::read_file;
+using test::run_process;
+using test::TempDir;
+using test::write_file;
+
+std::string describe(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out.substr(0, 3000) +
+         "\nstderr:\n" + r.err.substr(0, 3000);
+}
+
+ProcessResult vkleak(std::vector<std::string> args) {
+  args.insert(args.begin(), VKLEAK_BIN);
+  ProcessOptions options;
+  options.unset_env = {"VKLEAK_*", "NO_COLOR"};
+  options.set_env = {{"DEBUGINFOD_URLS", ""}};
+  return run_process(args, options);
+}
+
+void generate(const std::string& dir, std::vector<std::string> flags) {
+  flags.insert(flags.begin(), {VKLEAK_GEN_RUN, dir, "--objects", "300"});
+  const ProcessResult r = run_process(flags);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+}
+
+class CommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    generate(leaky(), {"--teardown"});
+    generate(clean(), {"--clean", "--teardown", "--pid", "77"});
+  }
+  std::string leaky() const { return dir_.file("leaky"); }
+  std::string clean() const { return dir_.file("clean"); }
+  std::string file(const std::string& name) const { return dir_.file(name); }
+
+  TempDir dir_;
+};
+
+TEST_F(CommandsTest, ReportFindsEveryKindOfTheGeneratedRun) {
+  const ProcessResult r = vkleak({"report", leaky(), "--format", "json", "--no-symbolize"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc["format"], "vkleak-findings");
+  std::set<std::string> kinds;
+  for (const json& f : doc["findings"]) kinds.insert(f["kind"].get<std::string>());
+  EXPECT_EQ(kinds, (std::set<std::string>{"leak_at_exit", "growth", "retained", "stale_view",
+                                          "orphaned_memory", "destroyed_in_flight"}));
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  EXPECT_EQ(doc["runs"][0]["snapshots"].size(), 8u);
+  EXPECT_EQ(doc["series"]["frames"].size(), 6u);
+}
+
+TEST_F(CommandsTest, ReportSaysNothingAboutACleanRun) {
+  const ProcessResult r = vkleak({"report", clean(), "--color", "never"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.rfind("vkleak: no findings in 1 run", 0), 0u) << r.out;
+}
+
+TEST_F(CommandsTest, SeveralProcessesAreSeveralRunsEachLabelled) {
+  fs::create_directories(file("both"));
+  for (const std::string& dir : {leaky(), clean()}) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      fs::copy_file(entry.path(), file("both") + "/" + entry.path().filename().string());
+    }
+  }
+  const ProcessResult r = vkleak({"report", file("both"), "--color", "never", "--no-symbolize"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("in 2 runs"), std::string::npos) << r.out.substr(0, 300);
+  EXPECT_NE(r.out.find("Run pid 77: /opt/app/bin/app"), std::string::npos);
+  EXPECT_NE(r.out.find("Run pid 4242: /opt/app/bin/app"), std::string::npos);
+  const json doc = json::parse(vkleak({"report", file("both"), "--format", "json"}).out);
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  EXPECT_EQ(doc["runs"][0]["pid"], 77);
+  EXPECT_EQ(doc["runs"][0]["findings"], 0);
+  for (const json& f : doc["findings"]) EXPECT_EQ(f["pid"], 4242);
+}
+
+TEST_F(CommandsTest, EveryFormatAndOutputFile) {
+  const ProcessResult r =
+      vkleak({"report", leaky(), "--format", "markdown", "--json", file("f.json"), "--sarif",
+              file("f.sarif"), "--junit", file("f.xml"), "--markdown", file("f.md")});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("| # | Kind | Type |"), std::string::npos);
+  EXPECT_EQ(read_file(file("f.md")), r.out);
+  EXPECT_EQ(json::parse(read_file(file("f.json")))["version"], 1);
+  EXPECT_EQ(json::parse(read_file(file("f.sarif")))["version"], "2.1.0");
+  EXPECT_NE(read_file(file("f.xml")).find("<testsuites"), std::string::npos);
+  for (const char* format : {"text", "json", "junit", "sarif"}) {
+    EXPECT_EQ(vkleak({"report", leaky(), "--format", format}).exit_code, 0) << format;
+  }
+}
+
+TEST_F(CommandsTest, GateExitCodes) {
+  EXPECT_EQ(vkleak({"gate", clean()}).exit_code, 0);
+  const ProcessResult fail = vkleak({"gate", leaky(), "--color", "never"});
+  EXPECT_EQ(fail.exit_code, 1) << describe(fail);
+  EXPECT_NE(fail.out.find("Gate: FAIL"), std::string::npos);
+
+  // Its own findings as the baseline: nothing new.
+  ASSERT_EQ(vkleak({"report", leaky(), "--json", file("base.json"), "--format", "json"}).exit_code,
+            0);
+  const ProcessResult base = vkleak({"gate", leaky(), "--baseline", file("base.json")});
+  EXPECT_EQ(base.exit_code, 0) << describe(base);
+
+  write_file(file("supp.txt"),
+             "# everything from the generator's app\nkind=* frame=app+*\n"
+             "kind=destroyed_in_flight  # no call site to match\n");
+  const ProcessResult supp = vkleak({"gate", leaky(), "--suppressions", file("supp.txt")});
+  EXPECT_EQ(supp.exit_code, 0) << describe(supp);
+
+  EXPECT_EQ(vkleak({"gate", leaky(), "--max-findings", "100"}).exit_code, 0);
+  EXPECT_EQ(vkleak({"gate", leaky(), "--fail-on", "invalid_destroy"}).exit_code, 0);
+  EXPECT_EQ(vkleak({"gate", leaky(), "--fail-on", "growth,retained"}).exit_code, 1);
+
+  const ProcessResult json_out = vkleak({"gate", leaky(), "--format", "json"});
+  EXPECT_EQ(json_out.exit_code, 1);
+  const json doc = json::parse(json_out.out);
+  EXPECT_EQ(doc["gate"]["result"], "fail");
+  EXPECT_EQ(doc["findings"][0]["status"], "new");
+}
+
+TEST_F(CommandsTest, GateUsageAndInputErrorsAreExitCode2) {
+  EXPECT_EQ(vkleak({"gate"}).exit_code, 2);
+  EXPECT_EQ(vkleak({"gate", clean(), "--bogus"}).exit_code, 2);
+  EXPECT_EQ(vkleak({"gate", clean(), "--fail-on", "leaks"}).exit_code, 2);
+  EXPECT_EQ(vkleak({"gate", clean(), "--max-findings", "-1"}).exit_code, 2);
+  EXPECT_EQ(vkleak({"gate", file("missing")}).exit_code, 2);
+  fs::create_directories(file("empty"));
+  const ProcessResult empty = vkleak({"gate", file("empty")});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("no snapshots"), std::string::npos) << empty.err;
+  write_file(file("bad-supp.txt"), "kind=growth\nwhat=ever\n");
+  const ProcessResult supp = vkleak({"gate", clean(), "--suppressions", file("bad-supp.txt")});
+  EXPECT_EQ(supp.exit_code, 2);
+  EXPECT_NE(supp.err.find("bad-supp.txt:2: unknown key 'what'"), std::string::npos) << supp.err;
+  write_file(file("bad-base.json"), "{\"format\": \"vkleak-snapshot\"}");
+  EXPECT_EQ(vkleak({"gate", clean(), "--baseline", file("bad-base.json")}).exit_code, 2);
+  EXPECT_EQ(vkleak({"gate", clean(), "--baseline", file("missing.json")}).exit_code, 2);
+}
+
+// One snapshot file of the clean run, damaged in every way a file can be.
+class BadInputTest : public CommandsTest {
+ protected:
+  std::string damaged(const std::string& name, const std::string& content) {
+    const std::string dir = file("bad-" + name);
+    fs::create_directories(dir);
+    for (const auto& entry : fs::directory_iterator(clean())) {
+      fs::copy_file(entry.path(), dir + "/" + entry.path().filename().string());
+    }
+    const std::string victim = dir + "/vkleak-77-0002-frame.json";
+    write_file(victim, content);
+    return victim;
+  }
+};
+
+TEST_F(BadInputTest, EveryCommandRefusesWithExitCode2AndNeverModifiesInput) {
+  const std::string good = read_file(clean() + "/vkleak-77-0002-frame.json");
+  std::string newer = good;
+  newer.replace(newer.find("\"version\":2"), 11, "\"version\":9");
+  std::string corrupted = good;
+  corrupted[corrupted.size() / 2] = '\x01';
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"truncated", good.substr(0, good.size() / 3)},
+      {"corrupted", corrupted},
+      {"foreign", "{\"format\": \"something-else\", \"version\": 1}"},
+      {"newer", newer},
+      {"empty", ""},
+      {"binary", std::string("\x7f"
+                             "ELF\x02\x01\x01\0\0\0",
+                             10)},
+  };
+  for (const auto& [name, content] : cases) {
+    SCOPED_TRACE(name);
+    const std::string victim = damaged(name, content);
+    struct stat before;
+    ASSERT_EQ(::stat(victim.c_str(), &before), 0);
+    const std::string dir = fs::path(victim).parent_path().string();
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"report", dir},
+          {"gate", dir},
+          {"report", victim},
+          {"diff", victim, clean() + "/vkleak-77-0001-frame.json"}}) {
+      const ProcessResult r = vkleak(args);
+      EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << describe(r);
+      EXPECT_NE(r.err.find(victim), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+    }
+    struct stat after;
+    ASSERT_EQ(::stat(victim.c_str(), &after), 0);
+    EXPECT_EQ(read_file(victim), content);
+    EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  }
+}
+
+TEST_F(BadInputTest, HugeFilesAreRefusedBeforeReading) {
+  const std::string victim = damaged("huge", "");
+  // Sparse: 9 GiB that take no disk, over the reader's 8 GiB limit.
+  ASSERT_EQ(::truncate(victim.c_str(), off_t{9} << 30), 0);
+  const ProcessResult r = vkleak({"report", fs::path(victim).parent_path().string()});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("more than the limit"), std::string::npos) << r.err;
+}
+
+TEST_F(CommandsTest, DiffTwoAndThree) {
+  const std::string a = leaky() + "/vkleak-4242-0000-frame.json";
+  const std::string b = leaky() + "/vkleak-4242-0002-frame.json";
+  const std::string c = leaky() + "/vkleak-4242-0004-frame.json";
+  const ProcessResult two = vkleak({"diff", a, b, "--format", "json"});
+  ASSERT_EQ(two.exit_code, 0) << describe(two);
+  const json d2 = json::parse(two.out);
+  EXPECT_EQ(d2["format"], "vkleak-diff");
+  EXPECT_EQ(d2["mode"], "two");
+  EXPECT_GT(d2["born"]["count"].get<uint64_t>(), 60u);  // churn + 60 frames of leaks
+  const ProcessResult three = vkleak({"diff", a, b, c, "--color", "never"});
+  ASSERT_EQ(three.exit_code, 0) << describe(three);
+  EXPECT_NE(three.out.find("Born between A and B, still alive in C:"), std::string::npos);
+  EXPECT_NE(three.out.find("By creation call site"), std::string::npos);
+  EXPECT_EQ(vkleak({"diff", a}).exit_code, 2);
+  EXPECT_EQ(vkleak({"diff", a, b, c, a}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace vkleak

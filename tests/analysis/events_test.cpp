@@ -1,0 +1,101 @@
+// destroyed_in_flight and invalid_destroy from the layer's events, with their call sites.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace vkleak {
+namespace {
+
+using analysis::FindingKind;
+using test::EventSpec;
+using test::SnapshotBuilder;
+
+constexpr uint64_t kPid = 600;
+
+TEST(EventsTest, DestroyedInFlightWithTheObjectsOwnCallSite) {
+  // The set was alive in the snapshot before the one carrying the event.
+  SnapshotBuilder before(kPid, 1, "frame", 25);
+  const int sets = before.callsite(0x1000);
+  before.object({21, "VkDescriptorSet", "compute.bindings", 0, 0, sets, "allocated", 24});
+  SnapshotBuilder after(kPid, 2, "frame", 50);
+  after.callsite(0x1000);
+  EventSpec e;
+  e.object = 21;
+  e.name = "compute.bindings";
+  e.frame = 41;
+  e.submission_frame = 40;
+  e.message = "VkDescriptorSet \"compute.bindings\" (id 21) freed while in flight";
+  after.event(e);
+  const analysis::RunReport r = test::analyse({before, after});
+  const analysis::Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkDescriptorSet");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 1u);
+  EXPECT_EQ(f->callsite_source, "object");
+  ASSERT_FALSE(f->callsite.empty());
+  EXPECT_EQ(f->callsite.front().text, "app+0x1000");
+  ASSERT_EQ(f->events.size(), 1u);
+  EXPECT_EQ(f->events[0].submission_frame, 40u);
+  EXPECT_EQ(f->events[0].path.size(), 1u);
+  EXPECT_EQ(f->frames.first, 41u);
+  EXPECT_EQ(f->message, e.message);
+  EXPECT_TRUE(test::has_name(*f, "compute.bindings"));
+}
+
+TEST(EventsTest, CallSiteOfALaterObjectWithTheSameName) {
+  // Destroyed before any snapshot saw it; made again with the same name afterwards.
+  SnapshotBuilder s(kPid, 1, "frame", 25);
+  const int sets = s.callsite(0x2000);
+  EventSpec e;
+  e.object = 21;
+  e.name = "compute.bindings";
+  e.frame = 11;
+  e.submission_frame = 10;
+  s.event(e);
+  s.object({40, "VkDescriptorSet", "compute.bindings", 12, 0, sets, "allocated", 24});
+  const analysis::RunReport r = test::analyse({s});
+  const analysis::Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkDescriptorSet");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->callsite_source, "same_name");
+  ASSERT_FALSE(f->callsite.empty());
+  EXPECT_EQ(f->callsite.front().text, "app+0x2000");
+}
+
+TEST(EventsTest, GroupedByTypeAndNamePatternAndCounted) {
+  SnapshotBuilder s(kPid, 1, "frame", 100);
+  for (uint64_t i = 0; i < 7; ++i) {
+    EventSpec e;
+    e.type = "VkBuffer";
+    e.object = 50 + i;
+    e.name = "staging." + std::to_string(i);
+    e.frame = 10 + i;
+    e.submission_frame = 9 + i;
+    s.event(e);
+  }
+  EventSpec invalid;
+  invalid.kind = "invalid_destroy";
+  invalid.type = "VkImage";
+  invalid.frame = 3;
+  invalid.message = "vkDestroyImage of an unknown handle";
+  s.event(invalid);
+  EventSpec duplicate;
+  duplicate.kind = "duplicate_handle";
+  s.event(duplicate);
+  const analysis::RunReport r = test::analyse({s});
+  const analysis::Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkBuffer");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 7u);
+  EXPECT_EQ(f->name_pattern, "staging.*");
+  EXPECT_EQ(f->events.size(), 5u);
+  EXPECT_EQ(f->events_omitted, 2u);
+  EXPECT_EQ(f->frames.first, 10u);
+  EXPECT_EQ(f->frames.last, 16u);
+  EXPECT_EQ(f->names.size(), 7u);
+  EXPECT_EQ(f->names[2], "staging.2");
+  const analysis::Finding* i = test::only(r, FindingKind::kInvalidDestroy, "VkImage");
+  ASSERT_NE(i, nullptr);
+  EXPECT_EQ(i->callsite_source, "none");
+  EXPECT_EQ(r.findings.size(), 2u) << "duplicate handles are not findings";
+}
+
+}  // namespace
+}  // namespace vkleak

@@ -1,0 +1,69 @@
+// orphaned_memory: device memory with nothing bound, unused for a while.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace vkleak {
+namespace {
+
+using analysis::FindingKind;
+using test::ObjectSpec;
+using test::SnapshotBuilder;
+
+constexpr uint64_t kPid = 400;
+
+TEST(OrphanedMemoryTest, MemoryWhoseBufferWasDestroyed) {
+  // Incident 4: per iteration, memory allocated and bound to a buffer that is destroyed later;
+  // the memory stays.
+  SnapshotBuilder s(kPid, 1, "frame", 100);
+  const int site = s.callsite(0x1000);
+  for (uint64_t i = 0; i < 100; ++i) {
+    s.object({10 + i, "VkDeviceMemory", "tensor.memory", i, 1024, site, "allocated", i});
+  }
+  // The current iteration's buffer is still bound to the newest memory.
+  s.object({500, "VkBuffer", "tensor.buffer", 99, 1024, s.callsite(0x2000), "created", 99});
+  s.bind(500, 109, 1024);
+  const analysis::RunReport r = test::analyse({s});
+  const analysis::Finding* f = test::only(r, FindingKind::kOrphanedMemory, "VkDeviceMemory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 85u);  // iterations 0..84: idle for 16+ frames
+  EXPECT_EQ(f->bytes, 85u * 1024);
+  EXPECT_EQ(f->frames.last_used, 84u);
+  EXPECT_TRUE(test::has_name(*f, "tensor.memory"));
+  // Not retained as well: memory with nothing bound is this rule's.
+  EXPECT_TRUE(test::of_kind(r, FindingKind::kRetained).empty());
+}
+
+TEST(OrphanedMemoryTest, BoundSharedRecentAndInFlightMemoryIsNot) {
+  SnapshotBuilder s(kPid, 1, "frame", 100);
+  const int site = s.callsite(0x1000);
+  s.object({10, "VkDeviceMemory", "bound", 0, 4096, site, "allocated", 50});
+  s.object({11, "VkBuffer", "user", 0, 4096, s.callsite(0x2000), "created", 50});
+  s.bind(11, 10, 4096);
+  s.object({20, "VkDeviceMemory", "block", 0, 65536, site, "allocated", 90});
+  for (uint64_t i = 0; i < 4; ++i) {
+    s.object({21 + i, "VkBuffer", "suballoc", 0, 1024, s.callsite(0x3000), "created", 90});
+    s.bind(21 + i, 20, 1024);
+  }
+  // Allocated a few frames ago and not bound yet.
+  s.object({30, "VkDeviceMemory", "staging", 95, 4096, site, "allocated"});
+  ObjectSpec busy{31, "VkDeviceMemory", "busy", 0, 4096, site, "allocated", 10};
+  busy.in_flight = true;
+  s.object(busy);
+  const analysis::RunReport r = test::analyse({s});
+  EXPECT_TRUE(test::of_kind(r, FindingKind::kOrphanedMemory).empty())
+      << test::of_kind(r, FindingKind::kOrphanedMemory).front()->message;
+}
+
+TEST(OrphanedMemoryTest, NeverBoundMemoryCountsFromItsAllocation) {
+  SnapshotBuilder s(kPid, 1, "frame", 100);
+  s.object({10, "VkDeviceMemory", "forgotten", 20, 4096, s.callsite(0x1000), "allocated"});
+  const analysis::RunReport r = test::analyse({s});
+  const analysis::Finding* f = test::only(r, FindingKind::kOrphanedMemory, "VkDeviceMemory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->frames.last_used.has_value());
+  EXPECT_EQ(f->frames.first, 20u);
+}
+
+}  // namespace
+}  // namespace vkleak

@@ -1,0 +1,140 @@
+// stale_view: views, sets and framebuffers that reference destroyed objects or pin retained ones.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace vkleak {
+namespace {
+
+using analysis::FindingKind;
+using test::DestroyedSpec;
+using test::EdgeSpec;
+using test::ObjectSpec;
+using test::SnapshotBuilder;
+
+constexpr uint64_t kPid = 300;
+
+// Incident 2: a buffer recreated larger every 20 frames; the old view stays in a cache and keeps
+// the old buffer and its memory alive. Generation k: buffer 100+3k, memory 101+3k, view 102+3k.
+SnapshotBuilder resized_attachment(uint64_t now) {
+  SnapshotBuilder s(kPid, 1, "frame", now);
+  const int buffers = s.callsite(0x1000);
+  const int memories = s.callsite(0x2000);
+  const int views = s.callsite(0x3000);
+  const uint64_t generations = now / 20;
+  for (uint64_t k = 0; k < generations; ++k) {
+    const uint64_t id = 100 + 3 * k;
+    const uint64_t used = k + 1 == generations ? now - 1 : 20 * k + 19;
+    const uint64_t bytes = 65536 * (k + 1);
+    s.object({id, "VkBuffer", "pass.attachment", 20 * k, bytes, buffers, "created", used});
+    s.object({id + 1, "VkDeviceMemory", "pass.attachment.memory", 20 * k, bytes, memories,
+              "allocated", used});
+    s.bind(id, id + 1, bytes);
+    s.object({id + 2, "VkBufferView", "pass.attachment.view", 20 * k, 0, views, "created", used});
+    s.edge({id + 2, "buffer", id, "VkBuffer"});
+  }
+  return s;
+}
+
+TEST(StaleViewTest, CachedViewsPinRetainedBuffersAndTheirMemory) {
+  const analysis::RunReport r = test::analyse({resized_attachment(80)});
+  const analysis::Finding* v = test::only(r, FindingKind::kStaleView, "VkBufferView");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->count, 3u);  // generations 0, 1, 2 of 4
+  EXPECT_EQ(v->bytes, 65536u * (1 + 2 + 3));
+  ASSERT_FALSE(v->chains.empty());
+  const analysis::Chain& chain = v->chains.front();
+  ASSERT_EQ(chain.links.size(), 3u);
+  EXPECT_EQ(chain.links[0].type, "VkBufferView");
+  EXPECT_EQ(chain.links[1].type, "VkBuffer");
+  EXPECT_EQ(chain.links[1].state, "retained");
+  EXPECT_EQ(chain.links[2].type, "VkDeviceMemory");
+  EXPECT_EQ(*chain.links[2].name, "pass.attachment.memory");
+  EXPECT_GT(chain.bytes, 0u);
+  EXPECT_TRUE(test::has_name(*v, "pass.attachment"));
+  EXPECT_NE(v->message.find("pin retained"), std::string::npos) << v->message;
+  // The buffers are retained; the views are reported once, as stale views, not as retained.
+  const analysis::Finding* b = test::only(r, FindingKind::kRetained, "VkBuffer");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->count, 3u);
+  for (const analysis::Finding* f : test::of_kind(r, FindingKind::kRetained)) {
+    EXPECT_NE(f->object_type, "VkBufferView");
+  }
+}
+
+TEST(StaleViewTest, TeardownSnapshotsAreNotJudged) {
+  SnapshotBuilder s(kPid, 2, "device_destroy", 100);
+  const int sets = s.callsite(0x1000);
+  s.object({10, "VkDescriptorSet", "bindgroup.0", 0, 0, sets, "allocated", 9});
+  s.edge({10, "descriptor", 5, "VkImageView"});
+  s.destroyed({5, "VkImageView", "texture.view.0", 0, 10});
+  const analysis::RunReport r = test::analyse({s});
+  EXPECT_TRUE(test::of_kind(r, FindingKind::kStaleView).empty());
+}
+
+// Incident 5: sets cached per texture view; views released, sets kept.
+SnapshotBuilder bindgroups(uint64_t now, uint64_t destroyed_frame) {
+  SnapshotBuilder s(kPid, 1, "frame", now);
+  const int sets = s.callsite(0x1000);
+  s.object({10, "VkDescriptorSet", "bindgroup.0", 0, 0, sets, "allocated", destroyed_frame - 1});
+  s.edge({10, "descriptor", 5, "VkImageView"});
+  s.edge({10, "descriptor.sampler", 6, "VkSampler"});
+  s.edge({10, "pSetLayouts", 7, "VkDescriptorSetLayout"});
+  s.destroyed({5, "VkImageView", "texture.view.0", 0, destroyed_frame});
+  s.object({6, "VkSampler", "texture.sampler", 0, 0, s.callsite(0x2000), "created", now - 1});
+  s.destroyed({7, "VkDescriptorSetLayout", "layout", 0, 1});
+  return s;
+}
+
+TEST(StaleViewTest, DescriptorSetsReferencingDestroyedViews) {
+  const analysis::RunReport r = test::analyse({bindgroups(100, 50)});
+  const analysis::Finding* f = test::only(r, FindingKind::kStaleView, "VkDescriptorSet");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 1u);
+  EXPECT_EQ(f->bytes, 0u);
+  ASSERT_EQ(f->chains.size(), 1u);
+  ASSERT_EQ(f->chains[0].links.size(), 2u);
+  EXPECT_EQ(f->chains[0].links[1].type, "VkImageView");
+  EXPECT_EQ(f->chains[0].links[1].state, "destroyed");
+  EXPECT_EQ(f->chains[0].links[1].destroyed_frame, 50u);
+  EXPECT_TRUE(test::has_name(*f, "texture.view.0"));
+  EXPECT_NE(f->message.find("destroyed in frame 50"), std::string::npos) << f->message;
+}
+
+TEST(StaleViewTest, ARecentlyDestroyedTargetIsChurnNotStale) {
+  // Destroyed 3 frames ago: the set is about to be freed or rewritten.
+  const analysis::RunReport r = test::analyse({bindgroups(100, 97)});
+  EXPECT_TRUE(test::of_kind(r, FindingKind::kStaleView).empty());
+}
+
+TEST(StaleViewTest, LayoutsMayBeDestroyedBeforeTheirSets) {
+  SnapshotBuilder s(kPid, 1, "frame", 100);
+  const int sets = s.callsite(0x1000);
+  s.object({10, "VkDescriptorSet", "frame.sets", 99, 0, sets, "allocated", 99});
+  s.edge({10, "pSetLayouts", 7, "VkDescriptorSetLayout"});
+  s.destroyed({7, "VkDescriptorSetLayout", "layout", 0, 1});
+  ObjectSpec fb{11, "VkFramebuffer", "fb", 0, 0, s.callsite(0x2000), "created", 99};
+  s.object(fb);
+  s.edge({11, "renderPass", 8, "VkRenderPass"});
+  s.destroyed({8, "VkRenderPass", "pass", 0, 1});
+  const analysis::RunReport r = test::analyse({s});
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
+}
+
+TEST(StaleViewTest, FramebuffersOfDestroyedAttachmentsAndInFlightSets) {
+  SnapshotBuilder s(kPid, 1, "frame", 100);
+  s.object({11, "VkFramebuffer", "fb", 0, 0, s.callsite(0x2000), "created", 10});
+  s.edge({11, "pAttachments", 8, "VkImageView"});
+  s.destroyed({8, "VkImageView", "color.view", 0, 20});
+  ObjectSpec busy{12, "VkDescriptorSet", "busy", 0, 0, s.callsite(0x3000), "allocated", 99};
+  busy.in_flight = true;  // still in use by the GPU: not judged
+  s.object(busy);
+  s.edge({12, "descriptor", 9, "VkImageView"});
+  s.destroyed({9, "VkImageView", "gone", 0, 20});
+  const analysis::RunReport r = test::analyse({s});
+  EXPECT_EQ(test::of_kind(r, FindingKind::kStaleView).size(), 1u);
+  EXPECT_NE(test::only(r, FindingKind::kStaleView, "VkFramebuffer"), nullptr);
+}
+
+}  // namespace
+}  // namespace vkleak
