@@ -180,11 +180,14 @@ void finish(Collected* c) {
 }
 
 void prune_destroyed(Collected* c) {
-  std::unordered_set<uint64_t> live, wanted;
-  for (const OwnedRecord& o : c->objects) live.insert(o.rec.id);
+  // The edge targets first (few); then strike out those that are alive: no set of a million
+  // live ids to build.
+  std::unordered_set<uint64_t> wanted;
   for (const auto& [key, list] : c->edges)
     for (const Edge& e : list)
-      if (e.dst_id && !live.count(e.dst_id)) wanted.insert(e.dst_id);
+      if (e.dst_id) wanted.insert(e.dst_id);
+  if (!wanted.empty())
+    for (const OwnedRecord& o : c->objects) wanted.erase(o.rec.id);
   std::vector<std::pair<uint64_t, GraveRecord>> kept;
   for (auto& d : c->destroyed)
     if (wanted.erase(d.second.record.id)) kept.push_back(d);
