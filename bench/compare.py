@@ -1094,6 +1094,7 @@ def main():
                     res.apps.setdefault(app.name, {}).setdefault(c.name, []).append(metric)
 
     res.gate = gate
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     raw = os.path.splitext(args.out)[0] + ".json"
     with open(raw, "w") as f:
         json.dump({"bench": res.bench, "apps": res.apps, "failures": res.failures,

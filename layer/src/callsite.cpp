@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <link.h>
 #include <unistd.h>
+#include <unwind.h>
 #define UNW_LOCAL_ONLY  // this process only: the fast local unwinder
 #include <libunwind.h>
 
@@ -58,6 +59,34 @@ const SelfRange& self_range() {
   return r;
 }
 
+// Return addresses, innermost first: libunwind (fast, cached unwind info) in normal builds;
+// libgcc's unwinder under ThreadSanitizer, whose runtime libunwind cannot walk through.
+int backtrace_ips(void** out, int max) {
+#if defined(__SANITIZE_THREAD__)
+  struct State {
+    void** out;
+    int n, max;
+  } st{out, 0, max};
+  _Unwind_Backtrace(
+      [](_Unwind_Context* ctx, void* arg) -> _Unwind_Reason_Code {
+        auto* s = static_cast<State*>(arg);
+        uintptr_t ip = _Unwind_GetIP(ctx);
+        if (ip == 0) return _URC_END_OF_STACK;
+        s->out[s->n++] = reinterpret_cast<void*>(ip);
+        return s->n >= s->max ? _URC_END_OF_STACK : _URC_NO_REASON;
+      },
+      &st);
+  return st.n;
+#else
+  static const bool cache_set = [] {
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    return true;
+  }();
+  (void)cache_set;
+  return unw_backtrace(out, max);
+#endif
+}
+
 uint64_t hash_frames(const uintptr_t* f, uint32_t n) {
   uint64_t h = 0xcbf29ce484222325ull ^ n;
   for (uint32_t i = 0; i < n; ++i) {
@@ -105,13 +134,8 @@ uint32_t capture_and_intern() noexcept {
   if (depth == 0) return 0;
   // libunwind with a per-thread cache of unwind info: ~20 ns a frame here, against ~1 us a
   // frame for libgcc's _Unwind_Backtrace (measured: bench/RESULTS.md).
-  static const bool cache_set = [] {
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    return true;
-  }();
-  (void)cache_set;
   void* raw[kMaxDepth + kMaxSkipped];
-  const int n = unw_backtrace(raw, static_cast<int>(depth + kMaxSkipped));
+  const int n = backtrace_ips(raw, static_cast<int>(depth + kMaxSkipped));
   // Drop the layer's own frames (this function, the tracker, the hook) from the top.
   const SelfRange& self = self_range();
   int first = 0;
