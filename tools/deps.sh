@@ -7,7 +7,7 @@ build_pkgs=(cmake g++ make python3 pkg-config libunwind-dev
   libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-validationlayers glslang-tools
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libdw-dev
   libxcb1-dev libx11-dev libx11-xcb-dev libxrandr-dev libwayland-dev)
-test_pkgs=(googletest libgtest-dev python3-jsonschema vulkan-tools xvfb xauth glmark2-x11
+test_pkgs=(googletest libgtest-dev libbenchmark-dev python3-jsonschema vulkan-tools xvfb xauth glmark2-x11
   mesa-utils libgl1-mesa-dri clang libclang-rt-14-dev chromium)
 bench_pkgs=(libbenchmark-dev hyperfine)
 
