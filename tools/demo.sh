@@ -25,3 +25,6 @@ echo "== vkleak run: incident 1 (wrapper buffers never destroyed), 200 frames, a
 echo
 echo "== vkleak show: what was still alive when the device was destroyed"
 "$build/bin/vkleak" show "$(ls "$out"/vkleak-*-device_destroy.json | tail -n 1)"
+echo
+echo "== vkleak report: the findings over the whole run (growth, retained, leaks at exit, ...)"
+"$build/bin/vkleak" report "$out"
