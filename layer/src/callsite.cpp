@@ -1,5 +1,7 @@
 #include "callsite.h"
 
+#include "layer_state.h"  // passthrough()
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -15,12 +17,16 @@
 #include <unordered_map>
 
 namespace vkleak {
+
+// Read inline by every creating hook (tracker.h): 0 turns capture off.
+std::atomic<uint32_t> g_callstack_depth{8};
+
 namespace {
 
 constexpr uint32_t kMaxDepth = 64;
 constexpr uint32_t kMaxSkipped = 16;  // layer-internal frames before the first kept one
-
-std::atomic<uint32_t> g_depth{8};
+// How many of the layer's own frames a capture usually finds above the app's (learned).
+std::atomic<uint32_t> g_layer_frames{3};
 
 // Address range of this layer's own text, to drop its frames.
 struct SelfRange {
@@ -44,7 +50,8 @@ SelfRange compute_self_range() {
           lo = std::min<uintptr_t>(lo, pi->dlpi_addr + ph.p_vaddr);
           hi = std::max<uintptr_t>(hi, pi->dlpi_addr + ph.p_vaddr + ph.p_memsz);
         }
-        if (lo <= reinterpret_cast<uintptr_t>(c->base) && reinterpret_cast<uintptr_t>(c->base) < hi) {
+        if (lo <= reinterpret_cast<uintptr_t>(c->base) &&
+            reinterpret_cast<uintptr_t>(c->base) < hi) {
           c->out->begin = lo;
           c->out->end = hi;
           return 1;
@@ -57,6 +64,41 @@ SelfRange compute_self_range() {
 const SelfRange& self_range() {
   static const SelfRange r = compute_self_range();
   return r;
+}
+bool in_self(uintptr_t a) {
+  const SelfRange& self = self_range();
+  return a >= self.begin && a < self.end;
+}
+
+// Address ranges of the Vulkan loader and of other layers: frames of theirs between the app
+// and this layer are not the app's call site. Published as an immutable list; an old list is
+// never freed (hooks may be reading it) and a new one is made only per instance creation.
+struct ForeignModules {
+  static constexpr int kMax = 32;
+  uintptr_t begin[kMax], end[kMax];
+  int count = 0;
+};
+std::atomic<const ForeignModules*> g_foreign{nullptr};
+
+bool is_foreign_module(const char* path) {
+  const char* base = std::strrchr(path, '/');
+  base = base ? base + 1 : path;
+  return std::strncmp(base, "libvulkan.so", 12) == 0 || std::strncmp(base, "libVkLayer", 10) == 0;
+}
+
+const ForeignModules* foreign_modules() {
+  const ForeignModules* f = g_foreign.load(std::memory_order_acquire);
+  if (f) return f;
+  refresh_foreign_modules();
+  return g_foreign.load(std::memory_order_acquire);
+}
+
+bool in_foreign(uintptr_t a) {
+  const ForeignModules* f = foreign_modules();
+  if (!f) return false;
+  for (int i = 0; i < f->count; ++i)
+    if (a >= f->begin[i] && a < f->end[i]) return true;
+  return false;
 }
 
 // Return addresses, innermost first: libunwind (fast, cached unwind info) in normal builds;
@@ -124,27 +166,87 @@ thread_local ThreadCache t_cache;
 
 }  // namespace
 
-void set_callstack_depth(uint32_t depth) noexcept {
-  g_depth.store(depth > kMaxDepth ? kMaxDepth : depth, std::memory_order_relaxed);
+void refresh_foreign_modules() noexcept {
+  auto* f = new (std::nothrow) ForeignModules;
+  if (!f) return;
+  dl_iterate_phdr(
+      [](dl_phdr_info* pi, size_t, void* data) -> int {
+        auto* out = static_cast<ForeignModules*>(data);
+        if (!pi->dlpi_name || !is_foreign_module(pi->dlpi_name) ||
+            out->count == ForeignModules::kMax)
+          return 0;
+        uintptr_t lo = UINTPTR_MAX, hi = 0;
+        for (int i = 0; i < pi->dlpi_phnum; ++i) {
+          const auto& ph = pi->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD) continue;
+          lo = std::min<uintptr_t>(lo, pi->dlpi_addr + ph.p_vaddr);
+          hi = std::max<uintptr_t>(hi, pi->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+        }
+        if (lo < hi && !in_self(lo)) {
+          out->begin[out->count] = lo;
+          out->end[out->count] = hi;
+          out->count++;
+        }
+        return 0;
+      },
+      f);
+  g_foreign.store(f, std::memory_order_release);  // the previous list stays allocated
 }
-uint32_t callstack_depth() noexcept { return g_depth.load(std::memory_order_relaxed); }
 
-uint32_t capture_and_intern() noexcept {
-  const uint32_t depth = g_depth.load(std::memory_order_relaxed);
-  if (depth == 0) return 0;
-  // libunwind with a per-thread cache of unwind info: ~20 ns a frame here, against ~1 us a
-  // frame for libgcc's _Unwind_Backtrace (measured: bench/RESULTS.md).
+void set_callstack_depth(uint32_t depth) noexcept {
+  g_callstack_depth.store(depth > kMaxDepth ? kMaxDepth : depth, std::memory_order_relaxed);
+}
+uint32_t callstack_depth() noexcept {
+  return g_callstack_depth.load(std::memory_order_relaxed);
+}
+
+// The app's innermost `depth` return addresses, walked with the unwinder.
+uint32_t unwind_app_frames(uintptr_t* frames, uint32_t depth) noexcept {
+  // libunwind with a per-thread cache of unwind info: ~8 ns a frame plus ~20 ns here, against
+  // ~1 us a frame for libgcc's _Unwind_Backtrace (measured: bench/RESULTS.md). Every frame
+  // walked costs, so walk only the layer's own frames (usually 3: the hook and two of ours)
+  // plus `depth`; walk again, further, on the rare path with more of ours.
   void* raw[kMaxDepth + kMaxSkipped];
-  const int n = backtrace_ips(raw, static_cast<int>(depth + kMaxSkipped));
-  // Drop the layer's own frames (this function, the tracker, the hook) from the top.
-  const SelfRange& self = self_range();
-  int first = 0;
-  while (first < n && reinterpret_cast<uintptr_t>(raw[first]) >= self.begin &&
-         reinterpret_cast<uintptr_t>(raw[first]) < self.end)
-    ++first;
+  // Frames above the app's: the layer's own, the loader's (trampolines that are not tail
+  // calls) and other layers' (above this one).
+  auto own_frames = [&](int n) {
+    int first = 0;
+    while (first < n && (in_self(reinterpret_cast<uintptr_t>(raw[first])) ||
+                         in_foreign(reinterpret_cast<uintptr_t>(raw[first]))))
+      ++first;
+    return first;
+  };
+  int max = static_cast<int>(depth + g_layer_frames.load(std::memory_order_relaxed));
+  int n = backtrace_ips(raw, max);
+  int first = own_frames(n);
+  if (n == max && n - first < static_cast<int>(depth) && first < static_cast<int>(kMaxSkipped)) {
+    max = static_cast<int>(depth + kMaxSkipped);
+    n = backtrace_ips(raw, max);
+    first = own_frames(n);
+    // Remember the longest path of ours seen, so that it is walked in one go next time.
+    uint32_t seen = g_layer_frames.load(std::memory_order_relaxed);
+    while (seen < static_cast<uint32_t>(first) &&
+           !g_layer_frames.compare_exchange_weak(seen, static_cast<uint32_t>(first),
+                                                 std::memory_order_relaxed)) {
+    }
+  }
+  uint32_t count = 0;
+  for (int i = first; i < n && count < depth; ++i)
+    frames[count++] = reinterpret_cast<uintptr_t>(raw[i]);
+  return count;
+}
+
+uint32_t capture_and_intern(uintptr_t hook_return_address) noexcept {
+  const uint32_t depth = g_callstack_depth.load(std::memory_order_relaxed);
+  if (depth == 0 || passthrough()) return 0;
   uintptr_t frames[kMaxDepth];
   uint32_t count = 0;
-  for (int i = first; i < n && count < depth; ++i) frames[count++] = reinterpret_cast<uintptr_t>(raw[i]);
+  if (depth == 1 && !in_self(hook_return_address) && !in_foreign(hook_return_address)) {
+    // The hook returns straight into the app: that is the one frame asked for.
+    frames[count++] = hook_return_address;
+  } else {
+    count = unwind_app_frames(frames, depth);
+  }
   if (count == 0) return 0;
   const uint64_t h = hash_frames(frames, count);
   ThreadCache& cache = t_cache;
@@ -202,7 +304,8 @@ std::vector<ModuleInfo> loaded_modules() {
               const char* name = p + sizeof(ElfW(Nhdr));
               const char* desc = name + ((nh->n_namesz + 3) & ~3u);
               if (desc + nh->n_descsz > end) break;
-              if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+              if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+                  std::memcmp(name, "GNU", 4) == 0) {
                 static const char* hex = "0123456789abcdef";
                 for (uint32_t k = 0; k < nh->n_descsz; ++k) {
                   unsigned char c = static_cast<unsigned char>(desc[k]);

@@ -11,8 +11,14 @@ namespace vkleak {
 void set_callstack_depth(uint32_t depth) noexcept;  // 0 turns capture off
 uint32_t callstack_depth() noexcept;
 
-// Captures and interns the current stack. Returns 0 when capture is off or fails.
-uint32_t capture_and_intern() noexcept;
+// Captures and interns the current stack (tracker.h calls it through capture_callsite()).
+// Returns 0 when capture is off or fails.
+// `hook_return_address`: where the hook returns to (the app, the loader or a layer above).
+uint32_t capture_and_intern(uintptr_t hook_return_address) noexcept;
+
+// Re-reads which loaded modules are the Vulkan loader and other layers: their frames above the
+// app's are dropped like the layer's own. Call when the set may change (instance creation).
+void refresh_foreign_modules() noexcept;
 
 // Copies the frames of call sites [1, count] (index 0 is an empty placeholder).
 void copy_callsites(std::vector<std::vector<uintptr_t>>* out);
@@ -21,7 +27,7 @@ struct ModuleInfo {
   std::string path;
   uintptr_t start = 0;  // lowest mapped address
   uintptr_t size = 0;
-  uintptr_t bias = 0;   // load bias (dlpi_addr)
+  uintptr_t bias = 0;    // load bias (dlpi_addr)
   std::string build_id;  // hex, empty when absent
 };
 

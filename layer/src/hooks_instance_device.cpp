@@ -44,6 +44,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
   Settings settings = load_settings(pCreateInfo);
   configure_log(settings.log_level, settings.log_file);
   set_callstack_depth(settings.callstack_depth);
+  refresh_foreign_modules();  // the loader has loaded every layer of this instance by now
   const CallsiteId callsite = capture_callsite();
 
   VkResult result = next_create(pCreateInfo, pAllocator, pInstance);
@@ -60,6 +61,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
       state->api_version = app->apiVersion;
     }
     load_instance_dispatch(&state->dispatch, next_gipa, *pInstance);
+    refresh_clock();
     state->object_id = record_object(*state, ObjectType::kInstance, state->handle, Origin::kCreated,
                                      0, ObjectType::kUnknown, 0, callsite);
     register_instance(state, dispatch_key(*pInstance));
@@ -121,6 +123,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
       state->physical_device_name = props.deviceName;
     }
     load_device_dispatch(&state->dispatch, next_gdpa, *pDevice);
+    refresh_clock();
     state->object_id =
         record_object(*instance, ObjectType::kDevice, state->handle, Origin::kCreated,
                       to_u64(physicalDevice), ObjectType::kPhysicalDevice, 0, callsite);

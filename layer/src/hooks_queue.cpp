@@ -16,6 +16,7 @@ namespace {
 
 void end_frame(DeviceState& state) noexcept {
   const uint64_t frame = state.frame.fetch_add(1, std::memory_order_relaxed) + 1;
+  refresh_clock();  // creation times are to the frame (see recent_ms)
   if (InstanceState* inst = state.instance) {
     uint64_t seen = inst->frame.load(std::memory_order_relaxed);
     while (seen < frame && !inst->frame.compare_exchange_weak(seen, frame)) {

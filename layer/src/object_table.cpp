@@ -7,17 +7,6 @@ namespace vkleak {
 ObjectTable::ObjectTable() : shards_(new Shard[kShards]) {}
 ObjectTable::~ObjectTable() = default;
 
-uint64_t ObjectTable::mix(uint64_t handle, ObjectType type) noexcept {
-  // splitmix64 finalizer: heap pointers have zero low bits and shared high bits.
-  uint64_t x = handle ^ (static_cast<uint64_t>(type) * 0x9e3779b97f4a7c15ull);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
 uint32_t* ObjectTable::Shard::find_slot(uint64_t handle, ObjectType type) {
   if (index.empty()) return nullptr;
   const uint32_t mask = static_cast<uint32_t>(index.size() - 1);
@@ -36,16 +25,8 @@ ObjectRecord* ObjectTable::Shard::find(uint64_t handle, ObjectType type) {
   return slot ? &record(*slot) : nullptr;
 }
 
-uint32_t ObjectTable::Shard::allocate_record() {
-  if (free_head != kEmpty) {
-    uint32_t i = free_head;
-    free_head = static_cast<uint32_t>(record(i).handle);  // free records chain through handle
-    return i;
-  }
-  if (slab_used == chunks.size() * kChunkRecords) {
-    chunks.emplace_back(new ObjectRecord[kChunkRecords]);
-  }
-  return ++slab_used;
+void ObjectTable::Shard::add_chunk() {
+  chunks.emplace_back(new ObjectRecord[kChunkRecords]);
 }
 
 void ObjectTable::Shard::grow_index() {
@@ -66,28 +47,24 @@ void ObjectTable::Shard::grow_index() {
 }
 
 ObjectTable::InsertResult ObjectTable::insert(const ObjectRecord& rec, bool count_duplicate) {
-  const ObjectType type = static_cast<ObjectType>(rec.type);
-  const uint64_t h = mix(rec.handle, type);
+  const uint64_t h = mix(rec.handle, static_cast<ObjectType>(rec.type));
   Shard& s = shards_[h >> (64 - kShardBits)];
   std::lock_guard<SpinLock> lock(s.mutex);
   if ((s.index_used + 1) * 4 > s.index.size() * 3) s.grow_index();
   // One probe: stop at the key (a duplicate) or at the empty slot that takes it.
+  uint32_t* const index = s.index.data();
   const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
   uint32_t pos = static_cast<uint32_t>(h) & mask;
-  for (;; pos = (pos + 1) & mask) {
-    uint32_t v = s.index[pos];
-    if (v == kEmpty) break;
+  for (uint32_t v; (v = index[pos]) != kEmpty; pos = (pos + 1) & mask) {
     ObjectRecord& existing = s.record(v);
     if (existing.handle == rec.handle && existing.type == rec.type) {
       if (count_duplicate && existing.refs < 7) existing.refs++;
       return InsertResult::kAlreadyLive;
     }
   }
-  uint32_t i = s.allocate_record();
-  ObjectRecord& r = s.record(i);
-  r = rec;
-  r.refs = 1;
-  s.index[pos] = i;
+  const uint32_t i = s.allocate_record();
+  s.record(i) = rec;  // the caller set refs = 1: one whole-record store, no read-modify-write
+  index[pos] = i;
   s.index_used++;
   s.live++;
   s.live_by_type[rec.type]++;
@@ -95,11 +72,20 @@ ObjectTable::InsertResult ObjectTable::insert(const ObjectRecord& rec, bool coun
 }
 
 bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed) noexcept {
-  Shard& s = shard_for(handle, type);
+  const uint64_t h = mix(handle, type);
+  Shard& s = shards_[h >> (64 - kShardBits)];
   std::lock_guard<SpinLock> lock(s.mutex);
-  uint32_t* slot = s.find_slot(handle, type);
-  if (!slot) return false;
-  uint32_t i = *slot;
+  if (s.index.empty()) return false;
+  uint32_t* const index = s.index.data();
+  const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
+  uint32_t hole = static_cast<uint32_t>(h) & mask;
+  uint32_t i;
+  for (;; hole = (hole + 1) & mask) {
+    i = index[hole];
+    if (i == kEmpty) return false;
+    const ObjectRecord& r = s.record(i);
+    if (r.handle == handle && r.type == static_cast<uint64_t>(type)) break;
+  }
   ObjectRecord& r = s.record(i);
   if (removed) *removed = r;
   if (r.refs > 1) {
@@ -108,21 +94,19 @@ bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed)
   }
   // Backward-shift deletion: pull later members of the probe run into the hole, so churn
   // leaves no tombstones to probe through.
-  const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
-  uint32_t hole = static_cast<uint32_t>(slot - s.index.data());
-  for (uint32_t j = (hole + 1) & mask; s.index[j] != kEmpty; j = (j + 1) & mask) {
-    const ObjectRecord& m = s.record(s.index[j]);
+  for (uint32_t j = (hole + 1) & mask; index[j] != kEmpty; j = (j + 1) & mask) {
+    const ObjectRecord& m = s.record(index[j]);
     uint32_t home = static_cast<uint32_t>(mix(m.handle, static_cast<ObjectType>(m.type))) & mask;
     bool movable = (hole <= j) ? (home <= hole || home > j) : (home <= hole && home > j);
     if (movable) {
-      s.index[hole] = s.index[j];
+      index[hole] = index[j];
       hole = j;
     }
   }
-  s.index[hole] = kEmpty;
+  index[hole] = kEmpty;
   s.index_used--;
   s.live--;
-  s.live_by_type[r.type]--;
+  s.live_by_type[static_cast<size_t>(type)]--;
   r.type = static_cast<uint64_t>(ObjectType::kUnknown);
   r.handle = s.free_head;
   s.free_head = i;

@@ -23,20 +23,20 @@ namespace vkleak {
 // pool children find theirs through the ChildIndex, the rare others in Scope::parents.
 struct ObjectRecord {
   uint64_t handle;
-  uint64_t size;  // bytes, 0 = unknown
-  uint64_t id : 40;       // run-unique creation sequence number
-  uint64_t type : 8;      // ObjectType; kUnknown marks a free slab slot
-  uint64_t origin : 3;    // Origin
+  uint64_t size;            // bytes, 0 = unknown
+  uint64_t id : 40;         // run-unique creation sequence number
+  uint64_t type : 8;        // ObjectType; kUnknown marks a free slab slot
+  uint64_t origin : 3;      // Origin
   uint64_t refs : 3;        // times the driver returned this live handle; saturates at 7
   uint64_t has_edges : 1;   // it references something (its EdgeStore entry must go with it)
   uint64_t referenced : 1;  // something references it (remember it when it is destroyed)
-  uint64_t use_queue : 8; // queue index of the last submission that used it
-  uint32_t frame;         // owner's frame at creation
-  uint32_t time_ms;       // creation time since the layer was loaded
-  uint32_t callsite;      // CallsiteId, 0 = none
-  uint32_t name;          // NameTable index, 0 = none
-  uint32_t use_frame;     // frame of that last use
-  uint32_t use_serial;    // that submission's serial on its queue; 0 = never used
+  uint64_t use_queue : 8;   // queue index of the last submission that used it
+  uint32_t frame;           // owner's frame at creation
+  uint32_t time_ms;         // creation time since the layer was loaded
+  uint32_t callsite;        // CallsiteId, 0 = none
+  uint32_t name;            // NameTable index, 0 = none
+  uint32_t use_frame;       // frame of that last use
+  uint32_t use_serial;      // that submission's serial on its queue; 0 = never used
 };
 static_assert(sizeof(ObjectRecord) == 48, "keep records small: the budget is 64 B per object");
 
@@ -49,8 +49,8 @@ class ObjectTable {
 
   enum class InsertResult { kInserted, kAlreadyLive };
 
-  // Inserts `rec` under (rec.handle, rec.type). If that key is live, bumps its refs instead
-  // (when `count_duplicate`) and returns kAlreadyLive. Throws std::bad_alloc on exhaustion.
+  // Inserts `rec` (refs = 1) under (rec.handle, rec.type). If that key is live, bumps its refs
+  // instead (when `count_duplicate`) and returns kAlreadyLive. Throws std::bad_alloc on exhaustion.
   InsertResult insert(const ObjectRecord& rec, bool count_duplicate);
 
   // Removes the key; returns false when it was not live. When refs > 1, only decrements.
@@ -87,10 +87,10 @@ class ObjectTable {
   struct alignas(64) Shard {
     mutable SpinLock mutex;
     std::vector<std::unique_ptr<ObjectRecord[]>> chunks;
-    uint32_t slab_used = 0;           // records handed out from chunks so far
-    uint32_t free_head = kEmpty;      // 1-based record index of the first free record
-    std::vector<uint32_t> index;      // 1-based record indices, or kEmpty
-    uint32_t index_used = 0;          // occupied slots (== live)
+    uint32_t slab_used = 0;       // records handed out from chunks so far
+    uint32_t free_head = kEmpty;  // 1-based record index of the first free record
+    std::vector<uint32_t> index;  // 1-based record indices, or kEmpty
+    uint32_t index_used = 0;      // occupied slots (== live)
     uint32_t live = 0;
     std::array<uint32_t, kObjectTypeCount> live_by_type{};
 
@@ -104,11 +104,29 @@ class ObjectTable {
     }
     ObjectRecord* find(uint64_t handle, ObjectType type);
     uint32_t* find_slot(uint64_t handle, ObjectType type);
-    uint32_t allocate_record();
+    uint32_t allocate_record() {
+      if (free_head != kEmpty) {
+        const uint32_t i = free_head;
+        free_head = static_cast<uint32_t>(record(i).handle);  // free records chain through handle
+        return i;
+      }
+      if (slab_used == chunks.size() * kChunkRecords) add_chunk();  // may throw bad_alloc
+      return ++slab_used;
+    }
+    void add_chunk();
     void grow_index();
   };
 
-  static uint64_t mix(uint64_t handle, ObjectType type) noexcept;
+  // splitmix64 finalizer: heap pointers have zero low bits and shared high bits.
+  static uint64_t mix(uint64_t handle, ObjectType type) noexcept {
+    uint64_t x = handle ^ (static_cast<uint64_t>(type) * 0x9e3779b97f4a7c15ull);
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+  }
   Shard& shard_for(uint64_t handle, ObjectType type) const noexcept {
     return shards_[mix(handle, type) >> (64 - kShardBits)];
   }

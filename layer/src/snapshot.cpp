@@ -226,7 +226,7 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
   auto c = std::make_unique<Collected>();
   c->reason = reason;
   c->label = label;
-  c->time_ms = now_ms();
+  c->time_ms = refresh_clock();
   auto instances = all_instances();
   auto devices = all_devices();
   if (device) {
@@ -751,6 +751,7 @@ void writer_main() {
     }
     if (w.stop) break;
     lock.unlock();
+    refresh_clock();  // bounds how stale creation times can be for apps without frames
     poll_triggers(w);
     lock.lock();
   }

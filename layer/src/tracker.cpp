@@ -43,7 +43,7 @@ bool needs_parent_entry(Scope& scope, uint64_t parent_handle, ObjectType parent_
 uint64_t parent_id_of(Scope& scope, uint64_t parent_handle, ObjectType parent_type) noexcept {
   ObjectRecord rec;
   return target_scope(scope, parent_type).table.lookup(parent_handle, parent_type, &rec) ? rec.id
-                                                                                          : 0;
+                                                                                         : 0;
 }
 
 // Destroying these while a pending submission uses them is invalid (VUID-*-in-use kinds).
@@ -123,16 +123,15 @@ bool owns_children(ObjectType parent) noexcept {
 
 ObjectType child_type_of(ObjectType parent) noexcept {
   switch (parent) {
-    case ObjectType::kDescriptorPool: return ObjectType::kDescriptorSet;
-    case ObjectType::kCommandPool: return ObjectType::kCommandBuffer;
-    case ObjectType::kSwapchainKHR: return ObjectType::kImage;
-    default: return ObjectType::kUnknown;
+    case ObjectType::kDescriptorPool:
+      return ObjectType::kDescriptorSet;
+    case ObjectType::kCommandPool:
+      return ObjectType::kCommandBuffer;
+    case ObjectType::kSwapchainKHR:
+      return ObjectType::kImage;
+    default:
+      return ObjectType::kUnknown;
   }
-}
-
-CallsiteId capture_callsite() noexcept {
-  if (passthrough()) return kNoCallsite;
-  return capture_and_intern();
 }
 
 uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
@@ -141,18 +140,20 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
   if (handle == 0 || passthrough()) return 0;
   try {
     const bool retrieved = origin == Origin::kRetrieved || origin == Origin::kSwapchainImage;
-    ObjectRecord existing;
-    if (retrieved && scope.table.lookup(handle, type, &existing)) return existing.id;
+    if (retrieved) {
+      ObjectRecord existing;
+      if (scope.table.lookup(handle, type, &existing)) return existing.id;
+    }
     ObjectRecord r{};
     r.handle = handle;
     r.size = size;
     r.id = next_id();
     r.type = static_cast<uint64_t>(type);
     r.origin = static_cast<uint64_t>(origin);
+    r.refs = 1;
     r.frame = static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed));
-    r.time_ms = now_ms();
+    r.time_ms = recent_ms();
     r.callsite = callsite;
-    r.name = 0;
     if (scope.table.insert(r, !retrieved) == ObjectTable::InsertResult::kAlreadyLive) {
       if (!retrieved) {
         warn_once(std::string("duplicate:") + object_type_name(type),
@@ -162,7 +163,10 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
       }
       return 0;
     }
-    if (owns_children(parent_type)) scope.children.add(parent_handle, handle);
+    // Most objects are children of their scope: nothing more to remember.
+    if (parent_type == scope.type && parent_handle == scope.handle) return r.id;
+    if (owns_children(parent_type))
+      scope.children.add(parent_handle, handle);
     else if (needs_parent_entry(scope, parent_handle, parent_type))
       scope.parents.set(r.id, parent_id_of(scope, parent_handle, parent_type));
     return r.id;
@@ -179,7 +183,7 @@ void on_create(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
 }
 
 void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) noexcept {
-  if (scope.type != ObjectType::kDevice || r.use_serial == 0) return;
+  if (scope.type != ObjectType::kDevice || r.use_serial == 0) return;  // never submitted
   const ObjectType type = static_cast<ObjectType>(r.type);
   if (!use_matters(type)) return;
   auto& device = static_cast<DeviceState&>(scope);
@@ -246,7 +250,7 @@ void on_destroy(Scope& scope, ObjectType type, uint64_t handle) noexcept {
     return;
   }
   if (removed.refs > 1) return;  // a duplicate handle: still live once more
-  check_in_flight(scope, removed, "destroyed");
+  if (removed.use_serial != 0) check_in_flight(scope, removed, "destroyed");
   if (owns_children(type)) free_children(scope, type, handle);
   forget(scope, removed);
 }
@@ -262,7 +266,7 @@ void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64
   }
   if (removed.refs > 1) return;
   scope.children.remove(pool, child);
-  check_in_flight(scope, removed, "freed");
+  if (removed.use_serial != 0) check_in_flight(scope, removed, "freed");
   forget(scope, removed);
 }
 

@@ -9,6 +9,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -36,18 +37,20 @@ inline uint64_t to_u64(H h) noexcept {
   }
 }
 
-// Lock-free lookups by the loader dispatch key (the first word of a dispatchable handle).
-// VkInstance and VkPhysicalDevice map to their InstanceState; VkDevice, VkQueue and
-// VkCommandBuffer to their DeviceState. Null only for handles the layer never saw.
-InstanceState* get_instance_state(const void* dispatchable) noexcept;
-DeviceState* get_device_state(const void* dispatchable) noexcept;
-
 Scope& scope_of(InstanceState& s) noexcept;
 Scope& scope_of(DeviceState& s) noexcept;
 
 // The creation call site of the current thread's Vulkan call, de-duplicated into the shared
 // table. Frames inside the layer itself are dropped. Call once per command, share across arrays.
-CallsiteId capture_callsite() noexcept;
+// The check for "capture off" is inline: with call sites off a hook pays one load.
+// Inlined into the hook, so that its return address is the hook's: the app's call site when
+// the loader's trampoline jumped to the hook (depth 1 then needs no unwinding at all).
+extern std::atomic<uint32_t> g_callstack_depth;
+CallsiteId capture_and_intern(uintptr_t hook_return_address) noexcept;  // callsite.cpp
+__attribute__((always_inline)) inline CallsiteId capture_callsite() noexcept {
+  if (g_callstack_depth.load(std::memory_order_relaxed) == 0) return kNoCallsite;
+  return capture_and_intern(reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
 
 // Records a new (or re-retrieved) object. parent_handle/parent_type name the object it was made
 // from (its pool, swapchain, display, ...); pass the scope's own handle for plain children.
