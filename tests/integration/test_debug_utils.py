@@ -13,17 +13,17 @@ from harness import (VALIDATION, VKLEAK, TempDirTestCase, base_env, explicit_env
 DEBUG_TYPES = ("VkDebugUtilsMessengerEXT", "VkDebugReportCallbackEXT")
 # The full workload alone; a lighter one under the validation layer (slow instance creation).
 FULL = ["--rounds", "100", "--threads", "4", "--per-thread", "200", "--instances", "3",
-        "--instance-threads", "2"]
+        "--instance-threads", "4", "--solo-instances", "25"]
 LIGHT = ["--rounds", "20", "--threads", "4", "--per-thread", "40", "--instances", "3",
-         "--instance-threads", "2"]
+         "--instance-threads", "2", "--solo-instances", "3"]
 
 
 def instance_count(args):
-    """Instances the scenario creates: a bare one, the main one, --instances, and 3 per
-    --instance-threads thread."""
+    """Instances the scenario creates: a bare one, the main one, --instances, and 3 plus
+    --solo-instances per --instance-threads thread."""
     value = {args[i]: int(args[i + 1]) for i in range(len(args) - 1) if args[i].startswith("--")
              and args[i + 1].isdigit()}
-    return 2 + value["--instances"] + 3 * value["--instance-threads"]
+    return 2 + value["--instances"] + (3 + value["--solo-instances"]) * value["--instance-threads"]
 
 
 def parse(stdout):
@@ -117,7 +117,7 @@ class DebugUtilsTest(TempDirTestCase):
         """vkGetInstanceProcAddr / vkGetDeviceProcAddr answer as without the layer: nothing for
         extensions not enabled, NULL for instance-level commands at device level."""
         small = ["--rounds", "1", "--threads", "1", "--per-thread", "4", "--instances", "1",
-                 "--instance-threads", "0"]
+                 "--instance-threads", "0", "--solo-instances", "0"]
         baseline = self.run_scenario(small, with_layer=False)
         self.assertEqual(baseline.returncode, 0, baseline.stderr[-2000:])
         expected = parse(baseline.stdout)["gipa"]
@@ -133,7 +133,7 @@ class DebugUtilsTest(TempDirTestCase):
         vkDestroyDebugReportCallbackEXT dereferences the null handle and crashes: the layer must
         neither add a crash nor hide that one.)"""
         small = ["--rounds", "2", "--threads", "2", "--per-thread", "8", "--instances", "2",
-                 "--instance-threads", "1"]
+                 "--instance-threads", "1", "--solo-instances", "2"]
         for which in ("messenger", "report", "both"):
             with self.subTest(destroy_null=which):
                 args = small + ["--destroy-null", which]

@@ -11,9 +11,12 @@
 //     messenger / report callback alive;
 //   - --threads threads each creating/destroying --per-thread messengers (and report callbacks)
 //     concurrently on the main instance;
+//   - --instance-threads threads each creating and destroying --solo-instances instances of
+//     their own (with messengers) concurrently, before the main instance exists: the process's
+//     last instance is destroyed while another thread creates one;
 //   - --instances instances alive at once, each with a pNext messenger and its own messengers,
-//     destroyed out of creation order; then --threads threads each creating and destroying
-//     their own instances with messengers, concurrently;
+//     destroyed out of creation order; then --instance-threads threads each creating and
+//     destroying 3 instances of their own with messengers, concurrently;
 //   - --leak: leaks one messenger, created in leak_debug_messenger() (exported, not inlined, so
 //     that its call site symbolizes to it) on the main instance, which is then destroyed.
 // Instance-level objects are not named (Mesa crashes naming them through a device, see
@@ -316,6 +319,7 @@ int main(int argc, char** argv) {
                             "device). Submits nothing: --frames and --swapchain are ignored.",
                             0);
   uint32_t rounds = 100, threads = 4, per_thread = 200, instances = 3, instance_threads = 2;
+  uint32_t solo_instances = 3;
   bool leak = false;
   options.add_uint("--rounds", &rounds, "serial rounds of 8 messengers (default 100)");
   options.add_uint("--threads", &threads, "threads churning on one instance (default 4)");
@@ -323,6 +327,9 @@ int main(int argc, char** argv) {
   options.add_uint("--instances", &instances, "instances alive at once (default 3)");
   options.add_uint("--instance-threads", &instance_threads,
                    "threads creating their own instances, 3 each (default 2)");
+  options.add_uint("--solo-instances", &solo_instances,
+                   "instances per --instance-threads thread made while no other instance is "
+                   "alive (default 3)");
   options.add_flag("--leak", &leak, "leak one messenger (made in leak_debug_messenger)");
   std::string destroy_null = "none";
   options.add_string("--destroy-null", &destroy_null,
@@ -351,6 +358,10 @@ int main(int argc, char** argv) {
   }
   print_proc("null:vkCreateDebugUtilsMessengerEXT",
              vkGetInstanceProcAddr(VK_NULL_HANDLE, "vkCreateDebugUtilsMessengerEXT"));
+
+  // No other instance alive: the last instance of the process goes and another comes, on
+  // different threads, again and again.
+  threaded_instances(config, instance_threads, solo_instances);
 
   VkInstance instance = create_instance(config, "debug_objects");
   const DebugFns fns = load_fns(instance);
