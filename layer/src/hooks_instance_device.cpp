@@ -1,6 +1,8 @@
 // Hand-written hooks: instance and device creation and destruction, physical devices, queues.
 #include <vulkan/vk_layer.h>
 
+#include <mutex>
+
 #include "callsite.h"
 #include "layer_state.h"
 #include "log.h"
@@ -21,6 +23,17 @@ LayerCreateInfo* find_link_info(const CreateInfo* ci, VkStructureType stype) {
     if (info->function == VK_LAYER_LINK_INFO) return info;
   }
   return nullptr;
+}
+
+// Serializes "register an instance, start the snapshot writer" against "unregister an
+// instance, stop the writer if it was the last". Without it, with the process's last instance
+// destroyed on one thread while another thread creates one, the destroying thread could see no
+// instance left and stop the writer after the new instance had started (reused) it, leaving that
+// instance without a writer; or stop_writer's join could wait forever, the old writer thread
+// having seen start_writer reset the shared stop flag before it woke up.
+std::mutex& lifecycle_mutex() {
+  static auto* m = new std::mutex;  // never destroyed: hooks may run while the process exits
+  return *m;
 }
 
 }  // namespace
@@ -64,8 +77,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
     refresh_clock();
     state->object_id = record_object(*state, ObjectType::kInstance, state->handle, Origin::kCreated,
                                      0, ObjectType::kUnknown, 0, callsite);
-    register_instance(state, dispatch_key(*pInstance));
-    start_writer(settings);
+    {
+      std::lock_guard<std::mutex> lock(lifecycle_mutex());
+      register_instance(state, dispatch_key(*pInstance));
+      start_writer(settings);
+    }
     install_exit_handler();
     log().info("tracking instance {:#x}; snapshots in '{}'", state->handle, settings.output_dir);
   } catch (...) {
@@ -81,9 +97,13 @@ VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance,
   if (!state) return;
   PFN_vkDestroyInstance next_destroy = state->dispatch.DestroyInstance;
   if (!passthrough()) snapshot_now(SnapshotReason::kInstanceDestroy, nullptr, state, "");
-  std::shared_ptr<InstanceState> owner = unregister_instance(dispatch_key(instance));
-  // The loader unloads the layer after the last instance: the writer must be gone by then.
-  if (all_instances().empty()) stop_writer();
+  std::shared_ptr<InstanceState> owner;
+  {
+    std::lock_guard<std::mutex> lock(lifecycle_mutex());
+    owner = unregister_instance(dispatch_key(instance));
+    // The loader unloads the layer after the last instance: the writer must be gone by then.
+    if (all_instances().empty()) stop_writer();
+  }
   if (next_destroy) next_destroy(instance, pAllocator);
 }
 
