@@ -33,11 +33,11 @@ void bind_memory(DeviceState& d, ObjectType type, uint64_t resource, uint64_t me
 class SlotMap {
  public:
   SlotMap(DeviceState& d, uint64_t set) {
-    std::vector<Edge> edges;
-    d.edges.get(set, ObjectType::kDescriptorSet, &edges);
-    uint64_t layout = 0;
-    for (const Edge& e : edges)
-      if (std::strcmp(e.kind, "pSetLayouts") == 0) layout = e.dst_handle;
+    // Only the layout edge: copying the set's edges would make bindless writes quadratic.
+    static const KindId kLayout = intern_kind("pSetLayouts");
+    Edge e;
+    const uint64_t layout =
+        d.edges.find(set, ObjectType::kDescriptorSet, kLayout, &e) ? e.dst_handle : 0;
     std::lock_guard<std::mutex> lock(d.descriptors.mutex);
     auto it = d.descriptors.layouts.find(layout);
     if (it != d.descriptors.layouts.end()) bindings_ = it->second;
@@ -307,19 +307,24 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
                               });
         }
       }
-      std::vector<Edge> src_edges;
+      static const KindId kDescriptorKind = intern_kind(kDescriptor);
       for (uint32_t c = 0; c < descriptorCopyCount; ++c) {
         const VkCopyDescriptorSet& copy = pDescriptorCopies[c];
         const uint64_t src = to_u64(copy.srcSet), dst = to_u64(copy.dstSet);
         SlotMap src_slots(*state, src), dst_slots(*state, dst);
-        state->edges.get(src, ObjectType::kDescriptorSet, &src_edges);
         for (uint32_t i = 0; i < copy.descriptorCount; ++i) {
           const uint32_t from = src_slots.slot(copy.srcBinding, copy.srcArrayElement + i);
           const uint32_t to = dst_slots.slot(copy.dstBinding, copy.dstArrayElement + i);
+          // A slot holds at most a descriptor and its sampler. Source and destination ranges
+          // do not overlap (spec), so reading the source slot by slot sees it as it was.
+          Edge in_slot[4];
+          const size_t n = state->edges.get_slot(src, ObjectType::kDescriptorSet,
+                                                 kDescriptorKind, from, in_slot, 4);
           state->edges.remove_slot(dst, ObjectType::kDescriptorSet, kDescriptor, to);
-          for (const Edge& e : src_edges)
-            if (e.slot_keyed && e.slot == from && std::strncmp(e.kind, kDescriptor, 10) == 0)
-              write_descriptor(*state, dst, to, e.dst_type, e.dst_handle, e.kind, e.offset, e.size);
+          for (size_t k = 0; k < n; ++k) {
+            const Edge& e = in_slot[k];
+            write_descriptor(*state, dst, to, e.dst_type, e.dst_handle, e.kind, e.offset, e.size);
+          }
         }
       }
     } catch (...) {

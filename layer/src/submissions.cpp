@@ -1,7 +1,6 @@
 #include "submissions.h"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 
 #include "command_refs.h"
@@ -13,21 +12,24 @@ namespace {
 // Which edges carry "in use": a submission using the source uses the target too. Pipelines do
 // not pin their shader modules or layouts, nor sets their layouts (all legal to destroy while
 // pending).
-bool carries_use(ObjectType src, const char* kind) noexcept {
+bool carries_use(ObjectType src, KindId kind) noexcept {
+  static const KindId descriptor = intern_kind("descriptor"), image = intern_kind("image"),
+                      buffer = intern_kind("buffer"), attachments = intern_kind("pAttachments"),
+                      memory = intern_kind("memory");
   switch (src) {
     case ObjectType::kDescriptorSet:
-      return std::strncmp(kind, "descriptor", 10) == 0;
+      return kind_under(kind, descriptor);  // and descriptor.sampler
     case ObjectType::kImageView:
     case ObjectType::kBufferView:
-      return std::strcmp(kind, "image") == 0 || std::strcmp(kind, "buffer") == 0;
+      return kind == image || kind == buffer;
     case ObjectType::kFramebuffer:
-      return std::strcmp(kind, "pAttachments") == 0;
+      return kind == attachments;
     case ObjectType::kBuffer:
     case ObjectType::kImage:
     case ObjectType::kAccelerationStructureNV:
-      return std::strncmp(kind, "memory", 6) == 0;
+      return kind_under(kind, memory);  // and memory.sparse
     case ObjectType::kAccelerationStructureKHR:
-      return std::strcmp(kind, "buffer") == 0;
+      return kind == buffer;
     default:
       return false;
   }
@@ -70,7 +72,7 @@ bool stamp_use(DeviceState& device, ObjectType type, uint64_t handle, uint64_t i
     return live;
   }
   for (const Edge& e : list) {
-    if (e.dst_id && carries_use(type, e.kind))
+    if (e.dst_id && carries_use(type, e.kind_id))
       stamp_use(device, e.dst_type, e.dst_handle, e.dst_id, queue, serial, frame, depth + 1);
   }
   return live;
@@ -287,7 +289,7 @@ std::vector<SubmissionTracker::PathStep> SubmissionTracker::explain(DeviceState&
     std::vector<Edge> edges;
     device.edges.get(n.handle, n.type, &edges);
     for (const Edge& e : edges) {
-      if (!e.dst_id || !carries_use(n.type, e.kind)) continue;
+      if (!e.dst_id || !carries_use(n.type, e.kind_id)) continue;
       if (search({e.dst_handle, e.dst_id, e.dst_type}, depth + 1)) {
         ObjectRecord r{};
         record_of(n.type, n.handle, &r);
