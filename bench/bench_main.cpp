@@ -1,7 +1,8 @@
 // vkleak_bench: Google Benchmark programs on the real Vulkan loader. Which layers are in the
 // process is the environment's choice (see compare.py); this program only measures.
 //
-//   vkleak_bench [--live=0,100000,1000000] [--draws=N] [--max-threads=N]
+//   vkleak_bench [--live=0,100000,1000000] [--submit-live=1000,1000000] [--draws=N]
+//                [--max-threads=N]
 //                [--snapshot-objects=N] [--snapshot-repeats=N] [--memory-objects=N]
 //                [--warmup=SECONDS]
 //                [Google Benchmark flags: --benchmark_filter=..., --benchmark_format=json, ...]
@@ -34,6 +35,19 @@ int64_t to_int(const std::string& flag, const std::string& text) {
   return v;
 }
 
+// A comma-separated list of counts.
+std::vector<int64_t> to_ints(const std::string& flag, const std::string& text) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    out.push_back(to_int(flag, text.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  return out;
+}
+
 // Removes our flags from argv, leaving Google Benchmark's.
 bench::Options parse_options(int* argc, char** argv) {
   bench::Options o;
@@ -42,14 +56,9 @@ bench::Options parse_options(int* argc, char** argv) {
   for (int i = 1; i < *argc; ++i) {
     std::string v;
     if (take_value(argv[i], "--live", &v)) {
-      o.live_counts.clear();
-      size_t start = 0;
-      while (start <= v.size()) {
-        size_t comma = v.find(',', start);
-        if (comma == std::string::npos) comma = v.size();
-        o.live_counts.push_back(to_int("--live", v.substr(start, comma - start)));
-        start = comma + 1;
-      }
+      o.live_counts = to_ints("--live", v);
+    } else if (take_value(argv[i], "--submit-live", &v)) {
+      o.submit_live_counts = to_ints("--submit-live", v);
     } else if (take_value(argv[i], "--draws", &v)) {
       o.draws = to_int("--draws", v);
     } else if (take_value(argv[i], "--max-threads", &v)) {

@@ -1,6 +1,7 @@
 // Sizes of the benchmark workloads, from vkleak_bench's own command-line flags (parsed before
-// Google Benchmark's): --live=0,100000,1000000 --draws=1000 --max-threads=4
-// --snapshot-objects=1000000 --snapshot-repeats=3 --memory-objects=1000000 --warmup=0.1.
+// Google Benchmark's): --live=0,100000,1000000 --submit-live=1000,1000000 --draws=1000
+// --max-threads=4 --snapshot-objects=1000000 --snapshot-repeats=3 --memory-objects=1000000
+// --warmup=0.1.
 // compare.py --quick passes small values.
 #pragma once
 
@@ -11,6 +12,8 @@ namespace bench {
 
 struct Options {
   std::vector<int64_t> live_counts{0, 100000, 1000000};
+  // Live filler objects during record+submit: its cost per submit must stay flat as they grow.
+  std::vector<int64_t> submit_live_counts{1000, 1000000};
   int64_t draws = 1000;
   int max_threads = 4;
   int64_t snapshot_objects = 1000000;

@@ -55,6 +55,7 @@ for r in $(seq 1 "$rounds"); do
   for c in $configs; do
     rm -rf /tmp/vkleak-gpu-snap
     env $(config_env "$c") timeout 240 "$build/bench/vkleak_bench" --live=0,100000 \
+      --submit-live=1000,100000 \
       --max-threads=16 --benchmark_filter="$filter" --benchmark_min_time=0.3 \
       --benchmark_format=json --benchmark_out="$out/bench-$c-$r.json" \
       > /dev/null 2> "$out/bench-$c-$r.log" || echo "bench $c round $r failed: $?" >> "$out/errors.txt"
