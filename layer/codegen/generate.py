@@ -83,9 +83,10 @@ Object graph (graph.h)
         handles are in platform pNext structs (VkBufferCreateInfo: Fuchsia) has no walker
         elsewhere.
     create edges: a generated create/allocate hook whose create-info parameter has a walker
-        fills one EdgeSink per created object (pCreateInfos[i] for pPipelines[i]) after
-        on_create() and passes it to on_edges(). Deferred pipeline creation returns before it:
-        no edges.
+        fills one EdgeSink per created object (pCreateInfos[i] for pPipelines[i]) and records
+        the object with on_create_with_edges() (walkers behind a platform guard: on_create(),
+        then on_edges() inside the guard). Deferred pipeline creation returns before it: no
+        edges.
     vkCmd* hooks (kind "cmd"): every vkCmd* command not otherwise classified, manual or
         excluded, whose parameters after the command buffer hold handles (by value, arrays, or
         input structs walked as above, inlined) calls add_ref() for each (add_secondary() for
@@ -1257,12 +1258,16 @@ def create_info_param(reg: Registry, c: Classified, graph: Graph) -> Optional[Pa
     return infos[0] if infos else None
 
 
-def edge_lines(reg: Registry, c: Classified, graph: Graph, handle: str, index: str) -> List[str]:
-    """One EdgeSink per created object, filled from its own create info (pCreateInfos[i] for
-    pPipelines[i]); nothing when the create info holds no handles."""
+def create_lines(reg: Registry, c: Classified, exc: dict, graph: Graph, handle: str, index: str,
+                 cs: str) -> List[str]:
+    """Records one created object. When its create info holds handles (pCreateInfos[i] for
+    pPipelines[i]), the info is walked first so that the record is inserted knowing it has
+    edges (one table lookup less per object); a walker behind a platform guard keeps the
+    record-then-edges shape, the guard around the edges only."""
+    record = on_create_call(reg, c, exc, handle, index, cs)
     info = create_info_param(reg, c, graph)
     if c.kind not in ("create", "allocate") or info is None:
-        return []
+        return [record]
     walker = graph.walkers[reg.canonical_struct(info.type)]
     if not index or not info.len:
         arg = info.name
@@ -1270,11 +1275,13 @@ def edge_lines(reg: Registry, c: Classified, graph: Graph, handle: str, index: s
         arg = f"&{info.name}[{index}]"
     else:
         raise GenerateError(f"{c.command.name}: {info.name} and {c.target.name} differ in len")
-    lines = ["EdgeSink edges;",
-             f"walk_{walker.struct}({arg}, edges);",
-             f"on_edges(scope_of(*state), {object_type(reg, c.target.type)}, to_u64({handle}), "
-             "edges);"]
-    return guarded_lines(walker.guard, lines)
+    walk = ["EdgeSink edges;", f"walk_{walker.struct}({arg}, edges);"]
+    if walker.guard:
+        return [record] + guarded_lines(walker.guard, walk + [
+            f"on_edges(scope_of(*state), {object_type(reg, c.target.type)}, to_u64({handle}), "
+            "edges);"])
+    assert record.startswith("on_create(") and record.endswith(");")
+    return walk + ["on_create_with_edges(" + record[len("on_create("):-2] + ", edges);"]
 
 
 def create_body(reg: Registry, c: Classified, exc: dict, graph: Graph) -> List[str]:
@@ -1286,10 +1293,9 @@ def create_body(reg: Registry, c: Classified, exc: dict, graph: Graph) -> List[s
         cond = f"*{target.name} != VK_NULL_HANDLE"
         if not is_void:
             cond = f"{parenthesized(success_condition(cmd, target))} && {cond}"
-        lines += [f"if ({cond}) {{",
-                  "  " + on_create_call(reg, c, exc, f"*{target.name}", "",
-                                        "capture_callsite()")]
-        lines += indent(edge_lines(reg, c, graph, f"*{target.name}", ""))
+        lines.append(f"if ({cond}) {{")
+        lines += indent(create_lines(reg, c, exc, graph, f"*{target.name}", "",
+                                     "capture_callsite()"))
         lines.append("}")
     else:
         lines += array_create_lines(reg, c, exc, graph)
@@ -1302,9 +1308,8 @@ def array_create_lines(reg: Registry, c: Classified, exc: dict, graph: Graph) ->
     cmd, target = c.command, c.target
     count = len_expr(cmd, target.len)
     loop = [f"  for (uint32_t i = 0; i < {count}; ++i) {{",
-            f"    if ({target.name}[i] != VK_NULL_HANDLE) {{",
-            "      " + on_create_call(reg, c, exc, f"{target.name}[i]", "i", "cs")]
-    loop += indent(edge_lines(reg, c, graph, f"{target.name}[i]", "i"), 3)
+            f"    if ({target.name}[i] != VK_NULL_HANDLE) {{"]
+    loop += indent(create_lines(reg, c, exc, graph, f"{target.name}[i]", "i", "cs"), 3)
     loop += ["    }",
              "  }"]
     if reg.canonical_handle(target.type) == "VkPipeline":

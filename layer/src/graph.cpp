@@ -3,6 +3,7 @@
 
 #include "layer_state.h"
 #include "log.h"
+#include "tracker_internal.h"
 
 namespace vkleak {
 
@@ -60,9 +61,11 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
   return e;
 }
 
-void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
-              const EdgeSink& sink) noexcept {
-  if (passthrough() || sink.size() == 0) return;
+namespace {
+
+// Stores the edges; the caller marks (or has marked) the source as having edges.
+bool store_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
+                 const EdgeSink& sink) noexcept {
   try {
     Edge local[8];
     std::vector<Edge> many;
@@ -76,15 +79,36 @@ void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
       out[i] = make_edge(scope, r.type, r.handle, r.kind, r.index, false, 0, 0);
     }
     scope.edges.add(src_handle, src_type, out, sink.size());
-    mark_has_edges(scope, src_type, src_handle);
+    return true;
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);
+    return false;
+  }
+}
+
+}  // namespace
+
+void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
+              const EdgeSink& sink) noexcept {
+  if (passthrough() || sink.size() == 0) return;
+  if (store_edges(scope, src_type, src_handle, sink)) mark_has_edges(scope, src_type, src_handle);
+}
+
+void on_create_with_edges(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+                          uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+                          CallsiteId callsite, const EdgeSink& sink) noexcept {
+  const bool has_edges = sink.size() > 0;
+  if (record_object(scope, type, handle, origin, parent_handle, parent_type, size, callsite,
+                    has_edges) != 0) {
+    if (has_edges) store_edges(scope, type, handle, sink);
+  } else {
+    on_edges(scope, type, handle, sink);  // a duplicate handle (or not recorded): mark it
   }
 }
 
 void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
                    uint64_t handle, const char* kind, uint32_t slot, uint64_t offset,
-                   uint64_t size) noexcept {
+                   uint64_t size, bool source_marked) noexcept {
   if (passthrough()) return;
   if (handle == 0) {
     scope.edges.remove_slot(src_handle, src_type, kind, slot);
@@ -93,7 +117,7 @@ void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, Objec
   try {
     Edge e = make_edge(scope, type, handle, kind, slot, true, offset, size);
     scope.edges.add(src_handle, src_type, &e, 1);
-    mark_has_edges(scope, src_type, src_handle);
+    if (!source_marked) mark_has_edges(scope, src_type, src_handle);
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);
   }

@@ -52,9 +52,15 @@ class EdgeSink {
   uint32_t count_ = 0;
 };
 
-// Stores the edges of a just-created object (generated create hooks call this after on_create
-// when the create info has handle members). The object must be in `scope`'s table.
+// Stores the edges of a just-created object (hooks call this after on_create when the create
+// info has handle members). The object must be in `scope`'s table.
 void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle, const EdgeSink& edges) noexcept;
+
+// on_create() and on_edges() in one: the record is inserted already marked as having edges,
+// which saves a table lookup per object (generated create hooks with a create-info walker).
+void on_create_with_edges(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+                          uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+                          CallsiteId callsite, const EdgeSink& edges) noexcept;
 
 // What a command buffer references while it is being recorded: deduplicated, stored in a
 // per-command-buffer list that is reused across recordings (no allocation per command in

@@ -62,12 +62,16 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device,
   if (result == VK_SUCCESS) {
     const CallsiteId cs = capture_callsite();
     for (uint32_t i = 0; i < pAllocateInfo->descriptorSetCount; ++i) {
-      on_create(*state, ObjectType::kDescriptorSet, to_u64(pDescriptorSets[i]), Origin::kAllocated,
-                to_u64(pAllocateInfo->descriptorPool), ObjectType::kDescriptorPool, 0, cs);
-      // The set's layout gives its (binding, element) slots when descriptors are written.
-      add_slot_edge(*state, ObjectType::kDescriptorSet, to_u64(pDescriptorSets[i]),
-                    ObjectType::kDescriptorSetLayout, to_u64(pAllocateInfo->pSetLayouts[i]),
-                    "pSetLayouts", 0, 0, 0);
+      // The set's layout gives its (binding, element) slots when descriptors are written: an
+      // edge every set has, so the record is inserted already marked as having edges.
+      const uint64_t set = to_u64(pDescriptorSets[i]);
+      const bool recorded =
+          record_object(*state, ObjectType::kDescriptorSet, set, Origin::kAllocated,
+                        to_u64(pAllocateInfo->descriptorPool), ObjectType::kDescriptorPool, 0, cs,
+                        /*has_edges=*/true) != 0;
+      add_slot_edge(*state, ObjectType::kDescriptorSet, set, ObjectType::kDescriptorSetLayout,
+                    to_u64(pAllocateInfo->pSetLayouts[i]), "pSetLayouts", 0, 0, 0,
+                    /*source_marked=*/recorded);
     }
   }
   return result;

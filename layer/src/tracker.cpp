@@ -136,7 +136,7 @@ ObjectType child_type_of(ObjectType parent) noexcept {
 
 uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
                        uint64_t parent_handle, ObjectType parent_type, uint64_t size,
-                       CallsiteId callsite) noexcept {
+                       CallsiteId callsite, bool has_edges) noexcept {
   if (handle == 0 || passthrough()) return 0;
   try {
     const bool retrieved = origin == Origin::kRetrieved || origin == Origin::kSwapchainImage;
@@ -151,6 +151,7 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
     r.type = static_cast<uint64_t>(type);
     r.origin = static_cast<uint64_t>(origin);
     r.refs = 1;
+    r.has_edges = has_edges;
     r.frame = static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed));
     r.time_ms = recent_ms();
     r.callsite = callsite;

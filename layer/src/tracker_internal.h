@@ -9,10 +9,11 @@ namespace vkleak {
 bool owns_children(ObjectType parent) noexcept;
 ObjectType child_type_of(ObjectType parent) noexcept;
 
-// Like on_create, returning the object's id (0 when not recorded).
+// Like on_create, returning the object's id (0 when not recorded, or already live).
+// `has_edges`: the caller stores edges of the object right after (saves marking it later).
 uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
                        uint64_t parent_handle, ObjectType parent_type, uint64_t size,
-                       CallsiteId callsite) noexcept;
+                       CallsiteId callsite, bool has_edges = false) noexcept;
 
 // Forgets every child of a pool or swapchain (pool destroy or reset, swapchain destroy).
 void free_children(Scope& scope, ObjectType parent_type, uint64_t parent) noexcept;
@@ -24,10 +25,11 @@ void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64
 void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) noexcept;
 
 // A slot-keyed edge (descriptor writes, memory bindings): replaces the edge of the same kind in
-// the same slot. handle 0 records an empty slot (the old edge is dropped).
+// the same slot. handle 0 records an empty slot (the old edge is dropped). `source_marked`: the
+// source was recorded with has_edges already (record_object).
 void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
                    uint64_t handle, const char* kind, uint32_t slot, uint64_t offset,
-                   uint64_t size) noexcept;
+                   uint64_t size, bool source_marked = false) noexcept;
 
 // Where objects of `type` referenced from `scope` live (instance-level targets).
 Scope& target_scope(Scope& scope, ObjectType type) noexcept;
