@@ -69,6 +69,10 @@ def make_configs(build):
         Config("vkleak-nocallsites", dict(vkleak, VKLEAK_CALLSTACK_DEPTH="0"), vkleak=True,
                expect=probe_vkleak),
         Config("vkleak", dict(vkleak), vkleak=True, expect=probe_vkleak),
+        # Call sites of one frame (the app's call site, taken without unwinding): the cheap
+        # setting, against the default depth's unwinding.
+        Config("vkleak-depth1", dict(vkleak, VKLEAK_CALLSTACK_DEPTH="1"), vkleak=True,
+               expect=probe_vkleak),
         Config("validation-lifetimes",
                {"VK_INSTANCE_LAYERS": VALIDATION_LAYER,
                 "VK_LAYER_DISABLES": LIFETIMES_ONLY_DISABLES},
@@ -630,7 +634,9 @@ def render(res, configs, apps, args, probes, commands, elapsed_s, date=None, lay
     # --- Budgets
     out.append("## Budgets\n")
     out.append("Ratios to `none` (no layer) on lavapipe. `nocallsites` = vkleak with "
-               "`VKLEAK_CALLSTACK_DEPTH=0`, `vkleak` = call sites on (depth 8).\n")
+               "`VKLEAK_CALLSTACK_DEPTH=0`, `vkleak` = call sites on (the default depth, 8), "
+               "`vkleak-depth1` = one frame, the app's call site, taken without unwinding (no "
+               "budget of its own).\n")
     if args.quick:
         out.append("**Quick mode: tiny sizes, one round; the verdicts below check that the "
                    "harness works, not the layer.**\n")

@@ -356,12 +356,18 @@ class GraphTest(GeneratedOutput):
     def test_create_hooks_record_edges(self):
         view = self.hooks["CreateImageView"]
         self.assertIn("walk_VkImageViewCreateInfo(pCreateInfo, edges);", view)
-        self.assertIn("on_edges(scope_of(*state), ObjectType::kImageView, to_u64(*pView), edges);",
-                      view)
-        self.assertLess(view.index("on_create("), view.index("on_edges("))
+        # The walk comes first, so that the record is inserted knowing it has edges.
+        self.assertIn("on_create_with_edges(scope_of(*state), ObjectType::kImageView, "
+                      "to_u64(*pView), Origin::kCreated, to_u64(device), ObjectType::kDevice, 0, "
+                      "capture_callsite(), edges);", view)
+        self.assertLess(view.index("walk_VkImageViewCreateInfo("),
+                        view.index("on_create_with_edges("))
+        self.assertNotIn("on_create(", view)
         pipelines = self.hooks["CreateGraphicsPipelines"]
         self.assertIn("walk_VkGraphicsPipelineCreateInfo(&pCreateInfos[i], edges);", pipelines)
-        self.assertIn("to_u64(pPipelines[i]), edges);", pipelines)
+        self.assertIn("on_create_with_edges(scope_of(*state), ObjectType::kPipeline, "
+                      "to_u64(pPipelines[i]), ", pipelines)
+        self.assertIn(", cs, edges);", pipelines)
         # No handles in the create info: nothing on the hot path (Fuchsia's buffer collections
         # aside, which are guarded).
         self.assertNotIn("EdgeSink", self.hooks["CreateEvent"])
