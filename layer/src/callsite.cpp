@@ -190,6 +190,13 @@ void refresh_foreign_modules() noexcept {
         return 0;
       },
       f);
+  const ForeignModules* old = g_foreign.load(std::memory_order_acquire);
+  if (old && old->count == f->count &&
+      std::equal(f->begin, f->begin + f->count, old->begin) &&
+      std::equal(f->end, f->end + f->count, old->end)) {
+    delete f;  // unchanged (the usual case: another instance with the same layers)
+    return;
+  }
   g_foreign.store(f, std::memory_order_release);  // the previous list stays allocated
 }
 
