@@ -1,6 +1,7 @@
 #include "callsite.h"
 
 #include "layer_state.h"  // passthrough()
+#include "stack_memo.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -101,20 +102,26 @@ bool in_foreign(uintptr_t a) {
   return false;
 }
 
-// Return addresses, innermost first: libunwind (fast, cached unwind info) in normal builds;
-// libgcc's unwinder under ThreadSanitizer, whose runtime libunwind cannot walk through.
-int backtrace_ips(void** out, int max) {
+// Return addresses, innermost first, and the stack address each was read from (`slots[i]`,
+// 0 for the innermost frame, which was not returned to): libunwind's cursor (~0.6 us a frame:
+// only to learn frame sizes, see FrameSizes) in normal builds; libgcc's unwinder under
+// ThreadSanitizer, whose runtime libunwind cannot walk.
+int walk_stack(uintptr_t* ips, uintptr_t* slots, int max) {
 #if defined(__SANITIZE_THREAD__)
   struct State {
-    void** out;
+    uintptr_t *ips, *slots;
+    uintptr_t prev_cfa;
     int n, max;
-  } st{out, 0, max};
+  } st{ips, slots, 0, 0, max};
   _Unwind_Backtrace(
       [](_Unwind_Context* ctx, void* arg) -> _Unwind_Reason_Code {
         auto* s = static_cast<State*>(arg);
-        uintptr_t ip = _Unwind_GetIP(ctx);
+        const uintptr_t ip = _Unwind_GetIP(ctx);
         if (ip == 0) return _URC_END_OF_STACK;
-        s->out[s->n++] = reinterpret_cast<void*>(ip);
+        // A frame's return address lies just below its callee's canonical frame address.
+        s->slots[s->n] = s->prev_cfa ? s->prev_cfa - sizeof(uintptr_t) : 0;
+        s->ips[s->n++] = ip;
+        s->prev_cfa = _Unwind_GetCFA(ctx);
         return s->n >= s->max ? _URC_END_OF_STACK : _URC_NO_REASON;
       },
       &st);
@@ -125,8 +132,47 @@ int backtrace_ips(void** out, int max) {
     return true;
   }();
   (void)cache_set;
-  return unw_backtrace(out, max);
+  unw_context_t uc;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&uc) != 0 || unw_init_local(&cursor, &uc) != 0) return 0;
+  int n = 0;
+  do {
+    unw_word_t ip = 0, sp = 0;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+    if (unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0) break;
+    // After a step, the stack pointer is the callee's canonical frame address: the return
+    // address into this frame lies just below it.
+    slots[n] = n == 0 ? 0 : static_cast<uintptr_t>(sp) - sizeof(uintptr_t);
+    ips[n++] = static_cast<uintptr_t>(ip);
+  } while (n < max && unw_step(&cursor) > 0);
+  return n;
 #endif
+}
+
+// Return addresses only, innermost first: the fast walk (libunwind's trace cache; libgcc's
+// unwinder under ThreadSanitizer).
+int backtrace_ips(uintptr_t* out, int max) {
+#if defined(__SANITIZE_THREAD__)
+  uintptr_t slots[kMaxDepth + kMaxSkipped];
+  return walk_stack(out, slots, std::min(max, static_cast<int>(kMaxDepth + kMaxSkipped)));
+#else
+  static const bool cache_set = [] {
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    return true;
+  }();
+  (void)cache_set;
+  return unw_backtrace(reinterpret_cast<void**>(out), max);
+#endif
+}
+
+// Whether every return address still lies where the walk says it was read from (a walk through
+// a signal frame, say, would not: such a walk is not memoized).
+__attribute__((no_sanitize_address)) bool slots_hold(const uintptr_t* slots, const uintptr_t* ips,
+                                                     int count) {
+  for (int i = 0; i < count; ++i)
+    if (slots[i] == 0 || *reinterpret_cast<const volatile uintptr_t*>(slots[i]) != ips[i])
+      return false;
+  return true;
 }
 
 uint64_t hash_frames(const uintptr_t* f, uint32_t n) {
@@ -164,6 +210,34 @@ struct ThreadCache {
 };
 thread_local ThreadCache t_cache;
 
+// The stack-walk memo and frame sizes (stack_memo.h), allocated on a thread's first capture.
+// The pointer is initial-exec TLS (read on every capture); the owner frees it when the thread
+// exits.
+struct ThreadWalks {
+  StackMemo memo;
+  FrameSizes sizes;
+};
+__attribute__((tls_model("initial-exec"))) thread_local ThreadWalks* t_walks = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_walks_gone = false;
+struct WalksOwner {
+  ThreadWalks* walks = nullptr;
+  ~WalksOwner() {
+    t_walks = nullptr;
+    t_walks_gone = true;  // a hook called later in this thread's exit walks without a memo
+    delete walks;
+  }
+};
+thread_local WalksOwner t_walks_owner;
+ThreadWalks* thread_walks() noexcept {
+  if (ThreadWalks* w = t_walks) return w;
+  if (t_walks_gone) return nullptr;
+  auto* w = new (std::nothrow) ThreadWalks;
+  if (!w) return nullptr;
+  t_walks_owner.walks = w;
+  t_walks = w;
+  return w;
+}
+
 }  // namespace
 
 void refresh_foreign_modules() noexcept {
@@ -191,8 +265,7 @@ void refresh_foreign_modules() noexcept {
       },
       f);
   const ForeignModules* old = g_foreign.load(std::memory_order_acquire);
-  if (old && old->count == f->count &&
-      std::equal(f->begin, f->begin + f->count, old->begin) &&
+  if (old && old->count == f->count && std::equal(f->begin, f->begin + f->count, old->begin) &&
       std::equal(f->end, f->end + f->count, old->end)) {
     delete f;  // unchanged (the usual case: another instance with the same layers)
     return;
@@ -207,54 +280,9 @@ uint32_t callstack_depth() noexcept {
   return g_callstack_depth.load(std::memory_order_relaxed);
 }
 
-// The app's innermost `depth` return addresses, walked with the unwinder.
-uint32_t unwind_app_frames(uintptr_t* frames, uint32_t depth) noexcept {
-  // libunwind with a per-thread cache of unwind info: ~8 ns a frame plus ~20 ns here, against
-  // ~1 us a frame for libgcc's _Unwind_Backtrace (measured: bench/RESULTS.md). Every frame
-  // walked costs, so walk only the layer's own frames (usually 3: the hook and two of ours)
-  // plus `depth`; walk again, further, on the rare path with more of ours.
-  void* raw[kMaxDepth + kMaxSkipped];
-  // Frames above the app's: the layer's own, the loader's (trampolines that are not tail
-  // calls) and other layers' (above this one).
-  auto own_frames = [&](int n) {
-    int first = 0;
-    while (first < n && (in_self(reinterpret_cast<uintptr_t>(raw[first])) ||
-                         in_foreign(reinterpret_cast<uintptr_t>(raw[first]))))
-      ++first;
-    return first;
-  };
-  int max = static_cast<int>(depth + g_layer_frames.load(std::memory_order_relaxed));
-  int n = backtrace_ips(raw, max);
-  int first = own_frames(n);
-  if (n == max && n - first < static_cast<int>(depth) && first < static_cast<int>(kMaxSkipped)) {
-    max = static_cast<int>(depth + kMaxSkipped);
-    n = backtrace_ips(raw, max);
-    first = own_frames(n);
-    // Remember the longest path of ours seen, so that it is walked in one go next time.
-    uint32_t seen = g_layer_frames.load(std::memory_order_relaxed);
-    while (seen < static_cast<uint32_t>(first) &&
-           !g_layer_frames.compare_exchange_weak(seen, static_cast<uint32_t>(first),
-                                                 std::memory_order_relaxed)) {
-    }
-  }
-  uint32_t count = 0;
-  for (int i = first; i < n && count < depth; ++i)
-    frames[count++] = reinterpret_cast<uintptr_t>(raw[i]);
-  return count;
-}
+namespace {
 
-uint32_t capture_and_intern(uintptr_t hook_return_address) noexcept {
-  const uint32_t depth = g_callstack_depth.load(std::memory_order_relaxed);
-  if (depth == 0 || passthrough()) return 0;
-  uintptr_t frames[kMaxDepth];
-  uint32_t count = 0;
-  if (depth == 1 && !in_self(hook_return_address) && !in_foreign(hook_return_address)) {
-    // The hook returns straight into the app: that is the one frame asked for.
-    frames[count++] = hook_return_address;
-  } else {
-    count = unwind_app_frames(frames, depth);
-  }
-  if (count == 0) return 0;
+uint32_t intern_frames(const uintptr_t* frames, uint32_t count) noexcept {
   const uint64_t h = hash_frames(frames, count);
   ThreadCache& cache = t_cache;
   const uint32_t slot = static_cast<uint32_t>(h) % ThreadCache::kSize;
@@ -281,6 +309,98 @@ uint32_t capture_and_intern(uintptr_t hook_return_address) noexcept {
   } catch (...) {
     return 0;
   }
+}
+
+// Frames above the app's: the layer's own, the loader's (trampolines that are not tail calls)
+// and other layers' (above this one).
+int skipped_frames(const uintptr_t* ips, int n) {
+  int first = 0;
+  while (first < n && (in_self(ips[first]) || in_foreign(ips[first]))) ++first;
+  return first;
+}
+
+// Where ips[key..end) lie on the stack, given that ips[key] lies at key_slot: from the frame
+// sizes learned so far, learning them with one slow walk when some are missing. False when
+// they cannot be found (a frame the slow walk cannot place, such as a signal frame).
+bool find_slots(const uintptr_t* ips, int key, int end, uintptr_t key_slot, FrameSizes& sizes,
+                uintptr_t* slots) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    slots[key] = key_slot;
+    int i = key;
+    for (; i + 1 < end; ++i) {
+      const int32_t size = sizes.find(ips[i]);
+      if (size == FrameSizes::kUnknown) break;
+      if (size <= 0) return false;  // learned as not placeable
+      slots[i + 1] = slots[i] + static_cast<uintptr_t>(size);
+    }
+    if (i + 1 >= end) return true;
+    if (attempt == 1) return false;
+    // Learn from a walk that reports stack addresses (slow: once per new return address).
+    uintptr_t wips[kMaxDepth + kMaxSkipped], wslots[kMaxDepth + kMaxSkipped];
+    const int n = walk_stack(wips, wslots, static_cast<int>(kMaxDepth + kMaxSkipped));
+    for (int k = 1; k + 1 < n; ++k) {
+      const intptr_t d = static_cast<intptr_t>(wslots[k + 1] - wslots[k]);
+      sizes.set(wips[k], d > 0 && d < (1 << 30) ? static_cast<int32_t>(d) : 0);
+    }
+    if (sizes.find(ips[i]) == FrameSizes::kUnknown) sizes.set(ips[i], 0);  // walk never got there
+  }
+  return false;
+}
+
+// Walks the stack for the app's innermost `depth` frames, interns them, and memoizes the walk
+// under the hook's return-address slot.
+uint32_t walk_and_intern(uintptr_t key_slot, uintptr_t key_ret, uint32_t depth,
+                         ThreadWalks* walks) noexcept {
+  // Every frame walked costs (~8 ns with libunwind's trace cache), so walk only the layer's own
+  // frames (usually 3: the hook and two of ours) plus `depth`; walk again, further, on the rare
+  // path with more of ours.
+  uintptr_t ips[kMaxDepth + kMaxSkipped];
+  int max = static_cast<int>(depth + g_layer_frames.load(std::memory_order_relaxed));
+  int n = backtrace_ips(ips, max);
+  int first = skipped_frames(ips, n);
+  if (n == max && n - first < static_cast<int>(depth) && first < static_cast<int>(kMaxSkipped)) {
+    max = static_cast<int>(depth + kMaxSkipped);
+    n = backtrace_ips(ips, max);
+    first = skipped_frames(ips, n);
+    // Remember the longest path of ours seen, so that it is walked in one go next time.
+    uint32_t seen = g_layer_frames.load(std::memory_order_relaxed);
+    while (seen < static_cast<uint32_t>(first) &&
+           !g_layer_frames.compare_exchange_weak(seen, static_cast<uint32_t>(first),
+                                                 std::memory_order_relaxed)) {
+    }
+  }
+  const int count = std::min(n - first, static_cast<int>(depth));
+  if (count <= 0) return 0;
+  const uint32_t id = intern_frames(ips + first, static_cast<uint32_t>(count));
+  if (id == 0 || walks == nullptr) return id;
+  // Memoize from the frame the hook returns to up to the outermost frame kept.
+  int key = first;
+  while (key >= 0 && ips[key] != key_ret) --key;
+  const int end = first + count;
+  uintptr_t slots[kMaxDepth + kMaxSkipped];
+  if (key >= 0 && find_slots(ips, key, end, key_slot, walks->sizes, slots) &&
+      slots_hold(slots + key, ips + key, end - key))
+    walks->memo.store(key_slot, key_ret, depth, slots + key, ips + key,
+                      static_cast<uint32_t>(end - key), id);
+  return id;
+}
+
+}  // namespace
+
+uint32_t capture_and_intern(uintptr_t hook_return_address, uintptr_t hook_cfa) noexcept {
+  const uint32_t depth = g_callstack_depth.load(std::memory_order_relaxed);
+  if (depth == 0 || passthrough()) return 0;
+  if (depth == 1 && !in_self(hook_return_address) && !in_foreign(hook_return_address)) {
+    // The hook returns straight into the app: that is the one frame asked for.
+    return intern_frames(&hook_return_address, 1);
+  }
+  // The hook's return address lies just below its canonical frame address.
+  const uintptr_t key_slot = hook_cfa - sizeof(uintptr_t);
+  ThreadWalks* walks = thread_walks();
+  if (walks) {
+    if (const uint32_t id = walks->memo.find(key_slot, hook_return_address, depth)) return id;
+  }
+  return walk_and_intern(key_slot, hook_return_address, depth, walks);
 }
 
 void copy_callsites(std::vector<std::vector<uintptr_t>>* out) {

@@ -13,8 +13,9 @@ uint32_t callstack_depth() noexcept;
 
 // Captures and interns the current stack (tracker.h calls it through capture_callsite()).
 // Returns 0 when capture is off or fails.
-// `hook_return_address`: where the hook returns to (the app, the loader or a layer above).
-uint32_t capture_and_intern(uintptr_t hook_return_address) noexcept;
+// `hook_return_address`: where the hook returns to (the app, the loader or a layer above);
+// `hook_cfa`: the hook's canonical frame address (that return address lies just below it).
+uint32_t capture_and_intern(uintptr_t hook_return_address, uintptr_t hook_cfa) noexcept;
 
 // Re-reads which loaded modules are the Vulkan loader and other layers: their frames above the
 // app's are dropped like the layer's own. Call when the set may change (instance creation).

@@ -46,10 +46,14 @@ Scope& scope_of(DeviceState& s) noexcept;
 // Inlined into the hook, so that its return address is the hook's: the app's call site when
 // the loader's trampoline jumped to the hook (depth 1 then needs no unwinding at all).
 extern std::atomic<uint32_t> g_callstack_depth;
-CallsiteId capture_and_intern(uintptr_t hook_return_address) noexcept;  // callsite.cpp
+// The hook's frame address keys a per-thread memo of stack walks (stack_memo.h): a chain
+// walked once is found again by checking its return addresses where they lie on the stack.
+CallsiteId capture_and_intern(uintptr_t hook_return_address,
+                              uintptr_t hook_cfa) noexcept;  // callsite.cpp
 __attribute__((always_inline)) inline CallsiteId capture_callsite() noexcept {
   if (g_callstack_depth.load(std::memory_order_relaxed) == 0) return kNoCallsite;
-  return capture_and_intern(reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  return capture_and_intern(reinterpret_cast<uintptr_t>(__builtin_return_address(0)),
+                            reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa()));
 }
 
 // Records a new (or re-retrieved) object. parent_handle/parent_type name the object it was made
