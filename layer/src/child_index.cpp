@@ -11,7 +11,9 @@ uint64_t mix(uint64_t x) {
 }
 }  // namespace
 
-size_t HandleSet::home(uint64_t v) const noexcept { return mix(v) & (slots_.size() - 1); }
+size_t HandleSet::home(uint64_t v) const noexcept {
+  return mix(v) & (slots_.size() - 1);
+}
 
 bool HandleSet::insert(uint64_t v) {
   if ((size_ + 1) * 4 > slots_.size() * 3) {
@@ -70,17 +72,31 @@ ChildIndex::Shard& ChildIndex::shard_for(uint64_t parent) noexcept {
   return shards_[mix(parent) % kShards];
 }
 
+HandleSet* ChildIndex::Shard::find(uint64_t parent) noexcept {
+  if (last_set && last_parent == parent) return last_set;
+  auto it = children.find(parent);
+  if (it == children.end()) return nullptr;
+  last_parent = parent;
+  last_set = &it->second;
+  return last_set;
+}
+
 void ChildIndex::add(uint64_t parent, uint64_t child) {
   Shard& s = shard_for(parent);
   std::lock_guard<SpinLock> lock(s.mutex);
-  s.children[parent].insert(child);
+  HandleSet* set = s.find(parent);
+  if (!set) {
+    set = &s.children[parent];
+    s.last_parent = parent;
+    s.last_set = set;
+  }
+  set->insert(child);
 }
 
 void ChildIndex::remove(uint64_t parent, uint64_t child) noexcept {
   Shard& s = shard_for(parent);
   std::lock_guard<SpinLock> lock(s.mutex);
-  auto it = s.children.find(parent);
-  if (it != s.children.end()) it->second.erase(child);
+  if (HandleSet* set = s.find(parent)) set->erase(child);
 }
 
 std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
@@ -91,6 +107,7 @@ std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
   if (it == s.children.end()) return out;
   out.reserve(it->second.size());
   it->second.for_each([&](uint64_t v) { out.push_back(v); });
+  if (s.last_set == &it->second) s.last_set = nullptr;
   s.children.erase(it);
   return out;
 }

@@ -60,6 +60,11 @@ class ChildIndex {
   struct alignas(64) Shard {
     mutable SpinLock mutex;
     std::unordered_map<uint64_t, HandleSet> children;
+    // The parent used last (allocations come from one pool in a row): skips the map's lookup.
+    // Map nodes do not move; the entry is cleared when its parent's set is taken.
+    uint64_t last_parent = 0;
+    HandleSet* last_set = nullptr;
+    HandleSet* find(uint64_t parent) noexcept;
   };
   Shard& shard_for(uint64_t parent) noexcept;
   std::unique_ptr<Shard[]> shards_;

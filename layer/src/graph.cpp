@@ -43,6 +43,31 @@ void mark_has_edges(Scope& scope, ObjectType type, uint64_t handle) noexcept {
   scope.table.update(handle, type, [](ObjectRecord& r) { r.has_edges = 1; });
 }
 
+std::atomic<uint32_t> g_target_generation{1};
+
+namespace {
+
+// The edge targets this thread resolved last (a set's layout, a view's image, the memory that
+// buffers are bound to): most edges point at a few objects again and again. An entry holds while
+// no referenced object was destroyed or renamed and no device went away since (the generation).
+struct TargetCache {
+  static constexpr uint32_t kEntries = 8;
+  struct Entry {
+    const Scope* scope;
+    uint64_t handle;
+    uint64_t id;
+    uint32_t generation;
+    uint32_t name;
+    ObjectType type;
+  } entries[kEntries];
+  static uint32_t index(uint64_t handle) noexcept {
+    return static_cast<uint32_t>((handle * 0x9e3779b97f4a7c15ull) >> 61);
+  }
+};
+thread_local TargetCache t_targets;
+
+}  // namespace
+
 Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind, uint32_t slot,
                bool slot_keyed, uint64_t offset, uint64_t size) noexcept {
   Edge e{};
@@ -53,11 +78,21 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
   e.slot_keyed = slot_keyed;
   e.offset = offset;
   e.size = size;
-  target_scope(scope, type).table.update(handle, type, [&](ObjectRecord& r) {
+  Scope& target = target_scope(scope, type);
+  // Read before the lookup: a change in between leaves the entry stale, never wrong.
+  const uint32_t generation = g_target_generation.load(std::memory_order_acquire);
+  TargetCache::Entry& c = t_targets.entries[TargetCache::index(handle)];
+  if (c.handle == handle && c.type == type && c.scope == &target && c.generation == generation) {
+    e.dst_id = c.id;
+    e.dst_name = c.name;
+    return e;
+  }
+  const bool live = target.table.update(handle, type, [&](ObjectRecord& r) {
     r.referenced = 1;  // remembered in the graveyard when destroyed: stale edges name it
     e.dst_id = r.id;
     e.dst_name = r.name;
   });
+  if (live) c = {&target, handle, e.dst_id, generation, e.dst_name, type};
   return e;
 }
 
@@ -107,8 +142,8 @@ void on_create_with_edges(Scope& scope, ObjectType type, uint64_t handle, Origin
 }
 
 void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
-                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset,
-                   uint64_t size, bool source_marked) noexcept {
+                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset, uint64_t size,
+                   bool source_marked) noexcept {
   if (passthrough()) return;
   if (handle == 0) {
     scope.edges.remove_slot(src_handle, src_type, kind, slot);

@@ -101,6 +101,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance,
   {
     std::lock_guard<std::mutex> lock(lifecycle_mutex());
     owner = unregister_instance(dispatch_key(instance));
+    edge_targets_changed();  // a later instance may reuse this one's address and handles
     // The loader unloads the layer after the last instance: the writer must be gone by then.
     if (all_instances().empty()) stop_writer();
   }
@@ -165,20 +166,22 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device,
   if (state->instance) on_destroy(*state->instance, ObjectType::kDevice, state->handle);
   std::shared_ptr<DeviceState> owner = unregister_device(dispatch_key(device));
   g_command_refs_generation.fetch_add(1, std::memory_order_release);  // per-thread caches
+  edge_targets_changed();  // a later device may reuse this one's address and handle values
   if (next_destroy) next_destroy(device, pAllocator);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL EnumeratePhysicalDevices(VkInstance instance,
-                                                        uint32_t* pPhysicalDeviceCount,
-                                                        VkPhysicalDevice* pPhysicalDevices) noexcept {
+VKAPI_ATTR VkResult VKAPI_CALL
+EnumeratePhysicalDevices(VkInstance instance, uint32_t* pPhysicalDeviceCount,
+                         VkPhysicalDevice* pPhysicalDevices) noexcept {
   InstanceState* state = get_instance_state(instance);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result =
       state->dispatch.EnumeratePhysicalDevices(instance, pPhysicalDeviceCount, pPhysicalDevices);
-  if ((result == VK_SUCCESS || result == VK_INCOMPLETE) && pPhysicalDevices && pPhysicalDeviceCount) {
+  if ((result == VK_SUCCESS || result == VK_INCOMPLETE) && pPhysicalDevices &&
+      pPhysicalDeviceCount) {
     for (uint32_t i = 0; i < *pPhysicalDeviceCount; ++i)
-      on_create(*state, ObjectType::kPhysicalDevice, to_u64(pPhysicalDevices[i]), Origin::kRetrieved,
-                state->handle, ObjectType::kInstance, 0, kNoCallsite);
+      on_create(*state, ObjectType::kPhysicalDevice, to_u64(pPhysicalDevices[i]),
+                Origin::kRetrieved, state->handle, ObjectType::kInstance, 0, kNoCallsite);
   }
   return result;
 }

@@ -90,8 +90,10 @@ constexpr uint32_t kInFlightLogLimit = 20;
 // The object stops being tracked: its edges go, it is remembered for stale edges.
 void forget(Scope& scope, const ObjectRecord& r) noexcept {
   if (r.has_edges) scope.edges.erase(r.handle, static_cast<ObjectType>(r.type));
-  if (r.referenced)
+  if (r.referenced) {
+    edge_targets_changed();
     scope.graveyard.bury(r, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)));
+  }
   const ObjectType type = static_cast<ObjectType>(r.type);
   if (type == ObjectType::kCommandBuffer && scope.type == ObjectType::kDevice)
     static_cast<DeviceState&>(scope).command_refs.destroy(r.handle);
@@ -279,7 +281,12 @@ void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size
 void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) noexcept {
   if (passthrough() || type == ObjectType::kUnknown) return;
   const uint32_t id = intern_name(name);
-  scope.table.update(handle, type, [id](ObjectRecord& r) { r.name = id; });
+  bool referenced = false;
+  scope.table.update(handle, type, [&](ObjectRecord& r) {
+    r.name = id;
+    referenced = r.referenced;
+  });
+  if (referenced) edge_targets_changed();  // edges made from now on carry the new name
 }
 
 }  // namespace vkleak

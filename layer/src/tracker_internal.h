@@ -28,11 +28,18 @@ void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) n
 // the same slot. handle 0 records an empty slot (the old edge is dropped). `source_marked`: the
 // source was recorded with has_edges already (record_object).
 void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
-                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset,
-                   uint64_t size, bool source_marked = false) noexcept;
+                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset, uint64_t size,
+                   bool source_marked = false) noexcept;
 
 // Where objects of `type` referenced from `scope` live (instance-level targets).
 Scope& target_scope(Scope& scope, ObjectType type) noexcept;
+
+// Bumped when an object that edges point at is destroyed or renamed, and when a device goes
+// away: per-thread caches of edge targets (make_edge) are then stale.
+extern std::atomic<uint32_t> g_target_generation;
+inline void edge_targets_changed() noexcept {
+  g_target_generation.fetch_add(1, std::memory_order_release);
+}
 
 // Records a destroyed_in_flight event when `r` (just removed from `scope`) was still in use.
 void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) noexcept;

@@ -39,7 +39,8 @@ CLI::App* add_run_command(CLI::App* app, RunOptions* options) {
       ->option_text("present|submit");
   run->add_option("--callstack-depth", options->callstack_depth,
                   "Return addresses recorded per creation call site (default 8; 1 is the line that "
-                  "called vkCreate*; 0 turns call sites off; deeper costs ~10 ns a frame)")
+                  "called vkCreate*; 0 turns call sites off; deeper: unwound once per call chain, "
+                  "~10 ns a frame)")
       ->check(CLI::Range(int64_t{0}, int64_t{256}))
       ->option_text("N");
   run->add_option("APP", options->command, "The application and its arguments, after --")
