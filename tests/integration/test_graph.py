@@ -63,6 +63,32 @@ class GraphTest(TempDirTestCase):
             self.assertGreaterEqual(newest["last_use"]["frame"], 80)
         self.in_modes(check)
 
+    def test_edges_name_their_target_as_it_was(self):
+        # Targets come from a per-thread cache when the same image is referenced again: a
+        # rename and a destroy must show in the edges made after them.
+        proc = self.run_scenario("edge_targets", [])
+        [snap] = snapshots(self.out, "device_destroy")
+        validate(snap)
+        by_name = {o["name"]: o for o in snap["objects"] if o["name"]}
+        images = {o["id"]: o for o in snap["objects"] if o["type"] == "VkImage"}
+
+        def target(view):
+            [edge] = [e for e in by_name[view]["edges"] if e["kind"] == "image"]
+            return edge
+
+        first = by_name["img.renamed"]["id"]
+        self.assertEqual((target("v1")["to"], target("v1")["name"]), (first, "img.first"))
+        self.assertEqual((target("v2")["to"], target("v2")["name"]), (first, "img.renamed"))
+        self.assertEqual((target("v4")["to"], target("v4")["name"]), (first, "img.renamed"))
+        # img.other was destroyed: its view still points at its id, which no live image has.
+        self.assertEqual(target("v3")["name"], "img.other")
+        self.assertNotIn(target("v3")["to"], images)
+        # img.third, made after img.other was destroyed (often at the same handle).
+        third = by_name["img.third"]
+        self.assertEqual((target("v5")["to"], target("v5")["name"]), (third["id"], "img.third"))
+        self.assertEqual(target("v5")["handle"], third["handle"])
+        self.assertRegex(proc.stderr, r"img.third (reuses|does not reuse) img.other's handle")
+
     def test_early_free_raises_destroyed_in_flight_with_path(self):
         expected = {
             "set": ("VkDescriptorSet", "compute.bindings", []),

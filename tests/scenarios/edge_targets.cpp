@@ -1,0 +1,73 @@
+// Edges name their target as it was when the edge was made, also when the layer resolves
+// targets from a per-thread cache: views made on an image before and after it is renamed, on
+// two images in turn, and on an image created after another one was destroyed (lavapipe often
+// hands out the destroyed image's handle again; the scenario prints whether it did).
+//
+// Alive at vkDestroyDevice (leaked on purpose, so that the snapshot shows their edges): images
+// "img.first" (renamed "img.renamed") and "img.third", views "v1".."v5". "img.other" is
+// destroyed before "img.third" is created; its view "v3" stays.
+#include <cstdio>
+
+#include "scenario_common.h"
+
+using scenario::Context;
+
+namespace {
+
+VkImage make_image(const Context& ctx, const char* name) {
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = VK_FORMAT_R8G8B8A8_UNORM;
+  info.extent = {4, 4, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
+  VkImage image = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateImage(ctx.device, &info, nullptr, &image));
+  ctx.name(VK_OBJECT_TYPE_IMAGE, image, name);
+  return image;
+}
+
+VkImageView make_view(const Context& ctx, VkImage image, const char* name) {
+  VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  info.image = image;
+  info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  info.format = VK_FORMAT_R8G8B8A8_UNORM;
+  info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateImageView(ctx.device, &info, nullptr, &view));
+  ctx.name(VK_OBJECT_TYPE_IMAGE_VIEW, view, name);
+  return view;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  scenario::Options options("edge_targets",
+                            "Views on renamed, alternating and re-created images; leaks them "
+                            "all. Submits nothing: --frames and --swapchain are ignored.",
+                            0);
+  options.parse(argc, argv);
+  Context ctx({"edge_targets", false});
+  if (!ctx.debug_utils) scenario::fail("VK_EXT_debug_utils is needed to name the images");
+
+  VkImage first = make_image(ctx, "img.first");
+  make_view(ctx, first, "v1");
+  ctx.name(VK_OBJECT_TYPE_IMAGE, first, "img.renamed");
+  make_view(ctx, first, "v2");
+  VkImage other = make_image(ctx, "img.other");
+  make_view(ctx, other, "v3");
+  // Nothing is referenced between v3 and v5: a cached target for img.other's handle would
+  // still be there for v5 if the destroy did not invalidate it.
+  vkDestroyImage(ctx.device, other, nullptr);
+  VkImage third = make_image(ctx, "img.third");
+  std::fprintf(stderr, "img.third %s img.other's handle\n",
+               third == other ? "reuses" : "does not reuse");
+  make_view(ctx, third, "v5");
+  make_view(ctx, first, "v4");
+  ctx.destroy();  // the images and views are still alive here
+  std::printf("done\n");
+  return 0;
+}
