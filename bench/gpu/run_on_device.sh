@@ -64,7 +64,7 @@ done
 
 # Two scenario programs under the layer on the real driver: snapshots come back for
 # `vkleak report` here and on lavapipe.
-for s in incident1_wrapper_growth incident3_early_free clean_app; do
+for s in incident1_wrapper_growth incident3_early_free clean_app callsite_chains; do
   env $(config_env vkleak) VKLEAK_OUTPUT_DIR="$out/snap-$s" VKLEAK_FRAME_BOUNDARY=submit \
     VKLEAK_SNAPSHOT_EVERY=50 "$build/tests/scenarios/$s" --frames 200 > "$out/$s.log" 2>&1 ||
     echo "$s failed: $?" >> "$out/errors.txt"
