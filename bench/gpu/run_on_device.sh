@@ -3,6 +3,9 @@
 # side by side with no layer and the validation layer, interleaved in rounds. Used through the
 # workplace's device tool (bench/gpu/README.md); writes raw results under $OUT.
 #   bench/gpu/run_on_device.sh BUILD_DIR DEB_DIR OUT_DIR [ROUNDS]
+# Environment: FILTER (benchmark regex, default: every pair, threads and record+submit),
+# MIN_TIME (seconds per benchmark, default 0.3), SCENARIOS=0 to skip the scenario programs,
+# PIN=CPU to run the benchmark on one CPU (taskset; for single-threaded benchmarks only).
 set -uo pipefail
 build=$(realpath "$1"); debs=$(realpath "$2"); final_out=$3; rounds=${4:-2}
 # The device tool brings back few files: everything goes into one archive at the end.
@@ -50,13 +53,16 @@ config_env() {  # prints env assignments for a configuration
   esac
 }
 configs="none vkleak-nocallsites vkleak validation-lifetimes validation-default"
-filter='BM_(BufferPair|ImageViewPair|DescriptorSetPair|MemoryPair|ThreadChurn|RecordSubmit).*'
+filter=${FILTER:-'BM_(BufferPair|ImageViewPair|DescriptorSetPair|MemoryPair|ThreadChurn|RecordSubmit).*'}
+min_time=${MIN_TIME:-0.3}
+pin=()
+[ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
 for r in $(seq 1 "$rounds"); do
   for c in $configs; do
     rm -rf /tmp/vkleak-gpu-snap
-    env $(config_env "$c") timeout 240 "$build/bench/vkleak_bench" --live=0,100000 \
+    env $(config_env "$c") timeout 240 "${pin[@]}" "$build/bench/vkleak_bench" --live=0,100000 \
       --submit-live=1000,100000 \
-      --max-threads=16 --benchmark_filter="$filter" --benchmark_min_time=0.3 \
+      --max-threads=16 --benchmark_filter="$filter" --benchmark_min_time="$min_time" \
       --benchmark_format=json --benchmark_out="$out/bench-$c-$r.json" \
       > /dev/null 2> "$out/bench-$c-$r.log" || echo "bench $c round $r failed: $?" >> "$out/errors.txt"
   done
@@ -64,7 +70,9 @@ done
 
 # Two scenario programs under the layer on the real driver: snapshots come back for
 # `vkleak report` here and on lavapipe.
-for s in incident1_wrapper_growth incident3_early_free clean_app callsite_chains; do
+scenarios="incident1_wrapper_growth incident3_early_free clean_app callsite_chains"
+[ "${SCENARIOS:-1}" = 0 ] && scenarios=""
+for s in $scenarios; do
   env $(config_env vkleak) VKLEAK_OUTPUT_DIR="$out/snap-$s" VKLEAK_FRAME_BOUNDARY=submit \
     VKLEAK_SNAPSHOT_EVERY=50 "$build/tests/scenarios/$s" --frames 200 > "$out/$s.log" 2>&1 ||
     echo "$s failed: $?" >> "$out/errors.txt"

@@ -1,11 +1,13 @@
 #include "callsite.h"
 
+#include "cache_aligned.h"
 #include "layer_state.h"  // passthrough()
 #include "stack_memo.h"
 
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <unwind.h>
 #define UNW_LOCAL_ONLY  // this process only: the fast local unwinder
@@ -213,9 +215,16 @@ thread_local ThreadCache t_cache;
 // The stack-walk memo and frame sizes (stack_memo.h), allocated on a thread's first capture.
 // The pointer is initial-exec TLS (read on every capture); the owner frees it when the thread
 // exits.
-struct ThreadWalks {
+struct alignas(kCacheLine) ThreadWalks {  // lines of its own: written on misses
   StackMemo memo;
   FrameSizes sizes;
+  // This thread's stack: only addresses inside it are ever read (a frame size learned from a
+  // frame of variable size could otherwise point past its end). Empty when unknown, and code
+  // running on another stack (coroutines, signal stacks) is simply not memoized.
+  uintptr_t stack_lo = 0, stack_hi = 0;
+  bool on_stack(uintptr_t a) const noexcept {
+    return a >= stack_lo && a + sizeof(uintptr_t) <= stack_hi;
+  }
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadWalks* t_walks = nullptr;
 __attribute__((tls_model("initial-exec"))) thread_local bool t_walks_gone = false;
@@ -233,6 +242,16 @@ ThreadWalks* thread_walks() noexcept {
   if (t_walks_gone) return nullptr;
   auto* w = new (std::nothrow) ThreadWalks;
   if (!w) return nullptr;
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* addr = nullptr;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+      w->stack_lo = reinterpret_cast<uintptr_t>(addr);
+      w->stack_hi = w->stack_lo + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
   t_walks_owner.walks = w;
   t_walks = w;
   return w;
@@ -322,8 +341,10 @@ int skipped_frames(const uintptr_t* ips, int n) {
 // Where ips[key..end) lie on the stack, given that ips[key] lies at key_slot: from the frame
 // sizes learned so far, learning them with one slow walk when some are missing. False when
 // they cannot be found (a frame the slow walk cannot place, such as a signal frame).
-bool find_slots(const uintptr_t* ips, int key, int end, uintptr_t key_slot, FrameSizes& sizes,
+bool find_slots(const uintptr_t* ips, int key, int end, uintptr_t key_slot, ThreadWalks& walks,
                 uintptr_t* slots) {
+  FrameSizes& sizes = walks.sizes;
+  if (!walks.on_stack(key_slot)) return false;
   for (int attempt = 0; attempt < 2; ++attempt) {
     slots[key] = key_slot;
     int i = key;
@@ -332,6 +353,7 @@ bool find_slots(const uintptr_t* ips, int key, int end, uintptr_t key_slot, Fram
       if (size == FrameSizes::kUnknown) break;
       if (size <= 0) return false;  // learned as not placeable
       slots[i + 1] = slots[i] + static_cast<uintptr_t>(size);
+      if (!walks.on_stack(slots[i + 1])) return false;  // never read past the stack
     }
     if (i + 1 >= end) return true;
     if (attempt == 1) return false;
@@ -378,7 +400,7 @@ uint32_t walk_and_intern(uintptr_t key_slot, uintptr_t key_ret, uint32_t depth,
   while (key >= 0 && ips[key] != key_ret) --key;
   const int end = first + count;
   uintptr_t slots[kMaxDepth + kMaxSkipped];
-  if (key >= 0 && find_slots(ips, key, end, key_slot, walks->sizes, slots) &&
+  if (key >= 0 && find_slots(ips, key, end, key_slot, *walks, slots) &&
       slots_hold(slots + key, ips + key, end - key))
     walks->memo.store(key_slot, key_ret, depth, slots + key, ips + key,
                       static_cast<uint32_t>(end - key), id);

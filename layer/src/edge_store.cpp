@@ -355,7 +355,7 @@ EdgeStore::Entry* EdgeStore::Shard::find(uint64_t handle, ObjectType type) {
 void EdgeStore::Shard::grow_index() {
   size_t capacity = index.empty() ? 64 : index.size();
   while ((live + 1) * 4 > capacity * 3) capacity *= 2;
-  std::vector<uint32_t> fresh(capacity, kEmpty);
+  decltype(index) fresh(capacity, kEmpty);
   const uint32_t mask = static_cast<uint32_t>(capacity - 1);
   for (uint32_t v : index) {
     if (v == kEmpty) continue;

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cache_aligned.h"
 #include "spin_lock.h"
 #include "vk_object_types.h"
 
@@ -151,7 +152,7 @@ class EdgeStore {
     std::vector<std::unique_ptr<Entry[]>> chunks;
     uint32_t slab_used = 0;       // entries handed out from chunks so far
     uint32_t free_head = kEmpty;  // 1-based index of the first free entry
-    std::vector<uint32_t> index;  // 1-based entry indices, or kEmpty
+    std::vector<uint32_t, CacheAlignedAllocator<uint32_t>> index;  // 1-based entry indices
     uint32_t live = 0;
     std::vector<Spill*> spare;  // erased sources' lists, kept for reuse
 

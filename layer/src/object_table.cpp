@@ -26,14 +26,14 @@ ObjectRecord* ObjectTable::Shard::find(uint64_t handle, ObjectType type) {
 }
 
 void ObjectTable::Shard::add_chunk() {
-  chunks.emplace_back(new ObjectRecord[kChunkRecords]);
+  chunks.emplace_back(new Chunk);
 }
 
 void ObjectTable::Shard::grow_index() {
   // Doubles until live entries fit under 3/4 of the capacity.
   size_t capacity = index.empty() ? 64 : index.size();
   while (live + 1 > capacity * 3 / 4) capacity *= 2;
-  std::vector<uint32_t> fresh(capacity, kEmpty);
+  decltype(index) fresh(capacity, kEmpty);
   const uint32_t mask = static_cast<uint32_t>(capacity - 1);
   for (uint32_t v : index) {
     if (v == kEmpty) continue;
@@ -130,7 +130,7 @@ void ObjectTable::collect(std::vector<ObjectRecord>* out) const {
     const Shard& s = shards_[k];
     std::lock_guard<SpinLock> lock(s.mutex);
     for (uint32_t i = 0; i < s.slab_used; ++i) {
-      const ObjectRecord& r = s.chunks[i / kChunkRecords][i % kChunkRecords];
+      const ObjectRecord& r = s.record(i + 1);
       if (r.type != static_cast<uint64_t>(ObjectType::kUnknown)) out->push_back(r);
     }
   }

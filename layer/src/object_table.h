@@ -14,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cache_aligned.h"
 #include "spin_lock.h"
 #include "vk_object_types.h"
 
@@ -86,21 +87,25 @@ class ObjectTable {
 
   struct alignas(64) Shard {
     mutable SpinLock mutex;
-    std::vector<std::unique_ptr<ObjectRecord[]>> chunks;
+    // Chunks and index on cache lines of their own (cache_aligned.h).
+    struct alignas(kCacheLine) Chunk {
+      ObjectRecord records[kChunkRecords];
+    };
+    std::vector<std::unique_ptr<Chunk>> chunks;
     uint32_t slab_used = 0;       // records handed out from chunks so far
     uint32_t free_head = kEmpty;  // 1-based record index of the first free record
-    std::vector<uint32_t> index;  // 1-based record indices, or kEmpty
-    uint32_t index_used = 0;      // occupied slots (== live)
+    std::vector<uint32_t, CacheAlignedAllocator<uint32_t>> index;  // 1-based record indices
+    uint32_t index_used = 0;                                       // occupied slots (== live)
     uint32_t live = 0;
     std::array<uint32_t, kObjectTypeCount> live_by_type{};
 
     ObjectRecord& record(uint32_t one_based) {
       uint32_t i = one_based - 1;
-      return chunks[i / kChunkRecords][i % kChunkRecords];
+      return chunks[i / kChunkRecords]->records[i % kChunkRecords];
     }
     const ObjectRecord& record(uint32_t one_based) const {
       uint32_t i = one_based - 1;
-      return chunks[i / kChunkRecords][i % kChunkRecords];
+      return chunks[i / kChunkRecords]->records[i % kChunkRecords];
     }
     ObjectRecord* find(uint64_t handle, ObjectType type);
     uint32_t* find_slot(uint64_t handle, ObjectType type);

@@ -7,8 +7,8 @@
 // the stack pointer (frames whose canonical frame address is stack-pointer based, which is what
 // optimized code has), so a validated hit is the walk the unwinder would do again. Frames based
 // on a frame pointer that moved (alloca) could in theory validate against stale stack words:
-// the cost of that is a wrong call site, never a wrong read (the words checked lie above the
-// hook's own frame, on this thread's stack).
+// the cost of that is a wrong call site, never a bad read: callers store only walks whose every
+// slot lies inside the thread's own stack, above the hook's frame, and the memo is per thread.
 #pragma once
 
 #include <climits>
