@@ -367,9 +367,19 @@ void EdgeStore::Shard::grow_index() {
   index.swap(fresh);
 }
 
-EdgeStore::Entry& EdgeStore::Shard::insert(uint64_t handle, ObjectType type) {
+EdgeStore::Entry& EdgeStore::Shard::find_or_insert(uint64_t handle, ObjectType type,
+                                                   uint64_t hash) {
   // Everything that may throw first, so that a failure leaves the shard as it was.
   if ((live + 1) * 4 > index.size() * 3) grow_index();
+  // One probe: stop at the key or at the empty slot that takes it.
+  const uint32_t mask = static_cast<uint32_t>(index.size() - 1);
+  const uint32_t lo = static_cast<uint32_t>(handle), hi = static_cast<uint32_t>(handle >> 32);
+  uint32_t pos = static_cast<uint32_t>(hash) & mask;
+  for (uint32_t v; (v = index[pos]) != kEmpty; pos = (pos + 1) & mask) {
+    Entry& en = entry(v);
+    if (en.handle_lo == lo && en.handle_hi == hi && en.type == static_cast<uint8_t>(type))
+      return en;
+  }
   uint32_t i;
   if (free_head != kEmpty) {
     i = free_head;
@@ -384,9 +394,6 @@ EdgeStore::Entry& EdgeStore::Shard::insert(uint64_t handle, ObjectType type) {
   en.type = static_cast<uint8_t>(type);
   en.mode = kInline;
   en.count = 0;
-  const uint32_t mask = static_cast<uint32_t>(index.size() - 1);
-  uint32_t pos = static_cast<uint32_t>(mix(handle, type)) & mask;
-  while (index[pos] != kEmpty) pos = (pos + 1) & mask;
   index[pos] = i;
   live++;
   return en;
@@ -406,12 +413,12 @@ void EdgeStore::add(uint64_t src, ObjectType type, const Edge* edges, size_t cou
     const KindId kind = edges[i].kind_id ? edges[i].kind_id : intern_kind(edges[i].kind);
     packed[i] = pack(edges[i], kind ? kind : 0);
   }
-  Shard& s = shard_for(src, type);
+  const uint64_t hash = mix(src, type);
+  Shard& s = shards_[hash >> (64 - kShardBits)];
   std::lock_guard<SpinLock> lock(s.mutex);
-  Entry* en = s.find(src, type);
-  if (!en) en = &s.insert(src, type);
+  Entry& en = s.find_or_insert(src, type, hash);
   for (size_t i = 0; i < count; ++i)
-    if (packed[i].kind & ~kSlotKeyedBit) add_one(s, *en, packed[i]);  // no kind: kinds full
+    if (packed[i].kind & ~kSlotKeyedBit) add_one(s, en, packed[i]);  // no kind: kinds full
 }
 
 void EdgeStore::remove_slot(uint64_t src, ObjectType type, const char* kind,

@@ -166,7 +166,8 @@ class EdgeStore {
     }
     uint32_t* find_slot(uint64_t handle, ObjectType type);
     Entry* find(uint64_t handle, ObjectType type);
-    Entry& insert(uint64_t handle, ObjectType type);
+    // The entry of (handle, type), a new empty one if it has none; `hash` = mix(handle, type).
+    Entry& find_or_insert(uint64_t handle, ObjectType type, uint64_t hash);
     void grow_index();
     Spill* take_spill();
     void give_spill(Spill* sp) noexcept;

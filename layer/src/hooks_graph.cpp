@@ -18,7 +18,7 @@ constexpr const char kDescriptorSampler[] = "descriptor.sampler";
 
 uint64_t size_of(DeviceState& d, ObjectType type, uint64_t handle) {
   ObjectRecord r;
-  return d.table.lookup(handle, type, &r) ? r.size : 0;
+  return d.table.lookup(handle, type, &r) ? byte_size(r) : 0;
 }
 
 void bind_memory(DeviceState& d, ObjectType type, uint64_t resource, uint64_t memory,
@@ -32,21 +32,21 @@ void bind_memory(DeviceState& d, ObjectType type, uint64_t resource, uint64_t me
 // spec's roll-over into the next binding when an update runs past a binding's end.
 class SlotMap {
  public:
+  // Marks the set as having edges: what is written next goes into its EdgeStore entry.
   SlotMap(DeviceState& d, uint64_t set) {
-    // Only the layout edge: copying the set's edges would make bindless writes quadratic.
-    static const KindId kLayout = intern_kind("pSetLayouts");
-    Edge e;
-    const uint64_t layout =
-        d.edges.find(set, ObjectType::kDescriptorSet, kLayout, &e) ? e.dst_handle : 0;
+    uint64_t layout = 0;
+    d.table.update(set, ObjectType::kDescriptorSet, [&](ObjectRecord& r) {
+      layout = set_layout(r);
+      r.has_edges = 1;
+    });
     std::lock_guard<std::mutex> lock(d.descriptors.mutex);
     auto it = d.descriptors.layouts.find(layout);
     if (it != d.descriptors.layouts.end()) bindings_ = it->second;
   }
   uint32_t slot(uint32_t binding, uint32_t element) const {
-    auto it = std::lower_bound(bindings_.begin(), bindings_.end(), binding,
-                               [](const DescriptorInfo::Binding& b, uint32_t v) {
-                                 return b.binding < v;
-                               });
+    auto it = std::lower_bound(
+        bindings_.begin(), bindings_.end(), binding,
+        [](const DescriptorInfo::Binding& b, uint32_t v) { return b.binding < v; });
     if (it == bindings_.end() || it->binding != binding) return binding * 65536u + element;
     while (it != bindings_.end() && element >= it->count && it->count) {
       element -= it->count;
@@ -135,9 +135,10 @@ std::vector<DescriptorInfo::TemplateEntry> template_entries(DeviceState& d, uint
                                              : it->second;
 }
 
-void write_descriptor(DeviceState& d, uint64_t set, uint32_t slot, ObjectType type,
-                      uint64_t handle, const char* kind, uint64_t offset, uint64_t size) {
-  add_slot_edge(d, ObjectType::kDescriptorSet, set, type, handle, kind, slot, offset, size);
+void write_descriptor(DeviceState& d, uint64_t set, uint32_t slot, ObjectType type, uint64_t handle,
+                      const char* kind, uint64_t offset, uint64_t size) {
+  add_slot_edge(d, ObjectType::kDescriptorSet, set, type, handle, kind, slot, offset, size,
+                /*source_marked=*/true);  // by its SlotMap
 }
 
 }  // namespace
@@ -155,8 +156,8 @@ VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory(VkDevice device, VkBuffer buffer
   return result;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2(VkDevice device, uint32_t bindInfoCount,
-                                                 const VkBindBufferMemoryInfo* pBindInfos) noexcept {
+VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2(
+    VkDevice device, uint32_t bindInfoCount, const VkBindBufferMemoryInfo* pBindInfos) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.BindBufferMemory2(device, bindInfoCount, pBindInfos);
@@ -237,6 +238,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(
   if (result != VK_SUCCESS) return result;
   on_create(*state, ObjectType::kDescriptorSetLayout, to_u64(*pSetLayout), Origin::kCreated,
             state->handle, ObjectType::kDevice, 0, capture_callsite());
+  // Sets point at their layout from their records (set_layout()): remembered in the graveyard
+  // when destroyed, so that the sets' edges still name it.
+  state->table.update(to_u64(*pSetLayout), ObjectType::kDescriptorSetLayout,
+                      [](ObjectRecord& r) { r.referenced = 1; });
   try {
     std::vector<DescriptorInfo::Binding> bindings;
     for (uint32_t i = 0; i < pCreateInfo->bindingCount; ++i) {
@@ -284,10 +289,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplate(
   return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descriptorWriteCount,
-                                                const VkWriteDescriptorSet* pDescriptorWrites,
-                                                uint32_t descriptorCopyCount,
-                                                const VkCopyDescriptorSet* pDescriptorCopies) noexcept {
+VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(
+    VkDevice device, uint32_t descriptorWriteCount, const VkWriteDescriptorSet* pDescriptorWrites,
+    uint32_t descriptorCopyCount, const VkCopyDescriptorSet* pDescriptorCopies) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return;
   if (!passthrough()) {
@@ -299,12 +303,12 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
         const VkAccelerationStructureKHR* structures = write_structures(write);
         for (uint32_t i = 0; i < write.descriptorCount; ++i) {
           const uint32_t slot = slots.slot(write.dstBinding, write.dstArrayElement + i);
-          for_each_descriptor(write.descriptorType, write.pImageInfo, write.pBufferInfo,
-                              write.pTexelBufferView, structures, i,
-                              [&](ObjectType t, uint64_t h, const char* kind, uint64_t off,
-                                  uint64_t size) {
-                                write_descriptor(*state, set, slot, t, h, kind, off, size);
-                              });
+          for_each_descriptor(
+              write.descriptorType, write.pImageInfo, write.pBufferInfo, write.pTexelBufferView,
+              structures, i,
+              [&](ObjectType t, uint64_t h, const char* kind, uint64_t off, uint64_t size) {
+                write_descriptor(*state, set, slot, t, h, kind, off, size);
+              });
         }
       }
       static const KindId kDescriptorKind = intern_kind(kDescriptor);
@@ -318,8 +322,8 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
           // A slot holds at most a descriptor and its sampler. Source and destination ranges
           // do not overlap (spec), so reading the source slot by slot sees it as it was.
           Edge in_slot[4];
-          const size_t n = state->edges.get_slot(src, ObjectType::kDescriptorSet,
-                                                 kDescriptorKind, from, in_slot, 4);
+          const size_t n = state->edges.get_slot(src, ObjectType::kDescriptorSet, kDescriptorKind,
+                                                 from, in_slot, 4);
           state->edges.remove_slot(dst, ObjectType::kDescriptorSet, kDescriptor, to);
           for (size_t k = 0; k < n; ++k) {
             const Edge& e = in_slot[k];
@@ -358,11 +362,10 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplate(
                                                   pData);
 }
 
-VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer commandBuffer,
-                                                   VkPipelineBindPoint pipelineBindPoint,
-                                                   VkPipelineLayout layout, uint32_t set,
-                                                   uint32_t descriptorWriteCount,
-                                                   const VkWriteDescriptorSet* pDescriptorWrites) noexcept {
+VKAPI_ATTR void VKAPI_CALL
+CmdPushDescriptorSetKHR(VkCommandBuffer commandBuffer, VkPipelineBindPoint pipelineBindPoint,
+                        VkPipelineLayout layout, uint32_t set, uint32_t descriptorWriteCount,
+                        const VkWriteDescriptorSet* pDescriptorWrites) noexcept {
   DeviceState* state = get_device_state(commandBuffer);
   if (!state) return;
   if (CommandRefs* refs = command_refs(*state, commandBuffer)) {
@@ -389,11 +392,10 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(
   if (!state) return;
   if (CommandRefs* refs = command_refs(*state, commandBuffer); refs && pData) {
     try {
-      for_each_template_descriptor(
-          template_entries(*state, to_u64(descriptorUpdateTemplate)), pData,
-          [&](uint32_t, uint32_t, ObjectType t, uint64_t h, const char*, uint64_t, uint64_t) {
-            add_ref(refs, t, h);
-          });
+      for_each_template_descriptor(template_entries(*state, to_u64(descriptorUpdateTemplate)),
+                                   pData,
+                                   [&](uint32_t, uint32_t, ObjectType t, uint64_t h, const char*,
+                                       uint64_t, uint64_t) { add_ref(refs, t, h); });
     } catch (...) {
     }
   }
@@ -401,8 +403,8 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(
                                                       layout, set, pData);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer commandBuffer,
-                                                  const VkCommandBufferBeginInfo* pBeginInfo) noexcept {
+VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(
+    VkCommandBuffer commandBuffer, const VkCommandBufferBeginInfo* pBeginInfo) noexcept {
   DeviceState* state = get_device_state(commandBuffer);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   if (CommandRefs* refs = command_refs(*state, commandBuffer)) {
@@ -522,8 +524,7 @@ VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) noexcept {
   return result;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device,
-                                              const VkSemaphoreWaitInfo* pWaitInfo,
+VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* pWaitInfo,
                                               uint64_t timeout) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;

@@ -11,9 +11,9 @@
 namespace vkleak {
 namespace manual {
 
-VKAPI_ATTR VkResult VKAPI_CALL AllocateCommandBuffers(VkDevice device,
-                                                      const VkCommandBufferAllocateInfo* pAllocateInfo,
-                                                      VkCommandBuffer* pCommandBuffers) noexcept {
+VKAPI_ATTR VkResult VKAPI_CALL
+AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo* pAllocateInfo,
+                       VkCommandBuffer* pCommandBuffers) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.AllocateCommandBuffers(device, pAllocateInfo, pCommandBuffers);
@@ -53,25 +53,21 @@ VKAPI_ATTR void VKAPI_CALL DestroyCommandPool(VkDevice device, VkCommandPool com
   state->dispatch.DestroyCommandPool(device, commandPool, pAllocator);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device,
-                                                      const VkDescriptorSetAllocateInfo* pAllocateInfo,
-                                                      VkDescriptorSet* pDescriptorSets) noexcept {
+VKAPI_ATTR VkResult VKAPI_CALL
+AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                       VkDescriptorSet* pDescriptorSets) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   if (result == VK_SUCCESS) {
     const CallsiteId cs = capture_callsite();
     for (uint32_t i = 0; i < pAllocateInfo->descriptorSetCount; ++i) {
-      // The set's layout gives its (binding, element) slots when descriptors are written: an
-      // edge every set has, so the record is inserted already marked as having edges.
-      const uint64_t set = to_u64(pDescriptorSets[i]);
-      const bool recorded =
-          record_object(*state, ObjectType::kDescriptorSet, set, Origin::kAllocated,
-                        to_u64(pAllocateInfo->descriptorPool), ObjectType::kDescriptorPool, 0, cs,
-                        /*has_edges=*/true) != 0;
-      add_slot_edge(*state, ObjectType::kDescriptorSet, set, ObjectType::kDescriptorSetLayout,
-                    to_u64(pAllocateInfo->pSetLayouts[i]), "pSetLayouts", 0, 0, 0,
-                    /*source_marked=*/recorded);
+      // The set's layout (its (binding, element) slots when descriptors are written, and its
+      // "pSetLayouts" edge in snapshots) is kept in the set's own record: no EdgeStore entry
+      // until something is written into the set.
+      record_object(*state, ObjectType::kDescriptorSet, to_u64(pDescriptorSets[i]),
+                    Origin::kAllocated, to_u64(pAllocateInfo->descriptorPool),
+                    ObjectType::kDescriptorPool, to_u64(pAllocateInfo->pSetLayouts[i]), cs);
     }
   }
   return result;
@@ -118,10 +114,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device,
   return result;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL CreateSharedSwapchainsKHR(VkDevice device, uint32_t swapchainCount,
-                                                         const VkSwapchainCreateInfoKHR* pCreateInfos,
-                                                         const VkAllocationCallbacks* pAllocator,
-                                                         VkSwapchainKHR* pSwapchains) noexcept {
+VKAPI_ATTR VkResult VKAPI_CALL CreateSharedSwapchainsKHR(
+    VkDevice device, uint32_t swapchainCount, const VkSwapchainCreateInfoKHR* pCreateInfos,
+    const VkAllocationCallbacks* pAllocator, VkSwapchainKHR* pSwapchains) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.CreateSharedSwapchainsKHR(device, swapchainCount, pCreateInfos,

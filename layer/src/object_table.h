@@ -24,7 +24,11 @@ namespace vkleak {
 // pool children find theirs through the ChildIndex, the rare others in Scope::parents.
 struct ObjectRecord {
   uint64_t handle;
-  uint64_t size;            // bytes, 0 = unknown
+  // Bytes, 0 = unknown. A descriptor set has no size of its own: its record holds its layout's
+  // handle here instead (one table operation per set instead of an EdgeStore entry; the
+  // snapshot turns it into the set's "pSetLayouts" edge). Read through byte_size() and
+  // set_layout().
+  uint64_t size;
   uint64_t id : 40;         // run-unique creation sequence number
   uint64_t type : 8;        // ObjectType; kUnknown marks a free slab slot
   uint64_t origin : 3;      // Origin
@@ -40,6 +44,16 @@ struct ObjectRecord {
   uint32_t use_serial;      // that submission's serial on its queue; 0 = never used
 };
 static_assert(sizeof(ObjectRecord) == 48, "keep records small: the budget is 64 B per object");
+
+inline bool is_descriptor_set(const ObjectRecord& r) noexcept {
+  return r.type == static_cast<uint64_t>(ObjectType::kDescriptorSet);
+}
+inline uint64_t byte_size(const ObjectRecord& r) noexcept {
+  return is_descriptor_set(r) ? 0 : r.size;
+}
+inline uint64_t set_layout(const ObjectRecord& r) noexcept {
+  return is_descriptor_set(r) ? r.size : 0;
+}
 
 class ObjectTable {
  public:

@@ -36,10 +36,14 @@ constexpr int kFormatVersion = 2;
 
 const char* origin_name(uint64_t o) {
   switch (static_cast<Origin>(o)) {
-    case Origin::kCreated: return "created";
-    case Origin::kAllocated: return "allocated";
-    case Origin::kRetrieved: return "retrieved";
-    case Origin::kSwapchainImage: return "swapchain_image";
+    case Origin::kCreated:
+      return "created";
+    case Origin::kAllocated:
+      return "allocated";
+    case Origin::kRetrieved:
+      return "retrieved";
+    case Origin::kSwapchainImage:
+      return "swapchain_image";
   }
   return "created";
 }
@@ -62,7 +66,7 @@ struct DeviceInfo {
 struct OwnedRecord {
   ObjectRecord rec;
   uint64_t owner;
-  uint64_t parent;   // 0 = none
+  uint64_t parent;  // 0 = none
   bool in_flight;
 };
 struct EdgeKey {
@@ -93,8 +97,8 @@ struct Collected {
     std::shared_ptr<Scope> scope;
     std::vector<ObjectRecord> records;
     std::vector<std::pair<uint64_t, uint64_t>> children;  // (parent handle, child handle)
-    std::unordered_map<uint64_t, uint64_t> parents;        // explicit: id -> parent id
-    std::vector<std::pair<EdgeKey, Edge>> edges;           // (source, edge)
+    std::unordered_map<uint64_t, uint64_t> parents;       // explicit: id -> parent id
+    std::vector<std::pair<EdgeKey, Edge>> edges;          // (source, edge)
     std::vector<GraveRecord> graves;
     ObjectType skip_a, skip_b;
     uint64_t skip_id;
@@ -104,7 +108,7 @@ struct Collected {
   std::vector<OwnedRecord> objects;
   std::unordered_map<EdgeKey, std::vector<Edge>, EdgeKeyHash> edges;  // by source
   std::vector<std::pair<uint64_t, GraveRecord>> destroyed;  // (owner, record) edges point at
-  std::vector<std::pair<uint64_t, Event>> events;  // (owner id, event)
+  std::vector<std::pair<uint64_t, Event>> events;           // (owner id, event)
   uint64_t events_dropped = 0;
 };
 
@@ -123,6 +127,46 @@ void collect_table(const std::shared_ptr<Scope>& scope, Collected* c, ObjectType
   c->copies.push_back(std::move(copy));
 }
 
+// A descriptor set keeps its layout's handle in its record (set_layout()): its "pSetLayouts"
+// edge is made here. The target is the layout of that handle made last before the set (handle
+// values get reused), live or remembered in the graveyard; unknown (destroyed long ago), the
+// edge names the handle only.
+void add_layout_edges(const std::vector<ObjectRecord>& recs, const std::vector<GraveRecord>& graves,
+                      Collected* c) {
+  struct Layout {
+    uint64_t id;
+    uint32_t name;
+  };
+  std::unordered_map<uint64_t, std::vector<Layout>> layouts;  // handle -> layouts (few)
+  const auto layout_type = static_cast<uint64_t>(ObjectType::kDescriptorSetLayout);
+  for (const ObjectRecord& r : recs)
+    if (r.type == layout_type) layouts[r.handle].push_back({r.id, r.name});
+  for (const GraveRecord& g : graves)
+    if (g.record.type == layout_type)
+      layouts[g.record.handle].push_back({g.record.id, g.record.name});
+  static const KindId kind_id = intern_kind("pSetLayouts");
+  for (const ObjectRecord& r : recs) {
+    const uint64_t layout = set_layout(r);
+    if (!layout) continue;
+    Edge e{};
+    e.kind = "pSetLayouts";
+    e.kind_id = kind_id;
+    e.dst_type = ObjectType::kDescriptorSetLayout;
+    e.dst_handle = layout;
+    e.slot_keyed = true;
+    auto it = layouts.find(layout);
+    if (it != layouts.end()) {
+      for (const Layout& l : it->second) {
+        if (l.id < r.id && l.id > e.dst_id) {
+          e.dst_id = l.id;
+          e.dst_name = l.name;
+        }
+      }
+    }
+    c->edges[{r.handle, r.type}].push_back(e);  // first: the set's writes come after it
+  }
+}
+
 void finish_table(Collected::ScopeCopy& copy, Collected* c) {
   Scope& scope = *copy.scope;
   const ObjectType skip_a = copy.skip_a, skip_b = copy.skip_b;
@@ -139,8 +183,8 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
   }
   std::unordered_map<EdgeKey, uint64_t, EdgeKeyHash> child_parent;
   for (auto [parent, child] : copy.children) {
-    for (ObjectType pt : {ObjectType::kDescriptorPool, ObjectType::kCommandPool,
-                          ObjectType::kSwapchainKHR}) {
+    for (ObjectType pt :
+         {ObjectType::kDescriptorPool, ObjectType::kCommandPool, ObjectType::kSwapchainKHR}) {
       auto it = owner_ids.find({parent, static_cast<uint64_t>(pt)});
       if (it != owner_ids.end())
         child_parent[{child, static_cast<uint64_t>(child_type_of(pt))}] = it->second;
@@ -164,6 +208,7 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
     bool in_flight = device && device->submissions.in_flight(r);
     c->objects.push_back({r, scope.object_id, parent, in_flight});
   }
+  add_layout_edges(recs, copy.graves, c);
   for (const auto& [key, e] : copy.edges) c->edges[key].push_back(e);
   for (const GraveRecord& g : copy.graves) c->destroyed.emplace_back(scope.object_id, g);
   if (scope.degraded.load(std::memory_order_relaxed)) c->degraded = true;
@@ -196,7 +241,8 @@ void prune_destroyed(Collected* c) {
 
 void take_events(Scope& scope, Collected* c) {
   uint64_t dropped = 0;
-  for (Event& e : scope.events.take(&dropped)) c->events.emplace_back(scope.object_id, std::move(e));
+  for (Event& e : scope.events.take(&dropped))
+    c->events.emplace_back(scope.object_id, std::move(e));
   c->events_dropped += dropped;
 }
 
@@ -301,8 +347,10 @@ void write_edges(JsonWriter& w, const std::vector<Edge>& edges,
     w.raw("{\"kind\":");
     w.str(e.kind, std::strlen(e.kind));
     w.raw(",\"to\":");
-    if (e.dst_id) w.u64(e.dst_id);
-    else w.raw("null");
+    if (e.dst_id)
+      w.u64(e.dst_id);
+    else
+      w.raw("null");
     w.raw(",\"type\":\"");
     w.raw(object_type_name(e.dst_type));
     w.raw("\",\"handle\":");
@@ -349,8 +397,10 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
   w.raw(",\"reason\":\"");
   w.raw(to_string(c.reason));
   w.raw("\",\"label\":");
-  if (c.label.empty()) w.raw("null");
-  else w.str(c.label);
+  if (c.label.empty())
+    w.raw("null");
+  else
+    w.str(c.label);
   w.raw(",\"scope\":");
   if (c.scope_device >= 0) {
     w.raw("{\"device\":");
@@ -392,11 +442,15 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw(",\"handle\":");
     w.hex(in.handle);
     w.raw(",\"application\":");
-    if (in.application.empty()) w.raw("null");
-    else w.str(in.application);
+    if (in.application.empty())
+      w.raw("null");
+    else
+      w.str(in.application);
     w.raw(",\"engine\":");
-    if (in.engine.empty()) w.raw("null");
-    else w.str(in.engine);
+    if (in.engine.empty())
+      w.raw("null");
+    else
+      w.str(in.engine);
     w.raw(",\"api_version\":\"");
     w.u64(VK_API_VERSION_MAJOR(in.api_version));
     w.raw(".");
@@ -449,7 +503,7 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
   for (size_t i = 0; i < c.objects.size(); ++i) {
     const ObjectRecord& r = c.objects[i].rec;
     live[r.type]++;
-    bytes[r.type] += r.size;
+    bytes[r.type] += byte_size(r);
     w.raw(i ? ",\n{\"id\":" : "\n{\"id\":");
     w.u64(r.id);
     w.raw(",\"type\":\"");
@@ -457,13 +511,17 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw("\",\"handle\":");
     w.hex(r.handle);
     w.raw(",\"name\":");
-    if (r.name && r.name < names.size()) w.str(names[r.name]);
-    else w.raw("null");
+    if (r.name && r.name < names.size())
+      w.str(names[r.name]);
+    else
+      w.raw("null");
     w.raw(",\"owner\":");
     w.u64(c.objects[i].owner);
     w.raw(",\"parent\":");
-    if (c.objects[i].parent) w.u64(c.objects[i].parent);
-    else w.raw("null");
+    if (c.objects[i].parent)
+      w.u64(c.objects[i].parent);
+    else
+      w.raw("null");
     w.raw(",\"origin\":\"");
     w.raw(origin_name(r.origin));
     w.raw("\",\"frame\":");
@@ -471,10 +529,12 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw(",\"time_ms\":");
     w.u64(r.time_ms);
     w.raw(",\"size\":");
-    w.u64(r.size);
+    w.u64(byte_size(r));
     w.raw(",\"callsite\":");
-    if (r.callsite) w.u64(r.callsite);
-    else w.raw("null");
+    if (r.callsite)
+      w.u64(r.callsite);
+    else
+      w.raw("null");
     if (r.refs > 1) {
       w.raw(",\"refs\":");
       w.u64(r.refs);
@@ -509,8 +569,10 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw("\",\"handle\":");
     w.hex(r.handle);
     w.raw(",\"name\":");
-    if (r.name && r.name < names.size()) w.str(names[r.name]);
-    else w.raw("null");
+    if (r.name && r.name < names.size())
+      w.str(names[r.name]);
+    else
+      w.raw("null");
     w.raw(",\"owner\":");
     w.u64(c.destroyed[i].first);
     w.raw(",\"frame\":");
@@ -518,10 +580,12 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw(",\"destroyed_frame\":");
     w.u64(c.destroyed[i].second.destroyed_frame);
     w.raw(",\"size\":");
-    w.u64(r.size);
+    w.u64(byte_size(r));
     w.raw(",\"callsite\":");
-    if (r.callsite) w.u64(r.callsite);
-    else w.raw("null");
+    if (r.callsite)
+      w.u64(r.callsite);
+    else
+      w.raw("null");
     w.raw("}");
   }
   w.raw("]");
@@ -555,15 +619,19 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw("\",\"handle\":");
     w.hex(e.handle);
     w.raw(",\"object\":");
-    if (e.object_id) w.u64(e.object_id);
-    else w.raw("null");
+    if (e.object_id)
+      w.u64(e.object_id);
+    else
+      w.raw("null");
     w.raw(",\"frame\":");
     w.u64(e.frame);
     w.raw(",\"time_ms\":");
     w.u64(e.time_ms);
     w.raw(",\"name\":");
-    if (e.name.empty()) w.raw("null");
-    else w.str(e.name);
+    if (e.name.empty())
+      w.raw("null");
+    else
+      w.str(e.name);
     if (e.queue >= 0) {
       w.raw(",\"submission\":{\"queue\":");
       w.u64(static_cast<uint64_t>(e.queue));
@@ -579,8 +647,10 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
         w.raw(",\"type\":\"");
         w.raw(object_type_name(e.path[k].type));
         w.raw("\",\"name\":");
-        if (e.path[k].name.empty()) w.raw("null");
-        else w.str(e.path[k].name);
+        if (e.path[k].name.empty())
+          w.raw("null");
+        else
+          w.str(e.path[k].name);
         w.raw(",\"relation\":\"");
         w.raw(e.path[k].relation);
         w.raw("\"}");
@@ -621,8 +691,10 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw(",\"bias\":");
     w.hex(m.bias);
     w.raw(",\"build_id\":");
-    if (m.build_id.empty()) w.raw("null");
-    else w.str(m.build_id);
+    if (m.build_id.empty())
+      w.raw("null");
+    else
+      w.str(m.build_id);
     w.raw("}");
   }
   w.raw("]}\n");
@@ -653,14 +725,14 @@ void write_snapshot(Collected& c) noexcept {
     const std::string final_path = dir + "/" + name;
     const std::string tmp_path = dir + "/." + name + ".tmp";
     if (!make_dirs(dir)) {
-      warn_once("mkdir:" + dir, "cannot create snapshot directory '" + dir + "': " +
-                                    std::strerror(errno) + "; snapshots are not written");
+      warn_once("mkdir:" + dir, "cannot create snapshot directory '" + dir +
+                                    "': " + std::strerror(errno) + "; snapshots are not written");
       return;
     }
     int fd = open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-      warn_once("open:" + dir, "cannot write snapshots into '" + dir + "': " +
-                                   std::strerror(errno));
+      warn_once("open:" + dir,
+                "cannot write snapshots into '" + dir + "': " + std::strerror(errno));
       return;
     }
     JsonWriter w(fd);
@@ -692,7 +764,9 @@ struct Job {
 };
 
 volatile sig_atomic_t g_signal_pending = 0;
-void on_snapshot_signal(int) { g_signal_pending = 1; }
+void on_snapshot_signal(int) {
+  g_signal_pending = 1;
+}
 
 struct Writer {
   std::mutex mutex;
@@ -816,12 +890,18 @@ void on_exit() {
 
 const char* to_string(SnapshotReason r) noexcept {
   switch (r) {
-    case SnapshotReason::kDeviceDestroy: return "device_destroy";
-    case SnapshotReason::kInstanceDestroy: return "instance_destroy";
-    case SnapshotReason::kExit: return "exit";
-    case SnapshotReason::kFrame: return "frame";
-    case SnapshotReason::kSignal: return "signal";
-    case SnapshotReason::kTrigger: return "trigger";
+    case SnapshotReason::kDeviceDestroy:
+      return "device_destroy";
+    case SnapshotReason::kInstanceDestroy:
+      return "instance_destroy";
+    case SnapshotReason::kExit:
+      return "exit";
+    case SnapshotReason::kFrame:
+      return "frame";
+    case SnapshotReason::kSignal:
+      return "signal";
+    case SnapshotReason::kTrigger:
+      return "trigger";
   }
   return "frame";
 }

@@ -1,6 +1,6 @@
 """The object graph and frame-fenced lifetimes (scenario programs of INCIDENTS.md): edges, last
 use frozen at a resize, destroyed_in_flight with its path, and no false alarm where the app
-waited properly (2 and 3 frames in flight, timeline semaphores, queue idle, pool resets)."""
+waited properly (2 and 3 frames in flight, timeline semaphores, vkQueueWaitIdle, pool resets)."""
 
 import re
 import unittest
@@ -89,6 +89,31 @@ class GraphTest(TempDirTestCase):
         self.assertEqual(target("v5")["handle"], third["handle"])
         self.assertRegex(proc.stderr, r"img.third (reuses|does not reuse) img.other's handle")
 
+    def test_descriptor_sets_name_their_layout(self):
+        # A set keeps its layout in its own record; the snapshot makes its pSetLayouts edge,
+        # pointing at the layout it was allocated with even after that layout was destroyed
+        # and another one took its handle.
+        proc = self.run_scenario("edge_targets", [])
+        [snap] = snapshots(self.out, "device_destroy")
+        validate(snap)
+        by_name = {o["name"]: o for o in snap["objects"] if o["name"]}
+        destroyed = {o["name"]: o for o in snap["destroyed"] if o["name"]}
+        self.assertNotIn("layout.gone", by_name)
+        gone = destroyed["layout.gone"]
+        fresh = by_name["layout.new"]
+        for set_name, layout in (("set.a", gone), ("set.b", fresh)):
+            with self.subTest(set=set_name):
+                s = by_name[set_name]
+                self.assertEqual(s["size"], 0)
+                self.assertEqual(s["parent"], by_name["pool.sets"]["id"])
+                [edge] = [e for e in s["edges"] if e["kind"] == "pSetLayouts"]
+                self.assertEqual((edge["to"], edge["name"], edge["type"], edge["handle"]),
+                                 (layout["id"], layout["name"], "VkDescriptorSetLayout",
+                                  layout["handle"]))
+        self.assertRegex(proc.stderr, r"layout.new (reuses|does not reuse) layout.gone's handle")
+        # Sets count no bytes of their own.
+        self.assertEqual(snap["counts"]["VkDescriptorSet"]["bytes"], 0)
+
     def test_early_free_raises_destroyed_in_flight_with_path(self):
         expected = {
             "set": ("VkDescriptorSet", "compute.bindings", []),
@@ -123,7 +148,7 @@ class GraphTest(TempDirTestCase):
 
     def test_no_false_alarm_when_the_app_waits(self):
         variants = [["--frames-in-flight", "2"], ["--frames-in-flight", "3"], ["--timeline"],
-                    ["--timeline", "--frames-in-flight", "3"]]
+                    ["--timeline", "--frames-in-flight", "3"], ["--queue-wait-idle"]]
         for args in variants:
             def check(mode_args, display, args=args):
                 self.run_scenario("clean_app", ["--frames", "120"] + args, mode_args,
@@ -147,6 +172,7 @@ class GraphTest(TempDirTestCase):
                  ("set", "buffer", "view", "pipeline")]
         cases.append(("incident5_bindgroup_cache", ["--free-in-flight"]))
         cases.append(("clean_app", ["--timeline"]))
+        cases.append(("clean_app", ["--queue-wait-idle"]))
         for name, args in cases:
             with self.subTest(scenario=name, args=args):
                 import shutil

@@ -10,7 +10,9 @@
 //  - 16 buffers "suballoc.0".."suballoc.15" sub-allocated from one VkDeviceMemory "suballoc.block";
 //  - a long-lived buffer "rare.lut" used only every 100 frames;
 //  - 4 samplers "churn.sampler" created and destroyed every frame (handle values reused);
-//  - swapchain images in --swapchain mode; --timeline synchronizes with a timeline semaphore.
+//  - swapchain images in --swapchain mode; --timeline synchronizes with a timeline semaphore;
+//    --queue-wait-idle waits with vkQueueWaitIdle after each frame and destroys that frame's
+//    transient buffer right then, before any fence or semaphore wait could prove it complete.
 // Everything is destroyed at exit.
 #include <cstdio>
 #include <string>
@@ -112,8 +114,11 @@ int main(int argc, char** argv) {
   uint32_t frames_in_flight = 2;
   bool timeline = false;
   options.add_uint("--frames-in-flight", &frames_in_flight, "2 or 3 (default 2)");
+  bool queue_wait_idle = false;
   options.add_flag("--timeline", &timeline,
                    "synchronize frames with a timeline semaphore (vkWaitSemaphores), not fences");
+  options.add_flag("--queue-wait-idle", &queue_wait_idle,
+                   "after each frame, vkQueueWaitIdle and destroy its transient buffer at once");
   options.parse(argc, argv);
   if (frames_in_flight < 2 || frames_in_flight > 3) scenario::fail("--frames-in-flight: 2 or 3");
 
@@ -178,6 +183,13 @@ int main(int argc, char** argv) {
     vkCmdDispatch(cmd, 1, 1, 1);
     churn_samplers(ctx);
     loop.end_frame();
+    if (queue_wait_idle) {
+      // Only the idle wait proves this frame's submission complete: the slot's fence (or
+      // timeline value) is waited for frames later, after the buffer is gone.
+      VK_CHECK(vkQueueWaitIdle(ctx.queue));
+      scenario::destroy_buffer(ctx, transients[slot].back());
+      transients[slot].pop_back();
+    }
   }
 
   loop.destroy();

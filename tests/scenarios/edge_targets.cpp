@@ -6,6 +6,11 @@
 // Alive at vkDestroyDevice (leaked on purpose, so that the snapshot shows their edges): images
 // "img.first" (renamed "img.renamed") and "img.third", views "v1".."v5". "img.other" is
 // destroyed before "img.third" is created; its view "v3" stays.
+//
+// Descriptor sets keep their layout in their own record: "set.a" is allocated with layout
+// "layout.gone", which is destroyed before "layout.new" is created (often at the same handle)
+// and "set.b" allocated with it. Alive at vkDestroyDevice: "pool.sets", "set.a", "set.b",
+// "layout.new".
 #include <cstdio>
 
 #include "scenario_common.h"
@@ -67,7 +72,19 @@ int main(int argc, char** argv) {
                third == other ? "reuses" : "does not reuse");
   make_view(ctx, third, "v5");
   make_view(ctx, first, "v4");
-  ctx.destroy();  // the images and views are still alive here
+
+  VkDescriptorPool pool = scenario::create_descriptor_pool(
+      ctx, 2, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}}, 0, "pool.sets");
+  VkDescriptorSetLayout gone = scenario::create_set_layout(
+      ctx, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, "layout.gone");
+  scenario::allocate_set(ctx, pool, gone, "set.a");
+  vkDestroyDescriptorSetLayout(ctx.device, gone, nullptr);  // legal while set.a lives
+  VkDescriptorSetLayout fresh = scenario::create_set_layout(
+      ctx, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, VK_SHADER_STAGE_COMPUTE_BIT, "layout.new");
+  std::fprintf(stderr, "layout.new %s layout.gone's handle\n",
+               fresh == gone ? "reuses" : "does not reuse");
+  scenario::allocate_set(ctx, pool, fresh, "set.b");
+  ctx.destroy();  // the images, views, pool, sets and layout.new are still alive here
   std::printf("done\n");
   return 0;
 }
