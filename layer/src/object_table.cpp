@@ -46,31 +46,6 @@ void ObjectTable::Shard::grow_index() {
   index_used = live;
 }
 
-ObjectTable::InsertResult ObjectTable::insert(const ObjectRecord& rec, bool count_duplicate) {
-  const uint64_t h = mix(rec.handle, static_cast<ObjectType>(rec.type));
-  Shard& s = shards_[h >> (64 - kShardBits)];
-  std::lock_guard<SpinLock> lock(s.mutex);
-  if ((s.index_used + 1) * 4 > s.index.size() * 3) s.grow_index();
-  // One probe: stop at the key (a duplicate) or at the empty slot that takes it.
-  uint32_t* const index = s.index.data();
-  const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
-  uint32_t pos = static_cast<uint32_t>(h) & mask;
-  for (uint32_t v; (v = index[pos]) != kEmpty; pos = (pos + 1) & mask) {
-    ObjectRecord& existing = s.record(v);
-    if (existing.handle == rec.handle && existing.type == rec.type) {
-      if (count_duplicate && existing.refs < 7) existing.refs++;
-      return InsertResult::kAlreadyLive;
-    }
-  }
-  const uint32_t i = s.allocate_record();
-  s.record(i) = rec;  // the caller set refs = 1: one whole-record store, no read-modify-write
-  index[pos] = i;
-  s.index_used++;
-  s.live++;
-  s.live_by_type[rec.type]++;
-  return InsertResult::kInserted;
-}
-
 bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed) noexcept {
   const uint64_t h = mix(handle, type);
   Shard& s = shards_[h >> (64 - kShardBits)];

@@ -146,18 +146,23 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
       ObjectRecord existing;
       if (scope.table.lookup(handle, type, &existing)) return existing.id;
     }
-    ObjectRecord r{};
-    r.handle = handle;
-    r.size = size;
-    r.id = next_id();
-    r.type = static_cast<uint64_t>(type);
-    r.origin = static_cast<uint64_t>(origin);
-    r.refs = 1;
-    r.has_edges = has_edges;
-    r.frame = static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed));
-    r.time_ms = recent_ms();
-    r.callsite = callsite;
-    if (scope.table.insert(r, !retrieved) == ObjectTable::InsertResult::kAlreadyLive) {
+    const uint64_t id = next_id() & ((uint64_t{1} << 40) - 1);
+    const uint64_t meta = record_meta(id, type, static_cast<uint64_t>(origin), 1, has_edges);
+    const uint32_t frame = static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed));
+    const uint32_t time_ms = recent_ms();
+    // Every field written once, whole (see ObjectTable::insert).
+    const auto inserted = scope.table.insert(handle, type, !retrieved, [&](ObjectRecord& r) {
+      r.handle = handle;
+      r.size = size;
+      r.meta = meta;
+      r.frame = frame;
+      r.time_ms = time_ms;
+      r.callsite = callsite;
+      r.name = 0;
+      r.use_frame = 0;
+      r.use_serial = 0;
+    });
+    if (inserted == ObjectTable::InsertResult::kAlreadyLive) {
       if (!retrieved) {
         warn_once(std::string("duplicate:") + object_type_name(type),
                   std::string("the driver returned a live ") + object_type_name(type) +
@@ -167,12 +172,12 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
       return 0;
     }
     // Most objects are children of their scope: nothing more to remember.
-    if (parent_type == scope.type && parent_handle == scope.handle) return r.id;
+    if (parent_type == scope.type && parent_handle == scope.handle) return id;
     if (owns_children(parent_type))
       scope.children.add(parent_handle, handle);
     else if (needs_parent_entry(scope, parent_handle, parent_type))
-      scope.parents.set(r.id, parent_id_of(scope, parent_handle, parent_type));
-    return r.id;
+      scope.parents.set(id, parent_id_of(scope, parent_handle, parent_type));
+    return id;
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);
     return 0;

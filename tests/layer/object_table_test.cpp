@@ -1,0 +1,96 @@
+// ObjectTable on its own: the packed record word, insert/erase with duplicates and handle
+// reuse, backward-shift deletion under many keys of one shard.
+#include "object_table.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace vkleak {
+namespace {
+
+ObjectRecord record(uint64_t handle, ObjectType type, uint64_t id) {
+  ObjectRecord r{};
+  r.handle = handle;
+  r.type = static_cast<uint64_t>(type);
+  r.id = id;
+  r.refs = 1;
+  return r;
+}
+
+TEST(ObjectRecordMeta, MatchesTheBitfields) {
+  // record_meta() writes a new record's bitfields with one store: it must lay them out as the
+  // compiler does.
+  ObjectRecord r{};
+  r.id = 0xABCDE12345ull;
+  r.type = static_cast<uint64_t>(ObjectType::kDescriptorSet);
+  r.origin = 5;
+  r.refs = 1;
+  r.has_edges = 1;
+  EXPECT_EQ(r.meta, record_meta(0xABCDE12345ull, ObjectType::kDescriptorSet, 5, 1, true));
+  ObjectRecord w{};
+  w.meta = record_meta(0xFFFFFFFFFFull, ObjectType::kImageView, 3, 7, false);
+  EXPECT_EQ(w.id, 0xFFFFFFFFFFull);
+  EXPECT_EQ(w.type, static_cast<uint64_t>(ObjectType::kImageView));
+  EXPECT_EQ(w.origin, 3u);
+  EXPECT_EQ(w.refs, 7u);
+  EXPECT_EQ(w.has_edges, 0u);
+  EXPECT_EQ(w.referenced, 0u);
+  EXPECT_EQ(w.use_queue, 0u);
+}
+
+TEST(ObjectTable, FilledInPlaceAndFoundAgain) {
+  ObjectTable t;
+  const auto result = t.insert(0x1000, ObjectType::kBuffer, true, [](ObjectRecord& r) {
+    r = ObjectRecord{};
+    r.handle = 0x1000;
+    r.meta = record_meta(42, ObjectType::kBuffer, 0, 1, false);
+    r.size = 256;
+  });
+  EXPECT_EQ(result, ObjectTable::InsertResult::kInserted);
+  ObjectRecord got;
+  ASSERT_TRUE(t.lookup(0x1000, ObjectType::kBuffer, &got));
+  EXPECT_EQ(got.id, 42u);
+  EXPECT_EQ(got.size, 256u);
+  EXPECT_FALSE(t.lookup(0x1000, ObjectType::kImage, nullptr));  // same value, other type
+  EXPECT_EQ(t.live_count(), 1u);
+}
+
+TEST(ObjectTable, DuplicatesAreCountedAndErasedOneByOne) {
+  ObjectTable t;
+  EXPECT_EQ(t.insert(record(0x2000, ObjectType::kImage, 1), true),
+            ObjectTable::InsertResult::kInserted);
+  EXPECT_EQ(t.insert(record(0x2000, ObjectType::kImage, 2), true),
+            ObjectTable::InsertResult::kAlreadyLive);
+  ObjectRecord removed;
+  ASSERT_TRUE(t.erase(0x2000, ObjectType::kImage, &removed));
+  EXPECT_EQ(removed.refs, 2u);
+  EXPECT_EQ(removed.id, 1u);  // the first record stays
+  ASSERT_TRUE(t.erase(0x2000, ObjectType::kImage, &removed));
+  EXPECT_FALSE(t.erase(0x2000, ObjectType::kImage, &removed));
+  EXPECT_EQ(t.live_count(), 0u);
+}
+
+TEST(ObjectTable, ManyKeysSurviveChurnAndHandleReuse) {
+  ObjectTable t;
+  constexpr uint64_t kKeys = 20000;
+  for (uint64_t i = 1; i <= kKeys; ++i) t.insert(record(i * 64, ObjectType::kBuffer, i), true);
+  // Erase every other key (backward-shift deletion moves the rest), then reuse their values.
+  for (uint64_t i = 1; i <= kKeys; i += 2)
+    ASSERT_TRUE(t.erase(i * 64, ObjectType::kBuffer, nullptr));
+  for (uint64_t i = 1; i <= kKeys; i += 2)
+    t.insert(record(i * 64, ObjectType::kBuffer, kKeys + i), true);
+  EXPECT_EQ(t.live_count(), kKeys);
+  for (uint64_t i = 1; i <= kKeys; ++i) {
+    ObjectRecord r;
+    ASSERT_TRUE(t.lookup(i * 64, ObjectType::kBuffer, &r)) << i;
+    EXPECT_EQ(r.id, i % 2 ? kKeys + i : i);
+  }
+  std::vector<ObjectRecord> all;
+  t.collect(&all);
+  EXPECT_EQ(all.size(), kKeys);
+  EXPECT_EQ(t.live_by_type()[static_cast<size_t>(ObjectType::kBuffer)], kKeys);
+}
+
+}  // namespace
+}  // namespace vkleak
