@@ -10,11 +10,14 @@ ObjectTable::~ObjectTable() = default;
 uint32_t* ObjectTable::Shard::find_slot(uint64_t handle, ObjectType type) {
   if (index.empty()) return nullptr;
   const uint32_t mask = static_cast<uint32_t>(index.size() - 1);
-  uint32_t pos = static_cast<uint32_t>(mix(handle, type)) & mask;
+  const uint64_t h = mix(handle, type);
+  const uint32_t tag = tag_of_hash(h);
+  uint32_t pos = static_cast<uint32_t>(h) & mask;
   for (uint32_t probes = 0; probes <= mask; ++probes, pos = (pos + 1) & mask) {
-    uint32_t v = index[pos];
+    const uint32_t v = index[pos];
     if (v == kEmpty) return nullptr;
-    const ObjectRecord& r = record(v);
+    if (slot_tag(v) != tag) continue;
+    const ObjectRecord& r = record(slot_record(v));
     if (r.handle == handle && r.type == static_cast<uint64_t>(type)) return &index[pos];
   }
   return nullptr;
@@ -22,7 +25,7 @@ uint32_t* ObjectTable::Shard::find_slot(uint64_t handle, ObjectType type) {
 
 ObjectRecord* ObjectTable::Shard::find(uint64_t handle, ObjectType type) {
   uint32_t* slot = find_slot(handle, type);
-  return slot ? &record(*slot) : nullptr;
+  return slot ? &record(slot_record(*slot)) : nullptr;
 }
 
 void ObjectTable::Shard::add_chunk() {
@@ -37,10 +40,11 @@ void ObjectTable::Shard::grow_index() {
   const uint32_t mask = static_cast<uint32_t>(capacity - 1);
   for (uint32_t v : index) {
     if (v == kEmpty) continue;
-    const ObjectRecord& r = record(v);
-    uint32_t pos = static_cast<uint32_t>(mix(r.handle, static_cast<ObjectType>(r.type))) & mask;
-    while (fresh[pos] != kEmpty) pos = (pos + 1) & mask;
-    fresh[pos] = v;
+    const ObjectRecord& r = record(slot_record(v));
+    const uint64_t h = mix(r.handle, static_cast<ObjectType>(r.type));
+    uint32_t pos = static_cast<uint32_t>(h) & mask, distance = 0;
+    for (; fresh[pos] != kEmpty; pos = (pos + 1) & mask) ++distance;
+    fresh[pos] = make_slot(slot_record(v), tag_of_hash(h), distance);
   }
   index.swap(fresh);
   index_used = live;
@@ -53,11 +57,14 @@ bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed)
   if (s.index.empty()) return false;
   uint32_t* const index = s.index.data();
   const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
+  const uint32_t tag = tag_of_hash(h);
   uint32_t hole = static_cast<uint32_t>(h) & mask;
   uint32_t i;
-  for (;; hole = (hole + 1) & mask) {
-    i = index[hole];
-    if (i == kEmpty) return false;
+  for (uint32_t probes = 0;; hole = (hole + 1) & mask) {
+    const uint32_t v = index[hole];
+    if (v == kEmpty || probes++ > mask) return false;
+    if (slot_tag(v) != tag) continue;
+    i = slot_record(v);
     const ObjectRecord& r = s.record(i);
     if (r.handle == handle && r.type == static_cast<uint64_t>(type)) break;
   }
@@ -68,13 +75,20 @@ bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed)
     return true;
   }
   // Backward-shift deletion: pull later members of the probe run into the hole, so churn
-  // leaves no tombstones to probe through.
+  // leaves no tombstones to probe through. Their home slot comes from their distance; only
+  // entries 15 or more slots from home have their record read.
   for (uint32_t j = (hole + 1) & mask; index[j] != kEmpty; j = (j + 1) & mask) {
-    const ObjectRecord& m = s.record(index[j]);
-    uint32_t home = static_cast<uint32_t>(mix(m.handle, static_cast<ObjectType>(m.type))) & mask;
-    bool movable = (hole <= j) ? (home <= hole || home > j) : (home <= hole && home > j);
+    const uint32_t v = index[j];
+    uint32_t home;
+    if (slot_distance(v) < kFarDistance) {
+      home = (j - slot_distance(v)) & mask;
+    } else {
+      const ObjectRecord& m = s.record(slot_record(v));
+      home = static_cast<uint32_t>(mix(m.handle, static_cast<ObjectType>(m.type))) & mask;
+    }
+    const bool movable = (hole <= j) ? (home <= hole || home > j) : (home <= hole && home > j);
     if (movable) {
-      index[hole] = index[j];
+      index[hole] = make_slot(slot_record(v), slot_tag(v), (hole - home) & mask);
       hole = j;
     }
   }

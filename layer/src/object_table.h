@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "cache_aligned.h"
@@ -90,12 +91,15 @@ class ObjectTable {
     Shard& s = shards_[h >> (64 - kShardBits)];
     std::lock_guard<SpinLock> lock(s.mutex);
     if ((s.index_used + 1) * 4 > s.index.size() * 3) s.grow_index();
-    // One probe: stop at the key (a duplicate) or at the empty slot that takes it.
+    // One probe: stop at the key (a duplicate) or at the empty slot that takes it. Records are
+    // read only where the slot's tag matches.
     uint32_t* const index = s.index.data();
     const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
-    uint32_t pos = static_cast<uint32_t>(h) & mask;
-    for (uint32_t v; (v = index[pos]) != kEmpty; pos = (pos + 1) & mask) {
-      ObjectRecord& existing = s.record(v);
+    const uint32_t tag = tag_of_hash(h);
+    uint32_t pos = static_cast<uint32_t>(h) & mask, distance = 0;
+    for (uint32_t v; (v = index[pos]) != kEmpty; pos = (pos + 1) & mask, ++distance) {
+      if (slot_tag(v) != tag) continue;
+      ObjectRecord& existing = s.record(slot_record(v));
       if (existing.handle == handle && existing.type == static_cast<uint64_t>(type)) {
         if (count_duplicate && existing.refs < 7) existing.refs++;
         return InsertResult::kAlreadyLive;
@@ -103,7 +107,7 @@ class ObjectTable {
     }
     const uint32_t i = s.allocate_record();
     fill(s.record(i));
-    index[pos] = i;
+    index[pos] = make_slot(i, tag, distance);
     s.index_used++;
     s.live++;
     s.live_by_type[static_cast<size_t>(type)]++;
@@ -146,6 +150,24 @@ class ObjectTable {
   static constexpr uint32_t kChunkRecords = 1024;
   static constexpr uint32_t kEmpty = 0;
 
+  // An index slot packs the record's 1-based index (24 bits: 16M records a shard), 4 bits of
+  // the key's hash, and the slot's distance from the key's home slot (15: that far or farther).
+  // With a million objects every record read is a cache miss: a probe reads only the records
+  // whose tag matches, and an erase moves the entries after it back without reading theirs.
+  static constexpr uint32_t kRecordBits = 24;
+  static constexpr uint32_t kMaxRecords = (1u << kRecordBits) - 1;
+  static constexpr uint32_t kFarDistance = 15;
+  static uint32_t tag_of_hash(uint64_t h) noexcept {
+    return static_cast<uint32_t>(h >> 32) & 0xF;  // bits used by neither shard nor home slot
+  }
+  static uint32_t make_slot(uint32_t record, uint32_t tag, uint32_t distance) noexcept {
+    return record | tag << kRecordBits |
+           (distance < kFarDistance ? distance : kFarDistance) << (kRecordBits + 4);
+  }
+  static uint32_t slot_record(uint32_t v) noexcept { return v & kMaxRecords; }
+  static uint32_t slot_tag(uint32_t v) noexcept { return (v >> kRecordBits) & 0xF; }
+  static uint32_t slot_distance(uint32_t v) noexcept { return v >> (kRecordBits + 4); }
+
   struct alignas(64) Shard {
     mutable SpinLock mutex;
     // Chunks and index on cache lines of their own (cache_aligned.h).
@@ -155,7 +177,7 @@ class ObjectTable {
     std::vector<std::unique_ptr<Chunk>> chunks;
     uint32_t slab_used = 0;       // records handed out from chunks so far
     uint32_t free_head = kEmpty;  // 1-based record index of the first free record
-    std::vector<uint32_t, CacheAlignedAllocator<uint32_t>> index;  // 1-based record indices
+    std::vector<uint32_t, CacheAlignedAllocator<uint32_t>> index;  // slots (make_slot)
     uint32_t index_used = 0;                                       // occupied slots (== live)
     uint32_t live = 0;
     std::array<uint32_t, kObjectTypeCount> live_by_type{};
@@ -176,6 +198,7 @@ class ObjectTable {
         free_head = static_cast<uint32_t>(record(i).handle);  // free records chain through handle
         return i;
       }
+      if (slab_used == kMaxRecords) throw std::bad_alloc();         // the index's 24 bits
       if (slab_used == chunks.size() * kChunkRecords) add_chunk();  // may throw bad_alloc
       return ++slab_used;
     }
