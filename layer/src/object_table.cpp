@@ -7,10 +7,9 @@ namespace vkleak {
 ObjectTable::ObjectTable() : shards_(new Shard[kShards]) {}
 ObjectTable::~ObjectTable() = default;
 
-uint32_t* ObjectTable::Shard::find_slot(uint64_t handle, ObjectType type) {
+uint32_t* ObjectTable::Shard::find_slot(uint64_t handle, ObjectType type, uint64_t h) {
   if (index.empty()) return nullptr;
   const uint32_t mask = static_cast<uint32_t>(index.size() - 1);
-  const uint64_t h = mix(handle, type);
   const uint32_t tag = tag_of_hash(h);
   uint32_t pos = static_cast<uint32_t>(h) & mask;
   for (uint32_t probes = 0; probes <= mask; ++probes, pos = (pos + 1) & mask) {
@@ -23,8 +22,8 @@ uint32_t* ObjectTable::Shard::find_slot(uint64_t handle, ObjectType type) {
   return nullptr;
 }
 
-ObjectRecord* ObjectTable::Shard::find(uint64_t handle, ObjectType type) {
-  uint32_t* slot = find_slot(handle, type);
+ObjectRecord* ObjectTable::Shard::find(uint64_t handle, ObjectType type, uint64_t h) {
+  uint32_t* slot = find_slot(handle, type, h);
   return slot ? &record(slot_record(*slot)) : nullptr;
 }
 
@@ -52,22 +51,14 @@ void ObjectTable::Shard::grow_index() {
 
 bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed) noexcept {
   const uint64_t h = mix(handle, type);
-  Shard& s = shards_[h >> (64 - kShardBits)];
+  Shard& s = shard_of(h);
   std::lock_guard<SpinLock> lock(s.mutex);
-  if (s.index.empty()) return false;
+  uint32_t* const slot = s.find_slot(handle, type, h);
+  if (!slot) return false;
   uint32_t* const index = s.index.data();
   const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
-  const uint32_t tag = tag_of_hash(h);
-  uint32_t hole = static_cast<uint32_t>(h) & mask;
-  uint32_t i;
-  for (uint32_t probes = 0;; hole = (hole + 1) & mask) {
-    const uint32_t v = index[hole];
-    if (v == kEmpty || probes++ > mask) return false;
-    if (slot_tag(v) != tag) continue;
-    i = slot_record(v);
-    const ObjectRecord& r = s.record(i);
-    if (r.handle == handle && r.type == static_cast<uint64_t>(type)) break;
-  }
+  uint32_t hole = static_cast<uint32_t>(slot - index);
+  const uint32_t i = slot_record(*slot);
   ObjectRecord& r = s.record(i);
   if (removed) *removed = r;
   if (r.refs > 1) {
@@ -103,9 +94,10 @@ bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed)
 }
 
 bool ObjectTable::lookup(uint64_t handle, ObjectType type, ObjectRecord* out) const noexcept {
-  Shard& s = shard_for(handle, type);
+  const uint64_t h = mix(handle, type);
+  Shard& s = shard_of(h);
   std::lock_guard<SpinLock> lock(s.mutex);
-  ObjectRecord* r = s.find(handle, type);
+  ObjectRecord* r = s.find(handle, type, h);
   if (!r) return false;
   if (out) *out = *r;
   return true;

@@ -88,7 +88,7 @@ class ObjectTable {
   template <typename Fill>
   InsertResult insert(uint64_t handle, ObjectType type, bool count_duplicate, Fill&& fill) {
     const uint64_t h = mix(handle, type);
-    Shard& s = shards_[h >> (64 - kShardBits)];
+    Shard& s = shard_of(h);
     std::lock_guard<SpinLock> lock(s.mutex);
     if ((s.index_used + 1) * 4 > s.index.size() * 3) s.grow_index();
     // One probe: stop at the key (a duplicate) or at the empty slot that takes it. Records are
@@ -126,9 +126,10 @@ class ObjectTable {
   // Calls f(ObjectRecord&) under the shard lock if the key is live; returns whether it was.
   template <typename F>
   bool update(uint64_t handle, ObjectType type, F&& f) noexcept {
-    Shard& s = shard_for(handle, type);
+    const uint64_t h = mix(handle, type);
+    Shard& s = shard_of(h);
     std::lock_guard<SpinLock> lock(s.mutex);
-    ObjectRecord* r = s.find(handle, type);
+    ObjectRecord* r = s.find(handle, type, h);
     if (!r) return false;
     f(*r);
     return true;
@@ -190,8 +191,9 @@ class ObjectTable {
       uint32_t i = one_based - 1;
       return chunks[i / kChunkRecords]->records[i % kChunkRecords];
     }
-    ObjectRecord* find(uint64_t handle, ObjectType type);
-    uint32_t* find_slot(uint64_t handle, ObjectType type);
+    // The index slot / record of (handle, type), or nullptr; `h` = mix(handle, type).
+    uint32_t* find_slot(uint64_t handle, ObjectType type, uint64_t h);
+    ObjectRecord* find(uint64_t handle, ObjectType type, uint64_t h);
     uint32_t allocate_record() {
       if (free_head != kEmpty) {
         const uint32_t i = free_head;
@@ -216,9 +218,7 @@ class ObjectTable {
     x ^= x >> 31;
     return x;
   }
-  Shard& shard_for(uint64_t handle, ObjectType type) const noexcept {
-    return shards_[mix(handle, type) >> (64 - kShardBits)];
-  }
+  Shard& shard_of(uint64_t h) const noexcept { return shards_[h >> (64 - kShardBits)]; }
 
   std::unique_ptr<Shard[]> shards_;
 };
