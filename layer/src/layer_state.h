@@ -15,6 +15,7 @@
 #include "command_refs.h"
 #include "edge_store.h"
 #include "event_log.h"
+#include "memory_directory.h"
 #include "object_table.h"
 #include "registry.h"
 #include "settings.h"
@@ -133,6 +134,7 @@ struct DeviceState : Scope {
   SubmissionTracker submissions;
   CommandRefsRegistry command_refs;
   DescriptorInfo descriptors;  // set layouts, update templates, sets' layouts
+  MemoryDirectory memories;    // what bound resources' records name their memory by
 };
 
 // The loader's dispatch pointer: the first word of every dispatchable handle.

@@ -33,10 +33,11 @@ struct ObjectRecord {
   union {
     struct {
       uint64_t id : 40;         // run-unique creation sequence number
-      uint64_t type : 8;        // ObjectType; kUnknown marks a free slab slot
+      uint64_t type : 7;        // ObjectType; kUnknown marks a free slab slot
+      uint64_t bound : 1;       // memory_slot/memory_offset hold its memory binding
       uint64_t origin : 3;      // Origin
       uint64_t refs : 3;        // times the driver returned this live handle; saturates at 7
-      uint64_t has_edges : 1;   // it references something (its EdgeStore entry must go with it)
+      uint64_t has_edges : 1;   // it has an EdgeStore entry (which must go with it)
       uint64_t referenced : 1;  // something references it (remember it when it is destroyed)
       uint64_t use_queue : 8;   // queue index of the last submission that used it
     };
@@ -45,16 +46,21 @@ struct ObjectRecord {
     // whole-word loads that follow on store forwarding.
     uint64_t meta;
   };
-  uint32_t frame;       // owner's frame at creation
-  uint32_t time_ms;     // creation time since the layer was loaded
-  uint32_t callsite;    // CallsiteId, 0 = none
+  uint32_t context;     // ContextId: call site, frame and time of creation (creation_context.h)
   uint32_t name;        // NameTable index, 0 = none
   uint32_t use_frame;   // frame of that last use
   uint32_t use_serial;  // that submission's serial on its queue; 0 = never used
+  // A buffer, image or acceleration structure bound with vkBind*Memory (`bound`): the
+  // MemoryDirectory slot of its memory and the offset, in its record instead of an EdgeStore
+  // entry (the snapshot makes its "memory" edge). A VkDeviceMemory: its own directory slot, 0
+  // until something is bound to it. Offsets past 4 GiB go to the EdgeStore.
+  uint32_t memory_slot;
+  uint32_t memory_offset;
 };
 static_assert(sizeof(ObjectRecord) == 48, "keep records small: the budget is 64 B per object");
+static_assert(kObjectTypeCount <= 128, "ObjectRecord::type has 7 bits");
 
-// ObjectRecord::meta of a new record (referenced = 0, use_queue = 0).
+// ObjectRecord::meta of a new record (bound = 0, referenced = 0, use_queue = 0).
 constexpr uint64_t record_meta(uint64_t id, ObjectType type, uint64_t origin, uint64_t refs,
                                bool has_edges) noexcept {
   return (id & ((uint64_t{1} << 40) - 1)) | static_cast<uint64_t>(type) << 40 | (origin & 7) << 48 |

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <condition_variable>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "callsite.h"
+#include "creation_context.h"
 #include "json_writer.h"
 #include "layer_state.h"
 #include "log.h"
@@ -167,6 +169,40 @@ void add_layout_edges(const std::vector<ObjectRecord>& recs, const std::vector<G
   }
 }
 
+// A resource bound in its record (ObjectRecord::bound) gets its "memory" edge here, first among
+// its edges. The memory's handle and id come from the directory (kept for good); its name is
+// the live memory object's, or the one it had when freed if the graveyard remembers it.
+void add_binding_edges(const std::vector<ObjectRecord>& recs,
+                       const std::vector<GraveRecord>& graves, const MemoryDirectory& memories,
+                       Collected* c) {
+  if (std::none_of(recs.begin(), recs.end(), [](const ObjectRecord& r) { return r.bound; }))
+    return;
+  const auto memory_type = static_cast<uint64_t>(ObjectType::kDeviceMemory);
+  std::unordered_map<uint64_t, uint32_t> names;  // memory id -> name (few)
+  for (const ObjectRecord& r : recs)
+    if (r.type == memory_type) names[r.id] = r.name;
+  for (const GraveRecord& g : graves)
+    if (g.record.type == memory_type) names.emplace(g.record.id, g.record.name);
+  static const KindId kind_id = intern_kind("memory");
+  for (const ObjectRecord& r : recs) {
+    if (!r.bound) continue;
+    const BoundMemory* m = memories.at(r.memory_slot);
+    if (!m) continue;
+    Edge e{};
+    e.kind = "memory";
+    e.kind_id = kind_id;
+    e.dst_type = ObjectType::kDeviceMemory;
+    e.dst_handle = m->handle;
+    e.dst_id = m->id;
+    e.slot_keyed = true;
+    e.offset = r.memory_offset;
+    e.size = byte_size(r);
+    auto it = names.find(m->id);
+    if (it != names.end()) e.dst_name = it->second;
+    c->edges[{r.handle, r.type}].push_back(e);
+  }
+}
+
 void finish_table(Collected::ScopeCopy& copy, Collected* c) {
   Scope& scope = *copy.scope;
   const ObjectType skip_a = copy.skip_a, skip_b = copy.skip_b;
@@ -209,6 +245,7 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
     c->objects.push_back({r, scope.object_id, parent, in_flight});
   }
   add_layout_edges(recs, copy.graves, c);
+  if (device) add_binding_edges(recs, copy.graves, device->memories, c);
   for (const auto& [key, e] : copy.edges) c->edges[key].push_back(e);
   for (const GraveRecord& g : copy.graves) c->destroyed.emplace_back(scope.object_id, g);
   if (scope.degraded.load(std::memory_order_relaxed)) c->degraded = true;
@@ -524,15 +561,16 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
       w.raw("null");
     w.raw(",\"origin\":\"");
     w.raw(origin_name(r.origin));
+    const CreationContext made = context_of(r.context);
     w.raw("\",\"frame\":");
-    w.u64(r.frame);
+    w.u64(made.frame);
     w.raw(",\"time_ms\":");
-    w.u64(r.time_ms);
+    w.u64(made.time_ms);
     w.raw(",\"size\":");
     w.u64(byte_size(r));
     w.raw(",\"callsite\":");
-    if (r.callsite)
-      w.u64(r.callsite);
+    if (made.callsite)
+      w.u64(made.callsite);
     else
       w.raw("null");
     if (r.refs > 1) {
@@ -575,15 +613,16 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
       w.raw("null");
     w.raw(",\"owner\":");
     w.u64(c.destroyed[i].first);
+    const CreationContext made = context_of(r.context);
     w.raw(",\"frame\":");
-    w.u64(r.frame);
+    w.u64(made.frame);
     w.raw(",\"destroyed_frame\":");
     w.u64(c.destroyed[i].second.destroyed_frame);
     w.raw(",\"size\":");
     w.u64(byte_size(r));
     w.raw(",\"callsite\":");
-    if (r.callsite)
-      w.u64(r.callsite);
+    if (made.callsite)
+      w.u64(made.callsite);
     else
       w.raw("null");
     w.raw("}");

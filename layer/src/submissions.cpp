@@ -41,15 +41,22 @@ constexpr int kMaxDepth = 4;  // set -> view -> image -> memory
 
 bool stamp_use(DeviceState& device, ObjectType type, uint64_t handle, uint64_t id, uint8_t queue,
                uint64_t serial, uint32_t frame, int depth) noexcept {
-  bool fresh = false;
+  bool fresh = false, has_edges = false;
+  uint32_t memory_slot = 0;
   bool live = device.table.update(handle, type, [&](ObjectRecord& r) {
     if (id && r.id != id) return;  // the handle now names another object
     fresh = !(r.use_queue == queue && r.use_serial == static_cast<uint32_t>(serial));
     r.use_queue = queue;
     r.use_serial = static_cast<uint32_t>(serial);
     r.use_frame = frame;
+    has_edges = r.has_edges;
+    if (r.bound) memory_slot = r.memory_slot;
   });
   if (!live || !fresh || depth >= kMaxDepth) return live;
+  // The memory bound in its record (buffers, images, acceleration structures).
+  if (const BoundMemory* m = device.memories.at(memory_slot))
+    stamp_use(device, ObjectType::kDeviceMemory, m->handle, m->id, queue, serial, frame, depth + 1);
+  if (!has_edges) return live;
   // Follow what this object reaches. Only types with use-carrying edges have any.
   switch (type) {
     case ObjectType::kDescriptorSet:
@@ -288,6 +295,17 @@ std::vector<SubmissionTracker::PathStep> SubmissionTracker::explain(DeviceState&
     if (depth >= kMaxDepth) return false;
     std::vector<Edge> edges;
     device.edges.get(n.handle, n.type, &edges);
+    ObjectRecord source{};
+    if (record_of(n.type, n.handle, &source) && source.bound) {
+      if (const BoundMemory* m = device.memories.at(source.memory_slot)) {
+        Edge e{};
+        e.kind_id = intern_kind("memory");
+        e.dst_type = ObjectType::kDeviceMemory;
+        e.dst_handle = m->handle;
+        e.dst_id = m->id;
+        edges.push_back(e);
+      }
+    }
     for (const Edge& e : edges) {
       if (!e.dst_id || !carries_use(n.type, e.kind_id)) continue;
       if (search({e.dst_handle, e.dst_id, e.dst_type}, depth + 1)) {

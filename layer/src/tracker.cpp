@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "callsite.h"
+#include "creation_context.h"
 #include "layer_state.h"
 #include "log.h"
 #include "names.h"
@@ -148,19 +149,20 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
     }
     const uint64_t id = next_id() & ((uint64_t{1} << 40) - 1);
     const uint64_t meta = record_meta(id, type, static_cast<uint64_t>(origin), 1, has_edges);
-    const uint32_t frame = static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed));
-    const uint32_t time_ms = recent_ms();
+    const ContextId context = intern_context(
+        callsite, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
+        recent_ms());
     // Every field written once, whole (see ObjectTable::insert).
     const auto inserted = scope.table.insert(handle, type, !retrieved, [&](ObjectRecord& r) {
       r.handle = handle;
       r.size = size;
       r.meta = meta;
-      r.frame = frame;
-      r.time_ms = time_ms;
-      r.callsite = callsite;
+      r.context = context;
       r.name = 0;
       r.use_frame = 0;
       r.use_serial = 0;
+      r.memory_slot = 0;
+      r.memory_offset = 0;
     });
     if (inserted == ObjectTable::InsertResult::kAlreadyLive) {
       if (!retrieved) {

@@ -114,6 +114,32 @@ class GraphTest(TempDirTestCase):
         # Sets count no bytes of their own.
         self.assertEqual(snap["counts"]["VkDescriptorSet"]["bytes"], 0)
 
+    def test_memory_bindings_name_their_memory(self):
+        # A binding lives in the bound buffer's record; the snapshot makes its "memory" edge:
+        # sub-allocations keep their offsets, and a buffer whose memory was freed still names
+        # that memory (by id and handle), also when a new allocation took its handle.
+        proc = self.run_scenario("edge_targets", [])
+        [snap] = snapshots(self.out, "device_destroy")
+        validate(snap)
+        by_name = {o["name"]: o for o in snap["objects"] if o["name"]}
+        destroyed = {o["name"]: o for o in snap["destroyed"] if o["name"]}
+        self.assertNotIn("mem.freed", by_name)
+        step = int(re.search(r"buf.sub1 offset (\d+)", proc.stderr).group(1))
+        for buf, memory, offset in (("buf.sub0", by_name["mem.shared"], 0),
+                                    ("buf.sub1", by_name["mem.shared"], step),
+                                    ("buf.stale", destroyed["mem.freed"], 0),
+                                    ("buf.after", by_name["mem.after"], 0)):
+            with self.subTest(buffer=buf):
+                b = by_name[buf]
+                [edge] = [e for e in b["edges"] if e["kind"] == "memory"]
+                self.assertEqual((edge["to"], edge["name"], edge["type"], edge["handle"]),
+                                 (memory["id"], memory["name"], "VkDeviceMemory",
+                                  memory["handle"]))
+                self.assertEqual(b["memory"], {"id": memory["id"], "offset": offset,
+                                               "size": b["size"]})
+                self.assertEqual(edge.get("offset", 0), offset)
+        self.assertRegex(proc.stderr, r"mem.after (reuses|does not reuse) mem.freed's handle")
+
     def test_early_free_raises_destroyed_in_flight_with_path(self):
         expected = {
             "set": ("VkDescriptorSet", "compute.bindings", []),

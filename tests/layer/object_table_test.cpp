@@ -35,8 +35,15 @@ TEST(ObjectRecordMeta, MatchesTheBitfields) {
   EXPECT_EQ(w.origin, 3u);
   EXPECT_EQ(w.refs, 7u);
   EXPECT_EQ(w.has_edges, 0u);
+  EXPECT_EQ(w.bound, 0u);
   EXPECT_EQ(w.referenced, 0u);
   EXPECT_EQ(w.use_queue, 0u);
+  // `bound` sits between type and origin: setting it leaves both as they were.
+  w.bound = 1;
+  EXPECT_EQ(w.meta, record_meta(0xFFFFFFFFFFull, ObjectType::kImageView, 3, 7, false) |
+                        uint64_t{1} << 47);
+  EXPECT_EQ(w.type, static_cast<uint64_t>(ObjectType::kImageView));
+  EXPECT_EQ(w.origin, 3u);
 }
 
 TEST(ObjectTable, FilledInPlaceAndFoundAgain) {

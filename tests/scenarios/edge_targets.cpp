@@ -11,6 +11,12 @@
 // "layout.gone", which is destroyed before "layout.new" is created (often at the same handle)
 // and "set.b" allocated with it. Alive at vkDestroyDevice: "pool.sets", "set.a", "set.b",
 // "layout.new".
+//
+// Memory bindings are kept in the bound resource's record: "buf.sub0" and "buf.sub1" are bound
+// to "mem.shared" at offsets 0 and one 4 KiB step further; "buf.stale" is bound to "mem.freed",
+// which is then freed (legal: the buffer only must not be used); "buf.after" is bound to
+// "mem.after", allocated after that free (often at the same handle). All four buffers,
+// "mem.shared" and "mem.after" are alive at vkDestroyDevice.
 #include <cstdio>
 
 #include "scenario_common.h"
@@ -84,6 +90,34 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "layout.new %s layout.gone's handle\n",
                fresh == gone ? "reuses" : "does not reuse");
   scenario::allocate_set(ctx, pool, fresh, "set.b");
+
+  const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  auto bind = [&](const char* name, VkDeviceMemory memory, VkDeviceSize offset) {
+    VkBuffer b = scenario::create_buffer_object(ctx, 1024, usage, name);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(ctx.device, b, &req);
+    VK_CHECK(vkBindBufferMemory(ctx.device, b, memory, offset));
+    return b;
+  };
+  VkMemoryRequirements req;
+  {
+    VkBuffer probe = scenario::create_buffer_object(ctx, 1024, usage, "probe");
+    vkGetBufferMemoryRequirements(ctx.device, probe, &req);
+    vkDestroyBuffer(ctx.device, probe, nullptr);
+  }
+  const VkDeviceSize step = (4096 + req.alignment - 1) / req.alignment * req.alignment;
+  VkDeviceMemory shared =
+      scenario::allocate_memory(ctx, 2 * step, req.memoryTypeBits, "mem.shared");
+  bind("buf.sub0", shared, 0);
+  bind("buf.sub1", shared, step);
+  VkDeviceMemory freed = scenario::allocate_memory(ctx, step, req.memoryTypeBits, "mem.freed");
+  bind("buf.stale", freed, 0);
+  vkFreeMemory(ctx.device, freed, nullptr);
+  VkDeviceMemory after = scenario::allocate_memory(ctx, step, req.memoryTypeBits, "mem.after");
+  std::fprintf(stderr, "mem.after %s mem.freed's handle\n",
+               after == freed ? "reuses" : "does not reuse");
+  bind("buf.after", after, 0);
+  std::fprintf(stderr, "buf.sub1 offset %llu\n", static_cast<unsigned long long>(step));
   ctx.destroy();  // the images, views, pool, sets and layout.new are still alive here
   std::printf("done\n");
   return 0;

@@ -1,0 +1,109 @@
+// Creation contexts and the append-only array under them (and under the MemoryDirectory).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "append_only_array.h"
+#include "creation_context.h"
+#include "memory_directory.h"
+
+namespace vkleak {
+namespace {
+
+TEST(CreationContext, SameTripleOnOneThreadSharesAnId) {
+  const ContextId a = intern_context(7, 100, 5000);
+  ASSERT_NE(a, 0u);
+  EXPECT_EQ(intern_context(7, 100, 5000), a);
+  const CreationContext c = context_of(a);
+  EXPECT_EQ(c.callsite, 7u);
+  EXPECT_EQ(c.frame, 100u);
+  EXPECT_EQ(c.time_ms, 5000u);
+}
+
+TEST(CreationContext, AnyChangeMakesANewContext) {
+  const ContextId a = intern_context(11, 1, 1);
+  EXPECT_NE(intern_context(11, 2, 1), a);  // next frame
+  EXPECT_NE(intern_context(11, 2, 2), a);  // clock refreshed
+  EXPECT_NE(intern_context(12, 2, 2), a);  // another call site
+  const CreationContext c = context_of(intern_context(11, 2, 2));
+  EXPECT_EQ(c.callsite, 11u);
+  EXPECT_EQ(c.frame, 2u);
+  EXPECT_EQ(c.time_ms, 2u);
+}
+
+TEST(CreationContext, ZeroReadsAsNothing) {
+  const CreationContext c = context_of(0);
+  EXPECT_EQ(c.callsite + c.frame + c.time_ms, 0u);
+}
+
+TEST(CreationContext, AlternatingCallSitesDoNotMultiplyContexts) {
+  // A loop creating from several call sites in one frame: each keeps its own cache entry.
+  const uint64_t before = context_count();
+  for (int i = 0; i < 1000; ++i)
+    for (uint32_t site = 1000; site < 1008; ++site) intern_context(site, 9, 9);
+  EXPECT_LE(context_count() - before, 8u + 8u);  // at most a collision's worth more
+}
+
+TEST(CreationContext, ThreadsReadBackWhatTheyInterned) {
+  std::vector<std::thread> threads;
+  std::vector<int> bad(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &bad] {
+      for (uint32_t i = 0; i < 20000; ++i) {
+        const uint32_t frame = i / 7, site = static_cast<uint32_t>(t) * 100 + i % 5;
+        const ContextId id = intern_context(site, frame, i / 3);
+        const CreationContext c = context_of(id);
+        if (id == 0 || c.callsite != site || c.frame != frame || c.time_ms != i / 3) bad[t]++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+TEST(AppendOnlyArray, GrowsAcrossChunksAndStopsWhenFull) {
+  AppendOnlyArray<uint64_t, 2, 3> a;  // 3 chunks of 4
+  EXPECT_EQ(a.at(0), nullptr);
+  EXPECT_EQ(a.at(1), nullptr);  // never handed out
+  for (uint64_t i = 1; i <= 12; ++i) ASSERT_EQ(a.push(i * 10), i);
+  for (uint32_t i = 1; i <= 12; ++i) ASSERT_EQ(*a.at(i), i * 10u);
+  EXPECT_EQ(a.push(130), 0u);  // full
+  EXPECT_EQ(a.at(13), nullptr);
+}
+
+TEST(AppendOnlyArray, ConcurrentPushesAreDistinctAndReadable) {
+  AppendOnlyArray<uint64_t, 8, 1024> a;
+  std::vector<std::vector<uint32_t>> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, &a, &got] {
+      for (uint64_t i = 0; i < 10000; ++i) got[t].push_back(a.push(uint64_t(t) << 32 | i));
+    });
+  for (auto& th : threads) th.join();
+  std::set<uint32_t> all;
+  for (int t = 0; t < 4; ++t)
+    for (uint64_t i = 0; i < 10000; ++i) {
+      const uint32_t index = got[t][i];
+      ASSERT_NE(index, 0u);
+      ASSERT_EQ(*a.at(index), uint64_t(t) << 32 | i);
+      all.insert(index);
+    }
+  EXPECT_EQ(all.size(), 40000u);
+}
+
+TEST(MemoryDirectory, SlotsKeepTheirMemoryForGood) {
+  MemoryDirectory d;
+  const uint32_t a = d.add(0x1000, 5), b = d.add(0x1000, 9);  // a handle reused after a free
+  ASSERT_NE(a, 0u);
+  ASSERT_NE(b, a);
+  EXPECT_EQ(d.at(a)->handle, 0x1000u);
+  EXPECT_EQ(d.at(a)->id, 5u);
+  EXPECT_EQ(d.at(b)->handle, 0x1000u);
+  EXPECT_EQ(d.at(b)->id, 9u);
+  EXPECT_EQ(d.at(0), nullptr);
+}
+
+}  // namespace
+}  // namespace vkleak
