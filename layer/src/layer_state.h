@@ -137,6 +137,14 @@ struct DeviceState : Scope {
   MemoryDirectory memories;    // what bound resources' records name their memory by
 };
 
+// The object table's owner (inline: every generated hook calls it).
+inline Scope& scope_of(InstanceState& s) noexcept {
+  return s;
+}
+inline Scope& scope_of(DeviceState& s) noexcept {
+  return s;
+}
+
 // The loader's dispatch pointer: the first word of every dispatchable handle.
 inline const void* dispatch_key(const void* dispatchable) noexcept {
   return *static_cast<void* const*>(dispatchable);

@@ -86,7 +86,6 @@ bool ObjectTable::erase(uint64_t handle, ObjectType type, ObjectRecord* removed)
   index[hole] = kEmpty;
   s.index_used--;
   s.live--;
-  s.live_by_type[static_cast<size_t>(type)]--;
   r.type = static_cast<uint64_t>(ObjectType::kUnknown);
   r.handle = s.free_head;
   s.free_head = i;
@@ -124,15 +123,6 @@ uint64_t ObjectTable::live_count() const noexcept {
     n += shards_[k].live;
   }
   return n;
-}
-
-std::array<uint64_t, kObjectTypeCount> ObjectTable::live_by_type() const noexcept {
-  std::array<uint64_t, kObjectTypeCount> out{};
-  for (uint32_t k = 0; k < kShards; ++k) {
-    std::lock_guard<SpinLock> lock(shards_[k].mutex);
-    for (uint32_t t = 0; t < kObjectTypeCount; ++t) out[t] += shards_[k].live_by_type[t];
-  }
-  return out;
 }
 
 uint64_t ObjectTable::memory_bytes() const noexcept {

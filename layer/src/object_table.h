@@ -116,7 +116,6 @@ class ObjectTable {
     index[pos] = make_slot(i, tag, distance);
     s.index_used++;
     s.live++;
-    s.live_by_type[static_cast<size_t>(type)]++;
     return InsertResult::kInserted;
   }
   // Inserts a copy of `rec` (refs = 1 expected), as above.
@@ -147,7 +146,6 @@ class ObjectTable {
   void collect(std::vector<ObjectRecord>* out) const;
 
   uint64_t live_count() const noexcept;
-  std::array<uint64_t, kObjectTypeCount> live_by_type() const noexcept;
   // Bytes the table itself holds (records, index, chunks), for the memory budget.
   uint64_t memory_bytes() const noexcept;
 
@@ -187,7 +185,6 @@ class ObjectTable {
     std::vector<uint32_t, CacheAlignedAllocator<uint32_t>> index;  // slots (make_slot)
     uint32_t index_used = 0;                                       // occupied slots (== live)
     uint32_t live = 0;
-    std::array<uint32_t, kObjectTypeCount> live_by_type{};
 
     ObjectRecord& record(uint32_t one_based) {
       uint32_t i = one_based - 1;

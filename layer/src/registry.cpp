@@ -105,13 +105,6 @@ std::vector<std::shared_ptr<DeviceState>> all_devices() {
   return devices().all();
 }
 
-Scope& scope_of(InstanceState& s) noexcept {
-  return s;
-}
-Scope& scope_of(DeviceState& s) noexcept {
-  return s;
-}
-
 uint32_t now_ms() noexcept {
   return static_cast<uint32_t>(monotonic_ms() - g_load_ms);
 }

@@ -37,9 +37,6 @@ inline uint64_t to_u64(H h) noexcept {
   }
 }
 
-Scope& scope_of(InstanceState& s) noexcept;
-Scope& scope_of(DeviceState& s) noexcept;
-
 // The creation call site of the current thread's Vulkan call, de-duplicated into the shared
 // table. Frames inside the layer itself are dropped. Call once per command, share across arrays.
 // The check for "capture off" is inline: with call sites off a hook pays one load.
