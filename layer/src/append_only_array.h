@@ -23,22 +23,32 @@ class AppendOnlyArray {
   AppendOnlyArray(const AppendOnlyArray&) = delete;
   AppendOnlyArray& operator=(const AppendOnlyArray&) = delete;
 
-  uint32_t push(const T& value) noexcept {
+  // A new element (default-constructed with its chunk); 0 when full or out of memory.
+  uint32_t allocate() noexcept {
     const uint64_t n = next_.fetch_add(1, std::memory_order_relaxed);  // 64 bits: never wraps
     if (n >= uint64_t{kMaxChunks} << kChunkBits) return 0;             // full: like out of memory
     const uint32_t i = static_cast<uint32_t>(n), chunk = i >> kChunkBits;
-    T* c = chunks_[chunk].load(std::memory_order_acquire);
-    if (!c) {
+    if (!chunks_[chunk].load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lock(grow_);
-      c = chunks_[chunk].load(std::memory_order_relaxed);
-      if (!c) {
-        c = new (std::nothrow) T[kChunkSize];
+      if (!chunks_[chunk].load(std::memory_order_relaxed)) {
+        T* c = new (std::nothrow) T[kChunkSize];
         if (!c) return 0;
         chunks_[chunk].store(c, std::memory_order_release);
       }
     }
-    c[i & (kChunkSize - 1)] = value;
     return i + 1;
+  }
+
+  uint32_t push(const T& value) noexcept {
+    const uint32_t index = allocate();
+    if (index) *slot(index) = value;
+    return index;
+  }
+
+  // The element of an index allocate() or push() returned.
+  T* slot(uint32_t one_based) noexcept {
+    const uint32_t i = one_based - 1;
+    return &chunks_[i >> kChunkBits].load(std::memory_order_acquire)[i & (kChunkSize - 1)];
   }
 
   // Null for 0 and for indices never handed out.

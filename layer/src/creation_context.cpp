@@ -1,29 +1,65 @@
 #include "creation_context.h"
 
 #include <atomic>
+#include <mutex>
+#include <vector>
 
 #include "append_only_array.h"
+#include "spin_lock.h"
 
 namespace vkleak {
 namespace {
 
-// 4096 contexts a chunk (48 KiB), up to 256M contexts.
-using ContextArray = AppendOnlyArray<CreationContext, 12, 1u << 16>;
+struct ContextSlot {
+  CreationContext value;
+  std::atomic<uint32_t> refs{0};
+};
+
+// 4096 contexts a chunk (64 KiB), up to 256M contexts.
+using ContextArray = AppendOnlyArray<ContextSlot, 12, 1u << 16>;
+
+struct ContextStore {
+  ContextArray slots;
+  SpinLock free_mutex;
+  std::vector<ContextId>* free_ids = nullptr;  // allocated on the first free; never destroyed
+  std::atomic<uint64_t> live{0};
+};
+
 // Never destroyed (hooks may run during exit) and constant-initialized: the 512 KiB chunk table
 // stays untouched zero pages in .bss, except for the chunks in use.
-union ContextStorage {
-  ContextArray array;
-  constexpr ContextStorage() : array() {}
-  ~ContextStorage() {}
+union StoreStorage {
+  ContextStore store;
+  constexpr StoreStorage() : store() {}
+  ~StoreStorage() {}
 };
-ContextStorage g_contexts;  // constexpr constructor: constant initialization
-ContextArray& contexts() {
-  return g_contexts.array;
+StoreStorage g_storage;  // constexpr constructor: constant initialization
+ContextStore& store() {
+  return g_storage.store;
 }
 
-// The last context per call site (direct-mapped by call site) of one thread. Allocated on the
-// thread's first creation; the pointer is initial-exec TLS (read on every creation) and the
-// owner frees the cache when the thread exits.
+// A context with `refs` references: a freed one reused, or a new one. 0 when out of memory.
+ContextId make_context(const CreationContext& key, uint32_t refs) noexcept {
+  ContextStore& s = store();
+  ContextId id = 0;
+  {
+    std::lock_guard<SpinLock> lock(s.free_mutex);
+    if (s.free_ids && !s.free_ids->empty()) {
+      id = s.free_ids->back();
+      s.free_ids->pop_back();
+    }
+  }
+  if (!id) id = s.slots.allocate();
+  if (!id) return 0;
+  ContextSlot* slot = s.slots.slot(id);
+  slot->value = key;
+  slot->refs.store(refs, std::memory_order_relaxed);
+  s.live.fetch_add(1, std::memory_order_relaxed);
+  return id;
+}
+
+// The last context per call site (direct-mapped by call site) of one thread, each holding one
+// reference. Allocated on the thread's first creation; the pointer is initial-exec TLS (read on
+// every creation) and the owner drops the references and frees the cache when the thread exits.
 struct ThreadContexts {
   static constexpr uint32_t kSize = 64;
   struct Entry {
@@ -41,6 +77,8 @@ struct ContextsOwner {
   ~ContextsOwner() {
     t_contexts = nullptr;
     t_contexts_gone = true;  // hooks called later in this thread's exit go uncached
+    if (!cache) return;
+    for (const ThreadContexts::Entry& e : cache->entries) release_context(e.id);
     delete cache;
   }
 };
@@ -61,22 +99,45 @@ ThreadContexts* thread_contexts() noexcept {
 ContextId intern_context(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept {
   const CreationContext key{callsite, frame, time_ms};
   ThreadContexts* cache = thread_contexts();
-  if (!cache) return contexts().push(key);
+  if (!cache) return make_context(key, 1);
   ThreadContexts::Entry& e = cache->entries[ThreadContexts::index(callsite)];
-  if (e.id && e.key.callsite == callsite && e.key.frame == frame && e.key.time_ms == time_ms)
+  if (e.id && e.key.callsite == callsite && e.key.frame == frame && e.key.time_ms == time_ms) {
+    // The cache's reference keeps it alive: never taken from zero.
+    store().slots.slot(e.id)->refs.fetch_add(1, std::memory_order_relaxed);
     return e.id;
-  const ContextId id = contexts().push(key);
-  if (id) e = {key, id};
+  }
+  const ContextId id = make_context(key, 2);  // the caller's and the cache's
+  if (!id) return 0;
+  release_context(e.id);  // the cache moves on
+  e = {key, id};
   return id;
 }
 
+void release_context(ContextId id) noexcept {
+  if (!id) return;
+  ContextStore& s = store();
+  if (s.slots.slot(id)->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  s.live.fetch_sub(1, std::memory_order_relaxed);
+  std::lock_guard<SpinLock> lock(s.free_mutex);
+  try {
+    if (!s.free_ids) s.free_ids = new std::vector<ContextId>;
+    s.free_ids->push_back(id);
+  } catch (...) {
+    // Out of memory: the slot stays unused.
+  }
+}
+
 CreationContext context_of(ContextId id) noexcept {
-  const CreationContext* c = contexts().at(id);
-  return c ? *c : CreationContext{};
+  const ContextSlot* c = store().slots.at(id);
+  return c ? c->value : CreationContext{};
+}
+
+uint64_t live_context_count() noexcept {
+  return store().live.load(std::memory_order_relaxed);
 }
 
 uint64_t context_count() noexcept {
-  return contexts().size();
+  return store().slots.size();
 }
 
 }  // namespace vkleak

@@ -7,9 +7,11 @@
 // frame share a context. The 8 bytes saved hold a resource's memory binding in its 48-byte
 // record, where an EdgeStore entry cost ~56 bytes more per bound buffer.
 //
-// Contexts are never freed: their number is bounded by threads x call sites x clock refreshes
-// at which those threads created something. Ids are not unique per triple across threads
-// (each thread caches its own), which costs a few duplicates and no lock on the hot path.
+// A context lives as long as something refers to it: the records made with it (one reference
+// each, dropped when the object is destroyed) and the creating thread's cache (one, dropped when
+// the thread moves on to another frame or exits). A freed context's id is reused. Ids are not
+// unique per triple across threads (each thread caches its own), which costs a few duplicates
+// and no lock on the hot path.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +26,19 @@ struct CreationContext {
 
 using ContextId = uint32_t;  // 0 = none (out of memory): reads as all zeros
 
-// The context of this triple: this thread's cached one, or a new one.
+// The context of this triple, with one reference for the caller: this thread's cached one, or a
+// new one.
 ContextId intern_context(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept;
 
-// The triple of an id intern_context returned. The caller must have received the id through
-// something that synchronizes with its creation (the table lock of the record holding it).
+// Drops a reference intern_context gave (the object was destroyed). Ignores 0.
+void release_context(ContextId id) noexcept;
+
+// The triple of a context the caller holds a reference to (directly, or through a record read
+// under its table's lock).
 CreationContext context_of(ContextId id) noexcept;
 
-// Contexts made so far (tests and budgets).
+// Contexts alive now, and ever made (tests and budgets).
+uint64_t live_context_count() noexcept;
 uint64_t context_count() noexcept;
 
 }  // namespace vkleak

@@ -13,10 +13,11 @@ void Graveyard::bury(const ObjectRecord& r, uint32_t frame) noexcept {
   Shard& s = shards_[(r.handle >> 4) % kShards];
   std::lock_guard<SpinLock> lock(s.mutex);
   try {
+    const CreationContext made = context_of(r.context);
     if (s.ring.size() < kPerShard) {
-      s.ring.push_back({r, frame});
+      s.ring.push_back({r, frame, made});
     } else {
-      s.ring[s.next] = {r, frame};
+      s.ring[s.next] = {r, frame, made};
       s.next = (s.next + 1) % kPerShard;
     }
   } catch (...) {

@@ -13,6 +13,7 @@
 
 #include "child_index.h"
 #include "command_refs.h"
+#include "creation_context.h"
 #include "edge_store.h"
 #include "event_log.h"
 #include "memory_directory.h"
@@ -54,6 +55,7 @@ class ParentMap {
 struct GraveRecord {
   ObjectRecord record;
   uint32_t destroyed_frame;
+  CreationContext made;  // record.context's triple: the context goes with the object
 };
 class Graveyard {
  public:
@@ -91,6 +93,14 @@ struct Scope {
   EventLog events;
   std::atomic<uint64_t> frame{0};
   std::atomic<bool> degraded{false};
+
+  Scope() = default;
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+  // What the app never destroyed gives its creation contexts back with its table.
+  ~Scope() {
+    table.for_each([](const ObjectRecord& r) { release_context(r.context); });
+  }
 };
 
 // Descriptor bookkeeping the graph needs to give each (binding, element) a slot: the bindings of

@@ -70,6 +70,7 @@ struct OwnedRecord {
   uint64_t owner;
   uint64_t parent;  // 0 = none
   bool in_flight;
+  CreationContext made;  // rec.context's triple, read while the record was in its table
 };
 struct EdgeKey {
   uint64_t handle;
@@ -98,6 +99,7 @@ struct Collected {
   struct ScopeCopy {
     std::shared_ptr<Scope> scope;
     std::vector<ObjectRecord> records;
+    std::vector<CreationContext> made;  // records[i].context's triple
     std::vector<std::pair<uint64_t, uint64_t>> children;  // (parent handle, child handle)
     std::unordered_map<uint64_t, uint64_t> parents;       // explicit: id -> parent id
     std::vector<std::pair<EdgeKey, Edge>> edges;          // (source, edge)
@@ -116,8 +118,12 @@ struct Collected {
 
 void collect_table(const std::shared_ptr<Scope>& scope, Collected* c, ObjectType skip_a,
                    ObjectType skip_b, uint64_t skip_id) {
-  Collected::ScopeCopy copy{scope, {}, {}, {}, {}, {}, skip_a, skip_b, skip_id};
-  scope->table.collect(&copy.records);
+  Collected::ScopeCopy copy{scope, {}, {}, {}, {}, {}, {}, skip_a, skip_b, skip_id};
+  // Contexts are read under the shard locks: a context goes with the last object made with it.
+  copy.made.reserve(scope->table.live_count() + 64);
+  scope->table.collect(&copy.records, [&copy](const ObjectRecord& r) {
+    copy.made.push_back(context_of(r.context));
+  });
   // Ownership changes with every pool reset: copy it with the records.
   scope->children.for_each(
       [&](uint64_t parent, uint64_t child) { copy.children.emplace_back(parent, child); });
@@ -230,7 +236,8 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
   auto* device = scope.type == ObjectType::kDevice ? static_cast<DeviceState*>(&scope) : nullptr;
 
   c->objects.reserve(c->objects.size() + recs.size());
-  for (const ObjectRecord& r : recs) {
+  for (size_t i = 0; i < recs.size(); ++i) {
+    const ObjectRecord& r = recs[i];
     ObjectType t = static_cast<ObjectType>(r.type);
     if (t == skip_a || t == skip_b || r.id == skip_id) continue;
     uint64_t parent = r.id == scope.object_id ? 0 : scope.object_id;
@@ -242,7 +249,7 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
       if (ep != explicit_parents.end()) parent = ep->second;
     }
     bool in_flight = device && device->submissions.in_flight(r);
-    c->objects.push_back({r, scope.object_id, parent, in_flight});
+    c->objects.push_back({r, scope.object_id, parent, in_flight, copy.made[i]});
   }
   add_layout_edges(recs, copy.graves, c);
   if (device) add_binding_edges(recs, copy.graves, device->memories, c);
@@ -539,6 +546,7 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
   w.raw(",\n\"objects\":[");
   for (size_t i = 0; i < c.objects.size(); ++i) {
     const ObjectRecord& r = c.objects[i].rec;
+    const CreationContext& made = c.objects[i].made;
     live[r.type]++;
     bytes[r.type] += byte_size(r);
     w.raw(i ? ",\n{\"id\":" : "\n{\"id\":");
@@ -561,7 +569,6 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
       w.raw("null");
     w.raw(",\"origin\":\"");
     w.raw(origin_name(r.origin));
-    const CreationContext made = context_of(r.context);
     w.raw("\",\"frame\":");
     w.u64(made.frame);
     w.raw(",\"time_ms\":");
@@ -613,7 +620,7 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
       w.raw("null");
     w.raw(",\"owner\":");
     w.u64(c.destroyed[i].first);
-    const CreationContext made = context_of(r.context);
+    const CreationContext& made = c.destroyed[i].second.made;
     w.raw(",\"frame\":");
     w.u64(made.frame);
     w.raw(",\"destroyed_frame\":");

@@ -95,6 +95,7 @@ void forget(Scope& scope, const ObjectRecord& r) noexcept {
     edge_targets_changed();
     scope.graveyard.bury(r, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)));
   }
+  release_context(r.context);  // after bury, which keeps a copy of it
   const ObjectType type = static_cast<ObjectType>(r.type);
   if (type == ObjectType::kCommandBuffer && scope.type == ObjectType::kDevice)
     static_cast<DeviceState&>(scope).command_refs.destroy(r.handle);
@@ -153,7 +154,9 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
         callsite, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
         recent_ms());
     // Every field written once, whole (see ObjectTable::insert).
-    const auto inserted = scope.table.insert(handle, type, !retrieved, [&](ObjectRecord& r) {
+    ObjectTable::InsertResult inserted;
+    try {
+      inserted = scope.table.insert(handle, type, !retrieved, [&](ObjectRecord& r) {
       r.handle = handle;
       r.size = size;
       r.meta = meta;
@@ -163,8 +166,13 @@ uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin or
       r.use_serial = 0;
       r.memory_slot = 0;
       r.memory_offset = 0;
-    });
+      });
+    } catch (...) {
+      release_context(context);
+      throw;
+    }
     if (inserted == ObjectTable::InsertResult::kAlreadyLive) {
+      release_context(context);  // the live record keeps its own
       if (!retrieved) {
         warn_once(std::string("duplicate:") + object_type_name(type),
                   std::string("the driver returned a live ") + object_type_name(type) +

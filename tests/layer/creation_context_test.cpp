@@ -56,11 +56,39 @@ TEST(CreationContext, ThreadsReadBackWhatTheyInterned) {
         const ContextId id = intern_context(site, frame, i / 3);
         const CreationContext c = context_of(id);
         if (id == 0 || c.callsite != site || c.frame != frame || c.time_ms != i / 3) bad[t]++;
+        release_context(id);  // the object is gone: its context may be reused by any thread
       }
     });
   }
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+TEST(CreationContext, FreedWithItsLastObjectAndReused) {
+  // A thread creating from one call site in every frame, each object destroyed within its
+  // frame: the contexts of past frames are freed and their ids reused, so the number alive
+  // stays flat instead of growing with the frames.
+  const uint64_t live_before = live_context_count();
+  std::set<ContextId> ids;
+  for (uint32_t frame = 0; frame < 1000; ++frame) {
+    const ContextId a = intern_context(4242, 100000 + frame, 7);
+    const ContextId b = intern_context(4242, 100000 + frame, 7);
+    EXPECT_EQ(a, b);
+    release_context(a);
+    release_context(b);
+    ids.insert(a);
+  }
+  EXPECT_LE(live_context_count(), live_before + 1);  // the cached one of the last frame
+  EXPECT_LE(ids.size(), 2u);                         // two ids, alternately freed and reused
+  // An object that lives on keeps its context, through later frames and reuse of others.
+  const ContextId kept = intern_context(4242, 200000, 8);
+  for (uint32_t frame = 1; frame < 100; ++frame)
+    release_context(intern_context(4242, 200000 + frame, 8));
+  const CreationContext c = context_of(kept);
+  EXPECT_EQ(c.callsite, 4242u);
+  EXPECT_EQ(c.frame, 200000u);
+  EXPECT_EQ(c.time_ms, 8u);
+  release_context(kept);
 }
 
 TEST(AppendOnlyArray, GrowsAcrossChunksAndStopsWhenFull) {
