@@ -22,6 +22,8 @@ struct ContextStore {
   ContextArray slots;
   SpinLock free_mutex;
   std::vector<ContextId>* free_ids = nullptr;  // allocated on the first free; never destroyed
+  std::vector<ContextId>* deferred = nullptr;  // freed while pinned: reused once unpinned
+  uint32_t pins = 0;                           // live ContextPins (under free_mutex)
   std::atomic<uint64_t> live{0};
 };
 
@@ -120,11 +122,30 @@ void release_context(ContextId id) noexcept {
   s.live.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard<SpinLock> lock(s.free_mutex);
   try {
-    if (!s.free_ids) s.free_ids = new std::vector<ContextId>;
-    s.free_ids->push_back(id);
+    std::vector<ContextId>*& list = s.pins ? s.deferred : s.free_ids;
+    if (!list) list = new std::vector<ContextId>;
+    list->push_back(id);
   } catch (...) {
     // Out of memory: the slot stays unused.
   }
+}
+
+ContextPin::ContextPin() noexcept {
+  std::lock_guard<SpinLock> lock(store().free_mutex);
+  store().pins++;
+}
+
+ContextPin::~ContextPin() {
+  ContextStore& s = store();
+  std::lock_guard<SpinLock> lock(s.free_mutex);
+  if (--s.pins != 0 || !s.deferred || s.deferred->empty()) return;
+  try {
+    if (!s.free_ids) s.free_ids = new std::vector<ContextId>;
+    s.free_ids->insert(s.free_ids->end(), s.deferred->begin(), s.deferred->end());
+  } catch (...) {
+    // Out of memory: those slots stay unused.
+  }
+  s.deferred->clear();
 }
 
 CreationContext context_of(ContextId id) noexcept {

@@ -34,8 +34,18 @@ ContextId intern_context(uint32_t callsite, uint32_t frame, uint32_t time_ms) no
 void release_context(ContextId id) noexcept;
 
 // The triple of a context the caller holds a reference to (directly, or through a record read
-// under its table's lock).
+// under its table's lock), or of one a ContextPin keeps.
 CreationContext context_of(ContextId id) noexcept;
+
+// While one lives, freed contexts are not reused: a snapshot copies records under the table
+// locks and reads their contexts later, off the app's thread, when the objects may be gone.
+class ContextPin {
+ public:
+  ContextPin() noexcept;
+  ~ContextPin();
+  ContextPin(const ContextPin&) = delete;
+  ContextPin& operator=(const ContextPin&) = delete;
+};
 
 // Contexts alive now, and ever made (tests and budgets).
 uint64_t live_context_count() noexcept;

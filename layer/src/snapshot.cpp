@@ -70,7 +70,7 @@ struct OwnedRecord {
   uint64_t owner;
   uint64_t parent;  // 0 = none
   bool in_flight;
-  CreationContext made;  // rec.context's triple, read while the record was in its table
+  CreationContext made;  // rec.context's triple (Collected::pin keeps it)
 };
 struct EdgeKey {
   uint64_t handle;
@@ -86,6 +86,9 @@ struct EdgeKeyHash {
 // Everything copied out of the tables; names, call sites and modules are read at write time
 // (their tables are append-only, so a later copy is a superset).
 struct Collected {
+  // First: freed creation contexts wait until this snapshot is written (records are copied now,
+  // their contexts read off the app's thread).
+  ContextPin pin;
   SnapshotReason reason = SnapshotReason::kFrame;
   std::string label;
   Settings settings;
@@ -99,7 +102,6 @@ struct Collected {
   struct ScopeCopy {
     std::shared_ptr<Scope> scope;
     std::vector<ObjectRecord> records;
-    std::vector<CreationContext> made;  // records[i].context's triple
     std::vector<std::pair<uint64_t, uint64_t>> children;  // (parent handle, child handle)
     std::unordered_map<uint64_t, uint64_t> parents;       // explicit: id -> parent id
     std::vector<std::pair<EdgeKey, Edge>> edges;          // (source, edge)
@@ -118,12 +120,8 @@ struct Collected {
 
 void collect_table(const std::shared_ptr<Scope>& scope, Collected* c, ObjectType skip_a,
                    ObjectType skip_b, uint64_t skip_id) {
-  Collected::ScopeCopy copy{scope, {}, {}, {}, {}, {}, {}, skip_a, skip_b, skip_id};
-  // Contexts are read under the shard locks: a context goes with the last object made with it.
-  copy.made.reserve(scope->table.live_count() + 64);
-  scope->table.collect(&copy.records, [&copy](const ObjectRecord& r) {
-    copy.made.push_back(context_of(r.context));
-  });
+  Collected::ScopeCopy copy{scope, {}, {}, {}, {}, {}, skip_a, skip_b, skip_id};
+  scope->table.collect(&copy.records);
   // Ownership changes with every pool reset: copy it with the records.
   scope->children.for_each(
       [&](uint64_t parent, uint64_t child) { copy.children.emplace_back(parent, child); });
@@ -249,7 +247,7 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
       if (ep != explicit_parents.end()) parent = ep->second;
     }
     bool in_flight = device && device->submissions.in_flight(r);
-    c->objects.push_back({r, scope.object_id, parent, in_flight, copy.made[i]});
+    c->objects.push_back({r, scope.object_id, parent, in_flight, context_of(r.context)});
   }
   add_layout_edges(recs, copy.graves, c);
   if (device) add_binding_edges(recs, copy.graves, device->memories, c);

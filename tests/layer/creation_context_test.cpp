@@ -91,6 +91,34 @@ TEST(CreationContext, FreedWithItsLastObjectAndReused) {
   release_context(kept);
 }
 
+TEST(CreationContext, NotReusedWhileASnapshotPinsThem) {
+  // A snapshot reads contexts after copying records: one freed meanwhile keeps its triple.
+  const ContextId a = intern_context(5151, 300000, 1);
+  release_context(a);  // only the cache holds it now
+  ContextId freed = 0;
+  {
+    ContextPin pin;
+    release_context(intern_context(5151, 300001, 1));  // the cache moves on: `a` is freed
+    freed = a;
+    for (uint32_t f = 2; f < 50; ++f) {
+      const ContextId n = intern_context(5151, 300000 + f, 1);
+      EXPECT_NE(n, freed) << "reused while pinned";
+      release_context(n);
+    }
+    EXPECT_EQ(context_of(freed).frame, 300000u);
+  }
+  // Unpinned: freed ids are reused again. New contexts held (not released) take every free id
+  // in turn, `freed` among them.
+  bool reused = false;
+  std::vector<ContextId> held;
+  for (uint32_t f = 100; f < 2000 && !reused; ++f) {
+    held.push_back(intern_context(5151, 300000 + f, 1));
+    reused = held.back() == freed;
+  }
+  for (ContextId id : held) release_context(id);
+  EXPECT_TRUE(reused);
+}
+
 TEST(AppendOnlyArray, GrowsAcrossChunksAndStopsWhenFull) {
   AppendOnlyArray<uint64_t, 2, 3> a;  // 3 chunks of 4
   EXPECT_EQ(a.at(0), nullptr);
