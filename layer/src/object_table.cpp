@@ -105,7 +105,8 @@ bool ObjectTable::lookup(uint64_t handle, ObjectType type, ObjectRecord* out) co
 void ObjectTable::collect(std::vector<ObjectRecord>* out) const {
   // One reservation for all shards (a little slack for objects created meanwhile): growing
   // shard by shard would copy the whole array again for each of them.
-  collect(out, [](const ObjectRecord&) {});
+  out->reserve(out->size() + live_count() + live_count() / 16 + 64);
+  for_each([out](const ObjectRecord& r) { out->push_back(r); });
 }
 
 uint64_t ObjectTable::live_count() const noexcept {

@@ -144,16 +144,6 @@ class ObjectTable {
 
   // Appends every live record to `out` (each shard copied under its own lock).
   void collect(std::vector<ObjectRecord>* out) const;
-  // The same, and calls also_under_lock(const ObjectRecord&) for each record while its shard is
-  // locked (what the record refers to cannot go away meanwhile).
-  template <typename F>
-  void collect(std::vector<ObjectRecord>* out, F&& also_under_lock) const {
-    out->reserve(out->size() + live_count() + live_count() / 16 + 64);
-    for_each([&](const ObjectRecord& r) {
-      out->push_back(r);
-      also_under_lock(r);
-    });
-  }
   // Calls f(const ObjectRecord&) for every live record, each shard under its lock.
   template <typename F>
   void for_each(F&& f) const {
