@@ -295,7 +295,7 @@ std::vector<SubmissionTracker::PathStep> SubmissionTracker::explain(DeviceState&
     if (depth >= kMaxDepth) return false;
     std::vector<Edge> edges;
     device.edges.get(n.handle, n.type, &edges);
-    ObjectRecord source{};
+    ObjectRecord source{};  // its name for the path; its memory binding
     if (record_of(n.type, n.handle, &source) && source.bound) {
       if (const BoundMemory* m = device.memories.at(source.memory_slot)) {
         Edge e{};
@@ -309,14 +309,12 @@ std::vector<SubmissionTracker::PathStep> SubmissionTracker::explain(DeviceState&
     for (const Edge& e : edges) {
       if (!e.dst_id || !carries_use(n.type, e.kind_id)) continue;
       if (search({e.dst_handle, e.dst_id, e.dst_type}, depth + 1)) {
-        ObjectRecord r{};
-        record_of(n.type, n.handle, &r);
         const char* rel = n.type == ObjectType::kDescriptorSet ? "written in"
                           : n.type == ObjectType::kFramebuffer ? "attached to"
                           : (n.type == ObjectType::kImageView || n.type == ObjectType::kBufferView)
                               ? "viewed by"
                               : "bound to";
-        path.push_back({n.id, n.type, r.name, rel});
+        path.push_back({n.id, n.type, source.name, rel});
         return true;
       }
     }
