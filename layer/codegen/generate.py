@@ -1241,10 +1241,15 @@ def parenthesized(condition: str) -> str:
 
 
 def on_create_call(reg: Registry, c: Classified, exc: dict, handle: str, index: str,
-                   cs: str) -> str:
+                   cs: str, child_form: bool = True) -> str:
     cmd, target = c.command, c.target
     parent, parent_type = parent_expr(reg, cmd, target, index)
     size = exc["sizes"].get(cmd.name, "0")
+    if (child_form and parent == cmd.params[0].name and
+            cmd.params[0].type in ("VkDevice", "VkInstance")):
+        # Made from the device or instance whose state owns the table: most objects.
+        return (f"on_create_child(scope_of(*state), {object_type(reg, target.type)}, "
+                f"to_u64({handle}), Origin::{c.origin}, {size}, {cs});")
     return (f"on_create(scope_of(*state), {object_type(reg, target.type)}, to_u64({handle}), "
             f"Origin::{c.origin}, to_u64({parent}), {parent_type}, {size}, {cs});")
 
@@ -1264,11 +1269,14 @@ def create_lines(reg: Registry, c: Classified, exc: dict, graph: Graph, handle: 
     pPipelines[i]), the info is walked first so that the record is inserted knowing it has
     edges (one table lookup less per object); a walker behind a platform guard keeps the
     record-then-edges shape, the guard around the edges only."""
-    record = on_create_call(reg, c, exc, handle, index, cs)
     info = create_info_param(reg, c, graph)
-    if c.kind not in ("create", "allocate") or info is None:
+    walker = (graph.walkers[reg.canonical_struct(info.type)]
+              if c.kind in ("create", "allocate") and info is not None else None)
+    # on_create_with_edges takes the parent in full; a guarded walker keeps the plain record.
+    record = on_create_call(reg, c, exc, handle, index, cs,
+                            child_form=walker is None or bool(walker.guard))
+    if walker is None:
         return [record]
-    walker = graph.walkers[reg.canonical_struct(info.type)]
     if not index or not info.len:
         arg = info.name
     elif info.len == c.target.len:

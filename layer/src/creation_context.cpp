@@ -59,66 +59,9 @@ ContextId make_context(const CreationContext& key, uint32_t refs) noexcept {
   return id;
 }
 
-// The last context per call site (direct-mapped by call site) of one thread, each holding one
-// reference. Allocated on the thread's first creation; the pointer is initial-exec TLS (read on
-// every creation) and the owner drops the references and frees the cache when the thread exits.
-struct ThreadContexts {
-  static constexpr uint32_t kSize = 64;
-  struct Entry {
-    CreationContext key;
-    ContextId id = 0;
-  };
-  Entry entries[kSize];
-  static uint32_t index(uint32_t callsite) noexcept { return (callsite * 0x9e3779b9u) >> 26; }
-};
-static_assert(ThreadContexts::kSize == 1u << (32 - 26), "index() covers the cache");
-__attribute__((tls_model("initial-exec"))) thread_local ThreadContexts* t_contexts = nullptr;
-__attribute__((tls_model("initial-exec"))) thread_local bool t_contexts_gone = false;
-struct ContextsOwner {
-  ThreadContexts* cache = nullptr;
-  ~ContextsOwner() {
-    t_contexts = nullptr;
-    t_contexts_gone = true;  // hooks called later in this thread's exit go uncached
-    if (!cache) return;
-    for (const ThreadContexts::Entry& e : cache->entries) release_context(e.id);
-    delete cache;
-  }
-};
-thread_local ContextsOwner t_contexts_owner;
-
-ThreadContexts* thread_contexts() noexcept {
-  if (ThreadContexts* c = t_contexts) return c;
-  if (t_contexts_gone) return nullptr;
-  auto* c = new (std::nothrow) ThreadContexts;
-  if (!c) return nullptr;
-  t_contexts_owner.cache = c;
-  t_contexts = c;
-  return c;
-}
-
-}  // namespace
-
-ContextId intern_context(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept {
-  const CreationContext key{callsite, frame, time_ms};
-  ThreadContexts* cache = thread_contexts();
-  if (!cache) return make_context(key, 1);
-  ThreadContexts::Entry& e = cache->entries[ThreadContexts::index(callsite)];
-  if (e.id && e.key.callsite == callsite && e.key.frame == frame && e.key.time_ms == time_ms) {
-    // The cache's reference keeps it alive: never taken from zero.
-    store().slots.slot(e.id)->refs.fetch_add(1, std::memory_order_relaxed);
-    return e.id;
-  }
-  const ContextId id = make_context(key, 2);  // the caller's and the cache's
-  if (!id) return 0;
-  release_context(e.id);  // the cache moves on
-  e = {key, id};
-  return id;
-}
-
-void release_context(ContextId id) noexcept {
-  if (!id) return;
+// The last reference went: the id is reused (once no snapshot pins freed contexts).
+__attribute__((noinline)) void free_context(ContextId id) noexcept {
   ContextStore& s = store();
-  if (s.slots.slot(id)->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   s.live.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard<SpinLock> lock(s.free_mutex);
   try {
@@ -128,6 +71,67 @@ void release_context(ContextId id) noexcept {
   } catch (...) {
     // Out of memory: the slot stays unused.
   }
+}
+
+void release_refs(ContextId id, uint32_t n) noexcept {
+  if (store().slots.slot(id)->refs.fetch_sub(n, std::memory_order_acq_rel) == n) free_context(id);
+}
+
+// This thread's cache (creation_context.h): allocated on its first creation; the owner drops
+// the entries' references and frees it when the thread exits.
+__attribute__((tls_model("initial-exec"))) thread_local bool t_context_cache_gone = false;
+struct ContextsOwner {
+  ContextCacheEntry* cache = nullptr;
+  ~ContextsOwner() {
+    t_context_cache = nullptr;
+    t_context_cache_gone = true;  // hooks called later in this thread's exit go uncached
+    if (!cache) return;
+    for (uint32_t i = 0; i < kContextCacheSize; ++i)
+      if (cache[i].id) release_refs(cache[i].id, 1 + cache[i].credits);
+    delete[] cache;
+  }
+};
+thread_local ContextsOwner t_contexts_owner;
+
+ContextCacheEntry* thread_cache() noexcept {
+  if (ContextCacheEntry* c = t_context_cache) return c;
+  if (t_context_cache_gone) return nullptr;
+  auto* c = new (std::nothrow) ContextCacheEntry[kContextCacheSize];
+  if (!c) return nullptr;
+  t_contexts_owner.cache = c;
+  t_context_cache = c;
+  return c;
+}
+
+}  // namespace
+
+__attribute__((tls_model("initial-exec"))) thread_local ContextCacheEntry* t_context_cache =
+    nullptr;
+
+ContextId intern_context_slow(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept {
+  const CreationContext key{callsite, frame, time_ms};
+  ContextCacheEntry* cache = thread_cache();
+  if (!cache) return make_context(key, 1);
+  ContextCacheEntry& e = cache[context_cache_index(callsite)];
+  if (e.id && e.key.callsite == callsite && e.key.frame == frame && e.key.time_ms == time_ms) {
+    // Out of credits: the entry's own reference keeps the context alive while it takes more.
+    store().slots.slot(e.id)->refs.fetch_add(kContextCredits, std::memory_order_relaxed);
+    e.credits = kContextCredits - 1;
+    return e.id;
+  }
+  // The entry's own reference, the caller's, and credits for the next objects.
+  const ContextId id = make_context(key, 2 + kContextCredits);
+  if (!id) return 0;
+  if (e.id) release_refs(e.id, 1 + e.credits);  // the cache moves on
+  e.key = key;
+  e.id = id;
+  e.credits = kContextCredits;
+  return id;
+}
+
+void release_context(ContextId id) noexcept {
+  if (id && store().slots.slot(id)->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    free_context(id);
 }
 
 ContextPin::ContextPin() noexcept {

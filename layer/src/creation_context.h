@@ -8,10 +8,10 @@
 // record, where an EdgeStore entry cost ~56 bytes more per bound buffer.
 //
 // A context lives as long as something refers to it: the records made with it (one reference
-// each, dropped when the object is destroyed) and the creating thread's cache (one, dropped when
-// the thread moves on to another frame or exits). A freed context's id is reused. Ids are not
-// unique per triple across threads (each thread caches its own), which costs a few duplicates
-// and no lock on the hot path.
+// each, dropped when the object is destroyed) and the creating thread's cache entry (its own
+// and those it took in advance, dropped when the thread moves on to another frame or exits). A
+// freed context's id is reused. Ids are not unique per triple across threads (each thread
+// caches its own), which costs a few duplicates and no lock on the hot path.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +26,37 @@ struct CreationContext {
 
 using ContextId = uint32_t;  // 0 = none (out of memory): reads as all zeros
 
+// Each thread caches the last context it made per call site (direct-mapped by call site). An
+// entry holds one reference of its own and `credits` more, taken in advance for the records it
+// will hand the context to: a create that hits the cache touches no shared memory.
+struct ContextCacheEntry {
+  CreationContext key;
+  ContextId id = 0;  // 0: empty
+  uint32_t credits = 0;
+};
+inline constexpr uint32_t kContextCacheSize = 64;
+inline constexpr uint32_t kContextCredits = 64;
+inline uint32_t context_cache_index(uint32_t callsite) noexcept {
+  return (callsite * 0x9e3779b9u) >> 26;
+}
+static_assert(kContextCacheSize == 1u << (32 - 26), "context_cache_index() covers the cache");
+// Null until the thread's first creation (initial-exec TLS: one %fs-relative load).
+extern __attribute__((tls_model("initial-exec"))) thread_local ContextCacheEntry* t_context_cache;
+ContextId intern_context_slow(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept;
+
 // The context of this triple, with one reference for the caller: this thread's cached one, or a
-// new one.
-ContextId intern_context(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept;
+// new one. Inline: every create calls it.
+inline ContextId intern_context(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept {
+  if (ContextCacheEntry* cache = t_context_cache) {
+    ContextCacheEntry& e = cache[context_cache_index(callsite)];
+    if (e.credits != 0 && e.key.callsite == callsite && e.key.frame == frame &&
+        e.key.time_ms == time_ms) {
+      e.credits--;
+      return e.id;
+    }
+  }
+  return intern_context_slow(callsite, frame, time_ms);
+}
 
 // Drops a reference intern_context gave (the object was destroyed). Ignores 0.
 void release_context(ContextId id) noexcept;

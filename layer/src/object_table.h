@@ -67,6 +67,10 @@ constexpr uint64_t record_meta(uint64_t id, ObjectType type, uint64_t origin, ui
          (refs & 7) << 51 | static_cast<uint64_t>(has_edges) << 54;
 }
 
+// ObjectRecord::meta's has_edges and referenced bits (checked by a unit test).
+constexpr uint64_t kMetaHasEdges = uint64_t{1} << 54;
+constexpr uint64_t kMetaReferenced = uint64_t{1} << 55;
+
 inline bool is_descriptor_set(const ObjectRecord& r) noexcept {
   return r.type == static_cast<uint64_t>(ObjectType::kDescriptorSet);
 }
@@ -84,25 +88,25 @@ class ObjectTable {
   ObjectTable(const ObjectTable&) = delete;
   ObjectTable& operator=(const ObjectTable&) = delete;
 
-  enum class InsertResult { kInserted, kAlreadyLive };
+  enum class InsertResult { kInserted, kAlreadyLive, kNoMemory };
 
   // Inserts a record under (handle, type): `fill(ObjectRecord&)` writes every field of it in
   // place, under the shard lock. If the key is live, bumps its refs instead (when
-  // `count_duplicate`) and returns kAlreadyLive. Throws std::bad_alloc on exhaustion.
+  // `count_duplicate`) and returns kAlreadyLive. kNoMemory: nothing was inserted.
   // Filled in place rather than copied in: a record the caller just built field by field and
   // then copied whole stalls on store forwarding (a fifth of a create's time in the layer).
   template <typename Fill>
-  InsertResult insert(uint64_t handle, ObjectType type, bool count_duplicate, Fill&& fill) {
+  __attribute__((always_inline)) InsertResult insert(uint64_t handle, ObjectType type,
+                                                     bool count_duplicate, Fill&& fill) noexcept {
     const uint64_t h = mix(handle, type);
     Shard& s = shard_of(h);
     std::lock_guard<SpinLock> lock(s.mutex);
-    if ((s.index_used + 1) * 4 > s.index.size() * 3) s.grow_index();
+    if (s.live >= s.grow_at && !s.grow_index()) return InsertResult::kNoMemory;
     // One probe: stop at the key (a duplicate) or at the empty slot that takes it. Records are
     // read only where the slot's tag matches.
     uint32_t* const index = s.index.data();
-    const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);
-    const uint32_t tag = tag_of_hash(h);
-    uint32_t pos = static_cast<uint32_t>(h) & mask, distance = 0;
+    const uint32_t mask = s.mask, tag = tag_of_hash(h);
+    uint32_t pos = home_of_hash(h) & mask, distance = 0;
     for (uint32_t v; (v = index[pos]) != kEmpty; pos = (pos + 1) & mask, ++distance) {
       if (slot_tag(v) != tag) continue;
       ObjectRecord& existing = s.record(slot_record(v));
@@ -112,21 +116,54 @@ class ObjectTable {
       }
     }
     const uint32_t i = s.allocate_record();
+    if (i == kEmpty) return InsertResult::kNoMemory;
     fill(s.record(i));
     index[pos] = make_slot(i, tag, distance);
-    s.index_used++;
     s.live++;
     return InsertResult::kInserted;
   }
   // Inserts a copy of `rec` (refs = 1 expected), as above.
-  InsertResult insert(const ObjectRecord& rec, bool count_duplicate) {
+  InsertResult insert(const ObjectRecord& rec, bool count_duplicate) noexcept {
     return insert(rec.handle, static_cast<ObjectType>(rec.type), count_duplicate,
                   [&rec](ObjectRecord& r) { r = rec; });
   }
 
-  // Removes the key; returns false when it was not live. When refs > 1, only decrements.
-  // `removed` receives the record as it was.
-  bool erase(uint64_t handle, ObjectType type, ObjectRecord* removed) noexcept;
+  enum class EraseResult { kNotLive, kDecremented, kRemoved };
+  // Removes the key, or only decrements its refs when they are > 1. `seen(const ObjectRecord&)`
+  // reads the record as it was, under the shard lock, before anything changes; the caller
+  // copies what it needs (often only the context: the whole record is 48 bytes).
+  template <typename Seen>
+  EraseResult erase_with(uint64_t handle, ObjectType type, Seen&& seen) noexcept {
+    const uint64_t h = mix(handle, type);
+    Shard& s = shard_of(h);
+    std::lock_guard<SpinLock> lock(s.mutex);
+    uint32_t* const slot = s.find_slot(handle, type, h);
+    if (!slot) return EraseResult::kNotLive;
+    const uint32_t i = slot_record(*slot);
+    ObjectRecord& r = s.record(i);
+    seen(static_cast<const ObjectRecord&>(r));
+    if (r.refs > 1) {
+      r.refs--;
+      return EraseResult::kDecremented;
+    }
+    // Usually the next slot is empty: nothing to shift back.
+    const uint32_t hole = static_cast<uint32_t>(slot - s.index.data());
+    if (s.index[(hole + 1) & s.mask] == kEmpty)
+      *slot = kEmpty;
+    else
+      s.shift_back(hole);
+    s.live--;
+    r.type = static_cast<uint64_t>(ObjectType::kUnknown);
+    r.handle = s.free_head;  // free records chain through handle
+    s.free_head = i;
+    return EraseResult::kRemoved;
+  }
+  // As above, copying the whole record to `removed` (when not null); false when not live.
+  bool erase(uint64_t handle, ObjectType type, ObjectRecord* removed) noexcept {
+    return erase_with(handle, type, [removed](const ObjectRecord& r) {
+             if (removed) *removed = r;
+           }) != EraseResult::kNotLive;
+  }
 
   // Calls f(ObjectRecord&) under the shard lock if the key is live; returns whether it was.
   template <typename F>
@@ -167,23 +204,32 @@ class ObjectTable {
   static constexpr uint32_t kChunkRecords = 1024;
   static constexpr uint32_t kEmpty = 0;
 
-  // An index slot packs the record's 1-based index (24 bits: 16M records a shard), 4 bits of
-  // the key's hash, and the slot's distance from the key's home slot (15: that far or farther).
-  // With a million objects every record read is a cache miss: a probe reads only the records
-  // whose tag matches, and an erase moves the entries after it back without reading theirs.
-  static constexpr uint32_t kRecordBits = 24;
+  // An index slot packs the record's 1-based index (20 bits: 1M records a shard, 268M a
+  // table), 8 bits of the key's hash, and the slot's distance from the key's home slot (4:
+  // that far or farther). With a million objects every record read is a cache miss: a probe
+  // reads only the records whose tag matches (1 in 256 of the others), and an erase moves the
+  // entries after it back without reading theirs.
+  static constexpr uint32_t kRecordBits = 20;
+  static constexpr uint32_t kTagBits = 8;
   static constexpr uint32_t kMaxRecords = (1u << kRecordBits) - 1;
   static constexpr uint32_t kFarDistance = 15;
+  // What each part of a key's hash (mix) picks: its shard (bits 56-63), its home slot in the
+  // shard's index (bits 32-52 at most) and its tag (bits 24-31). A product's bit k depends on
+  // the key's bits 0..k only: these high bits depend on the pointer bits that vary.
   static uint32_t tag_of_hash(uint64_t h) noexcept {
-    return static_cast<uint32_t>(h >> 32) & 0xF;  // bits used by neither shard nor home slot
+    return static_cast<uint32_t>(h >> 24) & ((1u << kTagBits) - 1);
   }
+  static uint32_t home_of_hash(uint64_t h) noexcept { return static_cast<uint32_t>(h >> 32); }
   static uint32_t make_slot(uint32_t record, uint32_t tag, uint32_t distance) noexcept {
     return record | tag << kRecordBits |
-           (distance < kFarDistance ? distance : kFarDistance) << (kRecordBits + 4);
+           (distance < kFarDistance ? distance : kFarDistance) << (kRecordBits + kTagBits);
   }
   static uint32_t slot_record(uint32_t v) noexcept { return v & kMaxRecords; }
-  static uint32_t slot_tag(uint32_t v) noexcept { return (v >> kRecordBits) & 0xF; }
-  static uint32_t slot_distance(uint32_t v) noexcept { return v >> (kRecordBits + 4); }
+  static uint32_t slot_tag(uint32_t v) noexcept {
+    return (v >> kRecordBits) & ((1u << kTagBits) - 1);
+  }
+  static uint32_t slot_distance(uint32_t v) noexcept { return v >> (kRecordBits + kTagBits); }
+  static_assert(kRecordBits + kTagBits + 4 == 32, "an index slot is 32 bits");
 
   struct alignas(64) Shard {
     mutable SpinLock mutex;
@@ -194,9 +240,12 @@ class ObjectTable {
     std::vector<std::unique_ptr<Chunk>> chunks;
     uint32_t slab_used = 0;       // records handed out from chunks so far
     uint32_t free_head = kEmpty;  // 1-based record index of the first free record
-    std::vector<uint32_t, CacheAlignedAllocator<uint32_t>> index;  // slots (make_slot)
-    uint32_t index_used = 0;                                       // occupied slots (== live)
-    uint32_t live = 0;
+    // Slots (make_slot); a power of two in size, never more than 3/4 full (while memory lasts;
+    // never full: a probe always ends at an empty slot).
+    std::vector<uint32_t, CacheAlignedAllocator<uint32_t>> index;
+    uint32_t mask = 0;     // index.size() - 1
+    uint32_t grow_at = 0;  // live count at which the index doubles (0: no index yet)
+    uint32_t live = 0;     // live records == occupied slots
 
     ObjectRecord& record(uint32_t one_based) {
       uint32_t i = one_based - 1;
@@ -207,31 +256,46 @@ class ObjectTable {
       return chunks[i / kChunkRecords]->records[i % kChunkRecords];
     }
     // The index slot / record of (handle, type), or nullptr; `h` = mix(handle, type).
-    uint32_t* find_slot(uint64_t handle, ObjectType type, uint64_t h);
-    ObjectRecord* find(uint64_t handle, ObjectType type, uint64_t h);
-    uint32_t allocate_record() {
+    uint32_t* find_slot(uint64_t handle, ObjectType type, uint64_t h) {
+      if (index.empty()) return nullptr;
+      uint32_t* const slots = index.data();
+      const uint32_t tag = tag_of_hash(h);
+      for (uint32_t pos = home_of_hash(h) & mask;; pos = (pos + 1) & mask) {
+        const uint32_t v = slots[pos];
+        if (v == kEmpty) return nullptr;
+        if (slot_tag(v) != tag) continue;
+        const ObjectRecord& r = record(slot_record(v));
+        if (r.handle == handle && r.type == static_cast<uint64_t>(type)) return &slots[pos];
+      }
+    }
+    ObjectRecord* find(uint64_t handle, ObjectType type, uint64_t h) {
+      uint32_t* slot = find_slot(handle, type, h);
+      return slot ? &record(slot_record(*slot)) : nullptr;
+    }
+    // A free record's 1-based index, or kEmpty when memory (or the index's 20 bits) ran out.
+    uint32_t allocate_record() noexcept {
       if (free_head != kEmpty) {
         const uint32_t i = free_head;
         free_head = static_cast<uint32_t>(record(i).handle);  // free records chain through handle
         return i;
       }
-      if (slab_used == kMaxRecords) throw std::bad_alloc();         // the index's 24 bits
-      if (slab_used == chunks.size() * kChunkRecords) add_chunk();  // may throw bad_alloc
+      if (slab_used == kMaxRecords) return kEmpty;
+      if (slab_used == chunks.size() * kChunkRecords && !add_chunk()) return kEmpty;
       return ++slab_used;
     }
-    void add_chunk();
-    void grow_index();
+    // Empties index slot `hole`, moving back the entries after it in its probe run.
+    void shift_back(uint32_t hole) noexcept;
+    bool add_chunk() noexcept;   // false when out of memory
+    bool grow_index() noexcept;  // false when out of memory and the index is full
   };
 
-  // splitmix64 finalizer: heap pointers have zero low bits and shared high bits.
+  // Fibonacci hashing: one multiply by 2^64/phi. Heap pointers have zero low bits and shared
+  // high bits; only the product's high bits are used, and they mix all the bits below them.
+  // The type goes into the top bits: the same value as another type lands in another shard.
+  // (A full 64-bit finalizer cost 8 instructions more per table operation, on the critical
+  // path to the shard's lock.)
   static uint64_t mix(uint64_t handle, ObjectType type) noexcept {
-    uint64_t x = handle ^ (static_cast<uint64_t>(type) * 0x9e3779b97f4a7c15ull);
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
+    return (handle ^ static_cast<uint64_t>(type) << 57) * 0x9e3779b97f4a7c15ull;
   }
   Shard& shard_of(uint64_t h) const noexcept { return shards_[h >> (64 - kShardBits)]; }
 

@@ -9,7 +9,19 @@ namespace vkleak {
 
 class SpinLock {
  public:
-  void lock() noexcept {
+  // Inline: the uncontended case is one exchange; waiting is out of line.
+  __attribute__((always_inline)) void lock() noexcept {
+    if (!locked_.exchange(true, std::memory_order_acquire)) return;
+    wait_and_lock();
+  }
+  bool try_lock() noexcept {
+    return !locked_.load(std::memory_order_relaxed) &&
+           !locked_.exchange(true, std::memory_order_acquire);
+  }
+  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+
+ private:
+  __attribute__((noinline)) void wait_and_lock() noexcept {
     for (int spins = 0;; ++spins) {
       if (!locked_.load(std::memory_order_relaxed) &&
           !locked_.exchange(true, std::memory_order_acquire))
@@ -21,13 +33,7 @@ class SpinLock {
       }
     }
   }
-  bool try_lock() noexcept {
-    return !locked_.load(std::memory_order_relaxed) &&
-           !locked_.exchange(true, std::memory_order_acquire);
-  }
-  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
 
- private:
   std::atomic<bool> locked_{false};
 };
 

@@ -6,7 +6,10 @@
 namespace vkleak {
 
 // Parents whose children die with them (pools, swapchains), and the type of those children.
-bool owns_children(ObjectType parent) noexcept;
+constexpr bool owns_children(ObjectType parent) noexcept {
+  return parent == ObjectType::kDescriptorPool || parent == ObjectType::kCommandPool ||
+         parent == ObjectType::kSwapchainKHR;
+}
 ObjectType child_type_of(ObjectType parent) noexcept;
 
 // Like on_create, returning the object's id (0 when not recorded, or already live).

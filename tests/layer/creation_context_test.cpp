@@ -91,6 +91,32 @@ TEST(CreationContext, FreedWithItsLastObjectAndReused) {
   release_context(kept);
 }
 
+TEST(CreationContext, ReferencesTakenInAdvanceAddUp) {
+  // A cache entry takes references for the next objects in batches (kContextCredits): many
+  // more objects than one batch share the context, it outlives any of them that lives on, and
+  // it is freed exactly when the last object and the cache entry have let go.
+  const uint64_t live_before = live_context_count();
+  constexpr uint32_t kObjects = 5 * kContextCredits + 3;
+  std::vector<ContextId> ids;
+  for (uint32_t i = 0; i < kObjects; ++i) ids.push_back(intern_context(6363, 400000, 2));
+  for (ContextId id : ids) EXPECT_EQ(id, ids.front());
+  for (uint32_t i = 1; i < kObjects; ++i) release_context(ids[i]);  // all but the first go
+  release_context(intern_context(6363, 400001, 2));   // the cache moves on to the next frame
+  EXPECT_EQ(context_of(ids.front()).frame, 400000u);  // the first object still holds it
+  EXPECT_EQ(live_context_count(), live_before + 2);   // it, and the cached next one
+  release_context(ids.front());
+  EXPECT_EQ(live_context_count(), live_before + 1);  // freed with its last object
+}
+
+TEST(CreationContext, AThreadThatExitsLetsGoOfItsCache) {
+  const uint64_t live_before = live_context_count();
+  std::thread([] {
+    for (uint32_t i = 0; i < 3 * kContextCredits; ++i)
+      release_context(intern_context(7000 + i % 3, 500000, 3));
+  }).join();
+  EXPECT_EQ(live_context_count(), live_before);
+}
+
 TEST(CreationContext, NotReusedWhileASnapshotPinsThem) {
   // A snapshot reads contexts after copying records: one freed meanwhile keeps its triple.
   const ContextId a = intern_context(5151, 300000, 1);

@@ -40,10 +40,17 @@ TEST(ObjectRecordMeta, MatchesTheBitfields) {
   EXPECT_EQ(w.use_queue, 0u);
   // `bound` sits between type and origin: setting it leaves both as they were.
   w.bound = 1;
-  EXPECT_EQ(w.meta, record_meta(0xFFFFFFFFFFull, ObjectType::kImageView, 3, 7, false) |
-                        uint64_t{1} << 47);
+  EXPECT_EQ(w.meta,
+            record_meta(0xFFFFFFFFFFull, ObjectType::kImageView, 3, 7, false) | uint64_t{1} << 47);
   EXPECT_EQ(w.type, static_cast<uint64_t>(ObjectType::kImageView));
   EXPECT_EQ(w.origin, 3u);
+  // The masks on_destroy tests the word with.
+  ObjectRecord m{};
+  m.has_edges = 1;
+  EXPECT_EQ(m.meta, kMetaHasEdges);
+  m = ObjectRecord{};
+  m.referenced = 1;
+  EXPECT_EQ(m.meta, kMetaReferenced);
 }
 
 TEST(ObjectTable, FilledInPlaceAndFoundAgain) {
