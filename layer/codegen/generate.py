@@ -1437,6 +1437,7 @@ def emit_hooks_cpp(reg: Registry, classes: Dict[str, Classified], exc: dict,
 #include "layer_state.h"
 #include "manual_hooks.h"
 #include "tracker.h"
+#include "tracker_hot.h"
 #include "vk_dispatch.h"
 
 namespace vkleak {{

@@ -36,7 +36,7 @@ struct ContextCacheEntry {
 };
 inline constexpr uint32_t kContextCacheSize = 64;
 inline constexpr uint32_t kContextCredits = 64;
-inline uint32_t context_cache_index(uint32_t callsite) noexcept {
+__attribute__((always_inline)) inline uint32_t context_cache_index(uint32_t callsite) noexcept {
   return (callsite * 0x9e3779b9u) >> 26;
 }
 static_assert(kContextCacheSize == 1u << (32 - 26), "context_cache_index() covers the cache");
@@ -46,7 +46,8 @@ ContextId intern_context_slow(uint32_t callsite, uint32_t frame, uint32_t time_m
 
 // The context of this triple, with one reference for the caller: this thread's cached one, or a
 // new one. Inline: every create calls it.
-inline ContextId intern_context(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept {
+__attribute__((always_inline)) inline ContextId intern_context(uint32_t callsite, uint32_t frame,
+                                                               uint32_t time_ms) noexcept {
   if (ContextCacheEntry* cache = t_context_cache) {
     ContextCacheEntry& e = cache[context_cache_index(callsite)];
     if (e.credits != 0 && e.key.callsite == callsite && e.key.frame == frame &&

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "manual_hooks.h"
 #include "snapshot.h"
+#include "tracker_hot.h"
 #include "tracker_internal.h"
 
 namespace vkleak {

@@ -6,6 +6,7 @@
 #include "callsite.h"
 #include "layer_state.h"
 #include "manual_hooks.h"
+#include "tracker_hot.h"
 #include "tracker_internal.h"
 
 namespace vkleak {

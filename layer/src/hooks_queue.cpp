@@ -1,14 +1,15 @@
 // Hand-written hooks: queue submission and presentation (frame boundaries), debug names and the
 // in-band snapshot trigger, image sizes, deferred pipeline creation.
 #include <cstring>
-#include <vector>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "layer_state.h"
 #include "log.h"
 #include "manual_hooks.h"
 #include "snapshot.h"
+#include "tracker_hot.h"
 #include "tracker_internal.h"
 
 namespace vkleak {
@@ -115,13 +116,15 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t submitCount,
         b.command_buffers.assign(s.pCommandBuffers, s.pCommandBuffers + s.commandBufferCount);
         for (uint32_t k = 0; k < s.waitSemaphoreCount; ++k) {
           uint64_t v = values && values->pWaitSemaphoreValues && k < values->waitSemaphoreValueCount
-                           ? values->pWaitSemaphoreValues[k] : 0;
+                           ? values->pWaitSemaphoreValues[k]
+                           : 0;
           b.waits.push_back({to_u64(s.pWaitSemaphores[k]), v});
         }
         for (uint32_t k = 0; k < s.signalSemaphoreCount; ++k) {
-          uint64_t v = values && values->pSignalSemaphoreValues &&
-                               k < values->signalSemaphoreValueCount
-                           ? values->pSignalSemaphoreValues[k] : 0;
+          uint64_t v =
+              values && values->pSignalSemaphoreValues && k < values->signalSemaphoreValueCount
+                  ? values->pSignalSemaphoreValues[k]
+                  : 0;
           b.signals.push_back({to_u64(s.pSignalSemaphores[k]), v});
         }
       }
@@ -149,11 +152,11 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t submitCount,
         for (uint32_t k = 0; k < s.commandBufferInfoCount; ++k)
           b.command_buffers.push_back(s.pCommandBufferInfos[k].commandBuffer);
         for (uint32_t k = 0; k < s.waitSemaphoreInfoCount; ++k)
-          b.waits.push_back({to_u64(s.pWaitSemaphoreInfos[k].semaphore),
-                             s.pWaitSemaphoreInfos[k].value});
+          b.waits.push_back(
+              {to_u64(s.pWaitSemaphoreInfos[k].semaphore), s.pWaitSemaphoreInfos[k].value});
         for (uint32_t k = 0; k < s.signalSemaphoreInfoCount; ++k)
-          b.signals.push_back({to_u64(s.pSignalSemaphoreInfos[k].semaphore),
-                               s.pSignalSemaphoreInfos[k].value});
+          b.signals.push_back(
+              {to_u64(s.pSignalSemaphoreInfos[k].semaphore), s.pSignalSemaphoreInfos[k].value});
       }
       if (QueueState* q = state->submissions.queue(queue))
         state->submissions.submit(*state, *q, batches.data(), submitCount, to_u64(fence));
@@ -182,16 +185,16 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t bindInfoC
           const auto& bind = info.pBufferBinds[b];
           for (uint32_t k = 0; k < bind.bindCount; ++k)
             add_slot_edge(*state, ObjectType::kBuffer, to_u64(bind.buffer),
-                          ObjectType::kDeviceMemory, to_u64(bind.pBinds[k].memory),
-                          "memory.sparse", static_cast<uint32_t>(bind.pBinds[k].resourceOffset >> 12),
+                          ObjectType::kDeviceMemory, to_u64(bind.pBinds[k].memory), "memory.sparse",
+                          static_cast<uint32_t>(bind.pBinds[k].resourceOffset >> 12),
                           bind.pBinds[k].memoryOffset, bind.pBinds[k].size);
         }
         for (uint32_t b = 0; b < info.imageOpaqueBindCount; ++b) {
           const auto& bind = info.pImageOpaqueBinds[b];
           for (uint32_t k = 0; k < bind.bindCount; ++k)
-            add_slot_edge(*state, ObjectType::kImage, to_u64(bind.image),
-                          ObjectType::kDeviceMemory, to_u64(bind.pBinds[k].memory),
-                          "memory.sparse", static_cast<uint32_t>(bind.pBinds[k].resourceOffset >> 12),
+            add_slot_edge(*state, ObjectType::kImage, to_u64(bind.image), ObjectType::kDeviceMemory,
+                          to_u64(bind.pBinds[k].memory), "memory.sparse",
+                          static_cast<uint32_t>(bind.pBinds[k].resourceOffset >> 12),
                           bind.pBinds[k].memoryOffset, bind.pBinds[k].size);
         }
         for (uint32_t k = 0; k < info.waitSemaphoreCount; ++k)
@@ -260,8 +263,8 @@ VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectNameEXT(
   return state->dispatch.DebugMarkerSetObjectNameEXT(device, pNameInfo);
 }
 
-VKAPI_ATTR void VKAPI_CALL QueueInsertDebugUtilsLabelEXT(
-    VkQueue queue, const VkDebugUtilsLabelEXT* pLabelInfo) noexcept {
+VKAPI_ATTR void VKAPI_CALL
+QueueInsertDebugUtilsLabelEXT(VkQueue queue, const VkDebugUtilsLabelEXT* pLabelInfo) noexcept {
   DeviceState* state = get_device_state(queue);
   if (!state) return;
   state->dispatch.QueueInsertDebugUtilsLabelEXT(queue, pLabelInfo);
@@ -274,8 +277,8 @@ VKAPI_ATTR void VKAPI_CALL QueueInsertDebugUtilsLabelEXT(
   snapshot_now(SnapshotReason::kTrigger, nullptr, nullptr, name[n] == ':' ? name + n + 1 : "label");
 }
 
-VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements(VkDevice device, VkImage image,
-                                                      VkMemoryRequirements* pMemoryRequirements) noexcept {
+VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements(
+    VkDevice device, VkImage image, VkMemoryRequirements* pMemoryRequirements) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return;
   state->dispatch.GetImageMemoryRequirements(device, image, pMemoryRequirements);
@@ -283,9 +286,9 @@ VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements(VkDevice device, VkImage i
     on_size_known(*state, ObjectType::kImage, to_u64(image), pMemoryRequirements->size);
 }
 
-VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements2(
-    VkDevice device, const VkImageMemoryRequirementsInfo2* pInfo,
-    VkMemoryRequirements2* pMemoryRequirements) noexcept {
+VKAPI_ATTR void VKAPI_CALL
+GetImageMemoryRequirements2(VkDevice device, const VkImageMemoryRequirementsInfo2* pInfo,
+                            VkMemoryRequirements2* pMemoryRequirements) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return;
   state->dispatch.GetImageMemoryRequirements2(device, pInfo, pMemoryRequirements);
@@ -294,8 +297,8 @@ VKAPI_ATTR void VKAPI_CALL GetImageMemoryRequirements2(
                   pMemoryRequirements->memoryRequirements.size);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL GetDeferredOperationResultKHR(VkDevice device,
-                                                             VkDeferredOperationKHR operation) noexcept {
+VKAPI_ATTR VkResult VKAPI_CALL
+GetDeferredOperationResultKHR(VkDevice device, VkDeferredOperationKHR operation) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.GetDeferredOperationResultKHR(device, operation);
@@ -312,9 +315,9 @@ VKAPI_ATTR VkResult VKAPI_CALL DeferredOperationJoinKHR(VkDevice device,
   return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroyDeferredOperationKHR(VkDevice device,
-                                                       VkDeferredOperationKHR operation,
-                                                       const VkAllocationCallbacks* pAllocator) noexcept {
+VKAPI_ATTR void VKAPI_CALL
+DestroyDeferredOperationKHR(VkDevice device, VkDeferredOperationKHR operation,
+                            const VkAllocationCallbacks* pAllocator) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return;
   // Pipelines of a completed operation not yet collected are valid now; an operation destroyed

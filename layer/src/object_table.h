@@ -100,7 +100,7 @@ class ObjectTable {
                                                      bool count_duplicate, Fill&& fill) noexcept {
     const uint64_t h = mix(handle, type);
     Shard& s = shard_of(h);
-    std::lock_guard<SpinLock> lock(s.mutex);
+    SpinGuard lock(s.mutex);
     if (s.live >= s.grow_at && !s.grow_index()) return InsertResult::kNoMemory;
     // One probe: stop at the key (a duplicate) or at the empty slot that takes it. Records are
     // read only where the slot's tag matches.
@@ -133,10 +133,11 @@ class ObjectTable {
   // reads the record as it was, under the shard lock, before anything changes; the caller
   // copies what it needs (often only the context: the whole record is 48 bytes).
   template <typename Seen>
-  EraseResult erase_with(uint64_t handle, ObjectType type, Seen&& seen) noexcept {
+  __attribute__((always_inline)) EraseResult erase_with(uint64_t handle, ObjectType type,
+                                                        Seen&& seen) noexcept {
     const uint64_t h = mix(handle, type);
     Shard& s = shard_of(h);
-    std::lock_guard<SpinLock> lock(s.mutex);
+    SpinGuard lock(s.mutex);
     uint32_t* const slot = s.find_slot(handle, type, h);
     if (!slot) return EraseResult::kNotLive;
     const uint32_t i = slot_record(*slot);
@@ -170,7 +171,7 @@ class ObjectTable {
   bool update(uint64_t handle, ObjectType type, F&& f) noexcept {
     const uint64_t h = mix(handle, type);
     Shard& s = shard_of(h);
-    std::lock_guard<SpinLock> lock(s.mutex);
+    SpinGuard lock(s.mutex);
     ObjectRecord* r = s.find(handle, type, h);
     if (!r) return false;
     f(*r);
@@ -247,7 +248,7 @@ class ObjectTable {
     uint32_t grow_at = 0;  // live count at which the index doubles (0: no index yet)
     uint32_t live = 0;     // live records == occupied slots
 
-    ObjectRecord& record(uint32_t one_based) {
+    __attribute__((always_inline)) ObjectRecord& record(uint32_t one_based) {
       uint32_t i = one_based - 1;
       return chunks[i / kChunkRecords]->records[i % kChunkRecords];
     }
@@ -256,7 +257,8 @@ class ObjectTable {
       return chunks[i / kChunkRecords]->records[i % kChunkRecords];
     }
     // The index slot / record of (handle, type), or nullptr; `h` = mix(handle, type).
-    uint32_t* find_slot(uint64_t handle, ObjectType type, uint64_t h) {
+    __attribute__((always_inline)) uint32_t* find_slot(uint64_t handle, ObjectType type,
+                                                       uint64_t h) {
       if (index.empty()) return nullptr;
       uint32_t* const slots = index.data();
       const uint32_t tag = tag_of_hash(h);
@@ -273,7 +275,7 @@ class ObjectTable {
       return slot ? &record(slot_record(*slot)) : nullptr;
     }
     // A free record's 1-based index, or kEmpty when memory (or the index's 20 bits) ran out.
-    uint32_t allocate_record() noexcept {
+    __attribute__((always_inline)) uint32_t allocate_record() noexcept {
       if (free_head != kEmpty) {
         const uint32_t i = free_head;
         free_head = static_cast<uint32_t>(record(i).handle);  // free records chain through handle

@@ -18,7 +18,9 @@ class SpinLock {
     return !locked_.load(std::memory_order_relaxed) &&
            !locked_.exchange(true, std::memory_order_acquire);
   }
-  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+  __attribute__((always_inline)) void unlock() noexcept {
+    locked_.store(false, std::memory_order_release);
+  }
 
  private:
   __attribute__((noinline)) void wait_and_lock() noexcept {
@@ -35,6 +37,21 @@ class SpinLock {
   }
 
   std::atomic<bool> locked_{false};
+};
+
+// std::lock_guard for a SpinLock on the hooks' hot path, always inline (the compiler would
+// otherwise keep std::lock_guard's constructor out of line in large hooks).
+class SpinGuard {
+ public:
+  __attribute__((always_inline)) explicit SpinGuard(SpinLock& lock) noexcept : lock_(lock) {
+    lock_.lock();
+  }
+  __attribute__((always_inline)) ~SpinGuard() { lock_.unlock(); }
+  SpinGuard(const SpinGuard&) = delete;
+  SpinGuard& operator=(const SpinGuard&) = delete;
+
+ private:
+  SpinLock& lock_;
 };
 
 }  // namespace vkleak

@@ -10,30 +10,11 @@
 #include "layer_state.h"
 #include "log.h"
 #include "names.h"
+#include "tracker_hot.h"
 #include "tracker_internal.h"
 
 namespace vkleak {
 namespace {
-
-// Ids are handed out in per-thread blocks so that threads creating concurrently do not bounce
-// one cache line; within a thread they follow creation order.
-constexpr uint64_t kIdBlock = 256;
-std::atomic<uint64_t> g_next_id_block{1};
-// Initial-exec TLS: a plain %fs-relative access instead of a __tls_get_addr call per creation
-// (16 bytes of the static TLS surplus glibc keeps for dlopen'ed libraries).
-struct IdBlock {
-  uint64_t next, end;
-};
-__attribute__((tls_model("initial-exec"))) thread_local IdBlock t_ids{0, 0};
-
-uint64_t next_id() noexcept {
-  IdBlock& b = t_ids;
-  if (b.next == b.end) {
-    b.next = g_next_id_block.fetch_add(kIdBlock, std::memory_order_relaxed);
-    b.end = b.next + kIdBlock;
-  }
-  return b.next++;
-}
 
 // Parents other than the scope, a pool or a swapchain go to the scope's ParentMap (rare).
 bool needs_parent_entry(Scope& scope, uint64_t parent_handle, ObjectType parent_type) noexcept {
@@ -105,28 +86,6 @@ void forget(Scope& scope, const ObjectRecord& r) noexcept {
     scope.parents.erase(r.id);
 }
 
-// The id of a live (handle, type), or 0 (a retrieved object seen before keeps its record).
-__attribute__((noinline)) uint64_t id_if_live(Scope& scope, ObjectType type,
-                                              uint64_t handle) noexcept {
-  ObjectRecord existing;
-  return scope.table.lookup(handle, type, &existing) ? existing.id : 0;
-}
-
-// A parent other than the scope: a pool or swapchain owns the object, the rare others go to
-// the scope's ParentMap.
-__attribute__((noinline)) void remember_parent(Scope& scope, uint64_t id, uint64_t handle,
-                                               uint64_t parent_handle,
-                                               ObjectType parent_type) noexcept {
-  try {
-    if (owns_children(parent_type))
-      scope.children.add(parent_handle, handle);
-    else if (needs_parent_entry(scope, parent_handle, parent_type))
-      scope.parents.set(id, parent_id_of(scope, parent_handle, parent_type));
-  } catch (...) {
-    scope.degraded.store(true, std::memory_order_relaxed);
-  }
-}
-
 void note_event(Scope& scope, const char* kind, ObjectType type, uint64_t handle,
                 uint64_t object_id, std::string message) noexcept {
   Event e;
@@ -139,59 +98,6 @@ void note_event(Scope& scope, const char* kind, ObjectType type, uint64_t handle
   e.message = std::move(message);
   scope.events.add(std::move(e));
 }
-
-// The insert did not happen: the handle is live already (the driver returned it again), or
-// memory ran out.
-__attribute__((noinline)) void not_inserted(Scope& scope, ObjectType type, uint64_t handle,
-                                            bool retrieved, ObjectTable::InsertResult result,
-                                            ContextId context) noexcept {
-  release_context(context);  // a live record keeps its own
-  if (result == ObjectTable::InsertResult::kNoMemory) {
-    scope.degraded.store(true, std::memory_order_relaxed);
-    return;
-  }
-  if (retrieved) return;
-  try {
-    warn_once(std::string("duplicate:") + object_type_name(type),
-              std::string("the driver returned a live ") + object_type_name(type) +
-                  " handle again; counting references (logged once per type)");
-    note_event(scope, "duplicate_handle", type, handle, 0, "handle returned while live");
-  } catch (...) {
-    scope.degraded.store(true, std::memory_order_relaxed);
-  }
-}
-
-// A destroy or free of a handle that is not live.
-__attribute__((noinline)) void note_unknown(Scope& scope, ObjectType type, uint64_t handle,
-                                            const char* what) noexcept {
-  try {
-    note_event(scope, "invalid_destroy", type, handle, 0,
-               what + std::string(object_type_name(type)));
-  } catch (...) {
-  }
-}
-
-// Types whose destruction does more than drop a record (see forget and on_destroy): pools and
-// swapchains free their children, command buffers their recorded references, and objects with
-// a parent other than their scope or a pool leave a ParentMap entry.
-constexpr bool destroy_keeps_more(ObjectType t) noexcept {
-  const ObjectType xml_parent = xml_parent_type(t);
-  return owns_children(t) || t == ObjectType::kCommandBuffer ||
-         (xml_parent != ObjectType::kDevice && xml_parent != ObjectType::kInstance &&
-          !owns_children(xml_parent));
-}
-struct TypeFlags {
-  bool of[kObjectTypeCount];
-};
-constexpr TypeFlags kDestroyKeepsMore = [] {
-  TypeFlags f{};
-  for (uint32_t t = 0; t < kObjectTypeCount; ++t)
-    f.of[t] = destroy_keeps_more(static_cast<ObjectType>(t));
-  return f;
-}();
-static_assert(!kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kBuffer)]);
-static_assert(kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kCommandPool)]);
-static_assert(kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kDisplayModeKHR)]);
 
 }  // namespace
 
@@ -208,60 +114,82 @@ ObjectType child_type_of(ObjectType parent) noexcept {
   }
 }
 
-namespace {
-// record_object's body, inlined into on_create (every generated hook's call).
-__attribute__((always_inline)) inline uint64_t record(
-    Scope& scope, ObjectType type, uint64_t handle, Origin origin, uint64_t parent_handle,
-    ObjectType parent_type, uint64_t size, CallsiteId callsite, bool has_edges) noexcept {
-  if (handle == 0 || passthrough()) return 0;
-  const bool retrieved = origin == Origin::kRetrieved || origin == Origin::kSwapchainImage;
-  if (retrieved) {
-    if (const uint64_t live_id = id_if_live(scope, type, handle)) return live_id;
-  }
-  const uint64_t id = next_id() & ((uint64_t{1} << 40) - 1);
-  const uint64_t meta = record_meta(id, type, static_cast<uint64_t>(origin), 1, has_edges);
-  const ContextId context = intern_context(
-      callsite, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)), recent_ms());
-  // Every field written once, whole (see ObjectTable::insert).
-  const ObjectTable::InsertResult inserted =
-      scope.table.insert(handle, type, !retrieved, [&](ObjectRecord& r) {
-        r.handle = handle;
-        r.size = size;
-        r.meta = meta;
-        r.context = context;
-        r.name = 0;
-        r.use_frame = 0;
-        r.use_serial = 0;
-        r.memory_slot = 0;
-        r.memory_offset = 0;
-      });
-  if (inserted != ObjectTable::InsertResult::kInserted) {
-    not_inserted(scope, type, handle, retrieved, inserted, context);
-    return 0;
-  }
-  // Most objects are children of their scope: nothing more to remember.
-  if (parent_type == scope.type && parent_handle == scope.handle) return id;
-  remember_parent(scope, id, handle, parent_handle, parent_type);
-  return id;
+namespace hot {
+
+__attribute__((tls_model("initial-exec"))) thread_local IdBlock t_ids{0, 0};
+
+uint64_t next_id_block() noexcept {
+  constexpr uint64_t kIdBlock = 256;
+  static std::atomic<uint64_t> next_block{1};
+  IdBlock& b = t_ids;
+  b.next = next_block.fetch_add(kIdBlock, std::memory_order_relaxed);
+  b.end = b.next + kIdBlock;
+  return b.next++;
 }
 
-}  // namespace
+uint64_t id_if_live(Scope& scope, ObjectType type, uint64_t handle) noexcept {
+  ObjectRecord existing;
+  return scope.table.lookup(handle, type, &existing) ? existing.id : 0;
+}
+
+void remember_parent(Scope& scope, uint64_t id, uint64_t handle, uint64_t parent_handle,
+                     ObjectType parent_type) noexcept {
+  try {
+    if (owns_children(parent_type))
+      scope.children.add(parent_handle, handle);
+    else if (needs_parent_entry(scope, parent_handle, parent_type))
+      scope.parents.set(id, parent_id_of(scope, parent_handle, parent_type));
+  } catch (...) {
+    scope.degraded.store(true, std::memory_order_relaxed);
+  }
+}
+
+void not_inserted(Scope& scope, ObjectType type, uint64_t handle, bool retrieved,
+                  ObjectTable::InsertResult result, ContextId context) noexcept {
+  release_context(context);  // a live record keeps its own
+  if (result == ObjectTable::InsertResult::kNoMemory) {
+    scope.degraded.store(true, std::memory_order_relaxed);
+    return;
+  }
+  if (retrieved) return;
+  try {
+    warn_once(std::string("duplicate:") + object_type_name(type),
+              std::string("the driver returned a live ") + object_type_name(type) +
+                  " handle again; counting references (logged once per type)");
+    note_event(scope, "duplicate_handle", type, handle, 0, "handle returned while live");
+  } catch (...) {
+    scope.degraded.store(true, std::memory_order_relaxed);
+  }
+}
+
+void note_unknown(Scope& scope, ObjectType type, uint64_t handle, const char* what) noexcept {
+  try {
+    note_event(scope, "invalid_destroy", type, handle, 0,
+               what + std::string(object_type_name(type)));
+  } catch (...) {
+  }
+}
+
+void destroy_whole(Scope& scope, ObjectType type, uint64_t handle,
+                   const ObjectRecord& removed) noexcept {
+  if (removed.use_serial != 0) check_in_flight(scope, removed, "destroyed");
+  if (owns_children(type)) free_children(scope, type, handle);
+  forget(scope, removed);
+}
+
+}  // namespace hot
 
 uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
                        uint64_t parent_handle, ObjectType parent_type, uint64_t size,
                        CallsiteId callsite, bool has_edges) noexcept {
-  return record(scope, type, handle, origin, parent_handle, parent_type, size, callsite, has_edges);
+  return hot::record(scope, type, handle, origin, parent_handle, parent_type, size, callsite,
+                     has_edges);
 }
 
 void on_create(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
                uint64_t parent_handle, ObjectType parent_type, uint64_t size,
                CallsiteId callsite) noexcept {
-  record(scope, type, handle, origin, parent_handle, parent_type, size, callsite, false);
-}
-
-void on_create_child(Scope& scope, ObjectType type, uint64_t handle, Origin origin, uint64_t size,
-                     CallsiteId callsite) noexcept {
-  record(scope, type, handle, origin, scope.handle, scope.type, size, callsite, false);
+  hot::record(scope, type, handle, origin, parent_handle, parent_type, size, callsite, false);
 }
 
 void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) noexcept {
@@ -323,43 +251,12 @@ void free_children(Scope& scope, ObjectType parent_type, uint64_t parent) noexce
   }
 }
 
-void on_destroy(Scope& scope, ObjectType type, uint64_t handle) noexcept {
-  if (handle == 0 || passthrough()) return;
-  // Most objects were never submitted, nothing points at them and their type keeps nothing
-  // elsewhere: only their record and its context go. The others copy their whole record.
-  bool whole = kDestroyKeepsMore.of[static_cast<uint32_t>(type)];
-  ObjectRecord removed;
-  ContextId context = 0;
-  const ObjectTable::EraseResult result =
-      scope.table.erase_with(handle, type, [&](const ObjectRecord& r) {
-        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced))) {
-          removed = r;
-          whole = true;
-        } else {
-          context = r.context;
-        }
-      });
-  if (result != ObjectTable::EraseResult::kRemoved) {
-    // kDecremented: a duplicate handle, still live once more.
-    if (result == ObjectTable::EraseResult::kNotLive)
-      note_unknown(scope, type, handle, "destroy of an unknown or already destroyed ");
-    return;
-  }
-  if (!whole) {
-    release_context(context);
-    return;
-  }
-  if (removed.use_serial != 0) check_in_flight(scope, removed, "destroyed");
-  if (owns_children(type)) free_children(scope, type, handle);
-  forget(scope, removed);
-}
-
 void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64_t child) noexcept {
   if (child == 0 || passthrough()) return;
   const ObjectType child_type = child_type_of(pool_type);
   ObjectRecord removed;
   if (!scope.table.erase(child, child_type, &removed)) {
-    note_unknown(scope, child_type, child, "free of an unknown or already freed ");
+    hot::note_unknown(scope, child_type, child, "free of an unknown or already freed ");
     return;
   }
   if (removed.refs > 1) return;

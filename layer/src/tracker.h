@@ -61,14 +61,7 @@ void on_create(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
                uint64_t parent_handle, ObjectType parent_type, uint64_t size,
                CallsiteId callsite) noexcept;
 
-// on_create for an object made from the scope's own instance or device (most objects: the
-// generated hooks call this when the command's first parameter is the parent).
-void on_create_child(Scope& scope, ObjectType type, uint64_t handle, Origin origin, uint64_t size,
-                     CallsiteId callsite) noexcept;
-
-// Forgets an object (and, for pools and swapchains, the children they own). Unknown handles are
-// remembered as an invalid destroy. VK_NULL_HANDLE is a no-op.
-void on_destroy(Scope& scope, ObjectType type, uint64_t handle) noexcept;
+// on_create_child() and on_destroy(), the paths of most hooks, are inline in tracker_hot.h.
 
 // Sets the size of an object once it is known (image memory requirements, ...).
 void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size) noexcept;
