@@ -77,14 +77,19 @@ void release_refs(ContextId id, uint32_t n) noexcept {
   if (store().slots.slot(id)->refs.fetch_sub(n, std::memory_order_acq_rel) == n) free_context(id);
 }
 
-// This thread's cache (creation_context.h): allocated on its first creation; the owner drops
-// the entries' references and frees it when the thread exits.
-__attribute__((tls_model("initial-exec"))) thread_local bool t_context_cache_gone = false;
+// This thread's cache and pending releases (creation_context.h): the cache is allocated on the
+// thread's first creation; the owner (constructed by its first use in the thread) gives back
+// the cache entries' references and the pending releases when the thread exits.
+__thread bool t_contexts_gone __attribute__((tls_model("initial-exec"))) = false;
 struct ContextsOwner {
   ContextCacheEntry* cache = nullptr;
+  bool releasing = false;  // this thread has deferred releases (registers the destructor)
   ~ContextsOwner() {
     t_context_cache = nullptr;
-    t_context_cache_gone = true;  // hooks called later in this thread's exit go uncached
+    t_contexts_gone = true;  // hooks called later in this thread's exit go uncached, undeferred
+    const PendingRelease pending = t_pending_release;
+    t_pending_release = PendingRelease{};
+    if (pending.id) release_refs(pending.id, pending.count);
     if (!cache) return;
     for (uint32_t i = 0; i < kContextCacheSize; ++i)
       if (cache[i].id) release_refs(cache[i].id, 1 + cache[i].credits);
@@ -95,7 +100,7 @@ thread_local ContextsOwner t_contexts_owner;
 
 ContextCacheEntry* thread_cache() noexcept {
   if (ContextCacheEntry* c = t_context_cache) return c;
-  if (t_context_cache_gone) return nullptr;
+  if (t_contexts_gone) return nullptr;
   auto* c = new (std::nothrow) ContextCacheEntry[kContextCacheSize];
   if (!c) return nullptr;
   t_contexts_owner.cache = c;
@@ -105,8 +110,8 @@ ContextCacheEntry* thread_cache() noexcept {
 
 }  // namespace
 
-__attribute__((tls_model("initial-exec"))) thread_local ContextCacheEntry* t_context_cache =
-    nullptr;
+__thread ContextCacheEntry* t_context_cache __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread PendingRelease t_pending_release __attribute__((tls_model("initial-exec"))) = {0, 0};
 
 ContextId intern_context_slow(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept {
   const CreationContext key{callsite, frame, time_ms};
@@ -129,9 +134,16 @@ ContextId intern_context_slow(uint32_t callsite, uint32_t frame, uint32_t time_m
   return id;
 }
 
-void release_context(ContextId id) noexcept {
-  if (id && store().slots.slot(id)->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
-    free_context(id);
+void release_context_slow(ContextId id) noexcept {
+  if (!id) return;
+  if (t_contexts_gone) {  // the thread is exiting: nothing would flush a deferred release
+    release_refs(id, 1);
+    return;
+  }
+  t_contexts_owner.releasing = true;  // constructs the owner: it flushes at thread exit
+  const PendingRelease flushed = t_pending_release;
+  t_pending_release = PendingRelease{id, 1};
+  if (flushed.id) release_refs(flushed.id, flushed.count);
 }
 
 ContextPin::ContextPin() noexcept {

@@ -40,8 +40,9 @@ __attribute__((always_inline)) inline uint32_t context_cache_index(uint32_t call
   return (callsite * 0x9e3779b9u) >> 26;
 }
 static_assert(kContextCacheSize == 1u << (32 - 26), "context_cache_index() covers the cache");
-// Null until the thread's first creation (initial-exec TLS: one %fs-relative load).
-extern __attribute__((tls_model("initial-exec"))) thread_local ContextCacheEntry* t_context_cache;
+// Null until the thread's first creation (initial-exec TLS: one %fs-relative load; __thread,
+// not thread_local: an extern thread_local is read through a TLS wrapper function).
+extern __thread ContextCacheEntry* t_context_cache __attribute__((tls_model("initial-exec")));
 ContextId intern_context_slow(uint32_t callsite, uint32_t frame, uint32_t time_ms) noexcept;
 
 // The context of this triple, with one reference for the caller: this thread's cached one, or a
@@ -60,7 +61,24 @@ __attribute__((always_inline)) inline ContextId intern_context(uint32_t callsite
 }
 
 // Drops a reference intern_context gave (the object was destroyed). Ignores 0.
-void release_context(ContextId id) noexcept;
+// Deferred: each thread counts its releases of one context and gives them back when it releases
+// another context, or exits. A create and a destroy on one thread then write no shared memory
+// (threads' contexts lie side by side, four to a cache line); a context is freed at the latest
+// when its last object's thread next releases a different one.
+struct PendingRelease {
+  ContextId id;
+  uint32_t count;
+};
+extern __thread PendingRelease t_pending_release __attribute__((tls_model("initial-exec")));
+void release_context_slow(ContextId id) noexcept;  // gives back the pending ones, defers `id`
+__attribute__((always_inline)) inline void release_context(ContextId id) noexcept {
+  PendingRelease& p = t_pending_release;
+  if (id != 0 && id == p.id && p.count < (1u << 30)) {
+    p.count++;
+    return;
+  }
+  release_context_slow(id);
+}
 
 // The triple of a context the caller holds a reference to (directly, or through a record read
 // under its table's lock), or of one a ContextPin keeps.

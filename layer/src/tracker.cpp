@@ -116,7 +116,7 @@ ObjectType child_type_of(ObjectType parent) noexcept {
 
 namespace hot {
 
-__attribute__((tls_model("initial-exec"))) thread_local IdBlock t_ids{0, 0};
+__thread IdBlock t_ids __attribute__((tls_model("initial-exec"))) = {0, 0};
 
 uint64_t next_id_block() noexcept {
   constexpr uint64_t kIdBlock = 256;

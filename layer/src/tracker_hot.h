@@ -23,7 +23,7 @@ namespace hot {
 struct IdBlock {
   uint64_t next, end;
 };
-extern __attribute__((tls_model("initial-exec"))) thread_local IdBlock t_ids;
+extern __thread IdBlock t_ids __attribute__((tls_model("initial-exec")));  // see t_context_cache
 __attribute__((noinline)) uint64_t next_id_block() noexcept;  // a new block: its first id
 __attribute__((always_inline)) inline uint64_t next_id() noexcept {
   IdBlock& b = t_ids;

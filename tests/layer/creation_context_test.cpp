@@ -94,18 +94,26 @@ TEST(CreationContext, FreedWithItsLastObjectAndReused) {
 TEST(CreationContext, ReferencesTakenInAdvanceAddUp) {
   // A cache entry takes references for the next objects in batches (kContextCredits): many
   // more objects than one batch share the context, it outlives any of them that lives on, and
-  // it is freed exactly when the last object and the cache entry have let go.
-  const uint64_t live_before = live_context_count();
-  constexpr uint32_t kObjects = 5 * kContextCredits + 3;
-  std::vector<ContextId> ids;
-  for (uint32_t i = 0; i < kObjects; ++i) ids.push_back(intern_context(6363, 400000, 2));
-  for (ContextId id : ids) EXPECT_EQ(id, ids.front());
-  for (uint32_t i = 1; i < kObjects; ++i) release_context(ids[i]);  // all but the first go
-  release_context(intern_context(6363, 400001, 2));   // the cache moves on to the next frame
-  EXPECT_EQ(context_of(ids.front()).frame, 400000u);  // the first object still holds it
-  EXPECT_EQ(live_context_count(), live_before + 2);   // it, and the cached next one
-  release_context(ids.front());
-  EXPECT_EQ(live_context_count(), live_before + 1);  // freed with its last object
+  // it is freed once the last object and the cache entry have let go (releases wait in their
+  // thread until it releases another context).
+  // On a thread of its own: no release left waiting by an earlier test moves the count.
+  std::thread([] {
+    const uint64_t live_before = live_context_count();
+    constexpr uint32_t kObjects = 5 * kContextCredits + 3;
+    std::vector<ContextId> ids;
+    for (uint32_t i = 0; i < kObjects; ++i) ids.push_back(intern_context(6363, 400000, 2));
+    for (ContextId id : ids) EXPECT_EQ(id, ids.front());
+    for (uint32_t i = 1; i < kObjects; ++i) release_context(ids[i]);  // all but the first go
+    release_context(intern_context(6363, 400001, 2));   // the cache moves on to the next frame
+    EXPECT_EQ(context_of(ids.front()).frame, 400000u);  // the first object still holds it
+    EXPECT_EQ(live_context_count(), live_before + 2);   // it, and the cached next one
+    release_context(ids.front());  // the last object: its release waits in this thread
+    EXPECT_EQ(live_context_count(), live_before + 2);
+    EXPECT_EQ(context_of(ids.front()).frame, 400000u);
+    // Releasing another context gives the waiting releases back: the first one is freed.
+    release_context(intern_context(6363, 400001, 2));
+    EXPECT_EQ(live_context_count(), live_before + 1);
+  }).join();
 }
 
 TEST(CreationContext, AThreadThatExitsLetsGoOfItsCache) {
