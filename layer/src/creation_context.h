@@ -8,8 +8,9 @@
 // record, where an EdgeStore entry cost ~56 bytes more per bound buffer.
 //
 // A context lives as long as something refers to it: the records made with it (one reference
-// each, dropped when the object is destroyed) and the creating thread's cache entry (its own
-// and those it took in advance, dropped when the thread moves on to another frame or exits). A
+// each, given back after the object is destroyed: see release_context) and the creating
+// thread's cache entry (its own and those it took in advance, given back when the thread moves
+// on to another frame or exits). A
 // freed context's id is reused. Ids are not unique per triple across threads (each thread
 // caches its own), which costs a few duplicates and no lock on the hot path.
 #pragma once
