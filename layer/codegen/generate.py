@@ -326,6 +326,10 @@ class Registry:
         and the guards of the requirers of each struct type (self.type_requirers).
         """
         requirers: Dict[str, Set[Optional[str]]] = {}
+        # Command name -> the kinds of what requires it: "core", "instance" or "device" (the
+        # extension's type). A device-level command only instance extensions require (debug
+        # utils' labels and names) is fetched by the loader with vkGetInstanceProcAddr.
+        self.requirer_kinds: Dict[str, Set[str]] = {}
         self.type_requirers: Dict[str, Set[Optional[str]]] = {}
         for enum_type in ("VkObjectType", "VkDebugReportObjectTypeEXT"):
             self.enum_values[enum_type] = {}
@@ -340,11 +344,13 @@ class Registry:
             if "vulkan" in supported:
                 blocks.append((ext, self._guard_of(ext), ext.get("number")))
         for block, guard, ext_number in blocks:
+            kind = (block.get("type") or "core") if block.tag == "extension" else "core"
             for req in block.findall("require"):
                 if not api_ok(req):
                     continue
                 for c in req.findall("command"):
                     requirers.setdefault(c.get("name"), set()).add(guard)
+                    self.requirer_kinds.setdefault(c.get("name"), set()).add(kind)
                 for t in req.findall("type"):
                     self.type_requirers.setdefault(t.get("name"), set()).add(guard)
                 for e in req.findall("enum"):
@@ -393,6 +399,13 @@ class Registry:
             info.guard = () if None in reqs else tuple(sorted(reqs))
 
     # Helpers -----------------------------------------------------------------------------
+
+    def only_instance_extensions(self, cmd: "Command") -> bool:
+        """True for a command that only instance extensions require (itself or an alias)."""
+        kinds: Set[str] = set()
+        for name in [cmd.name] + cmd.aliases:
+            kinds |= self.requirer_kinds.get(name, set())
+        return kinds == {"instance"}
 
     def is_handle(self, type_name: str) -> bool:
         return type_name in self.handles or type_name in self.handle_aliases
@@ -1077,6 +1090,11 @@ def emit_dispatch_h(reg: Registry) -> str:
     return f"""{banner(reg)}// Next-layer dispatch tables. Members are named after the non-alias command; loaders try the
 // command name, then each alias. Platform members exist only under their macros: every
 // translation unit of the layer must be compiled with the same VK_USE_PLATFORM_* defines.
+//
+// No member is ever null after loading: a command the next layer does not provide gets a stub
+// that does what the loader does for a command that is not there (logs once, returns
+// VK_ERROR_EXTENSION_NOT_PRESENT, or nothing / zero), so no hook can call a null pointer,
+// however it was handed out.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -1088,29 +1106,64 @@ namespace vkleak {{
 // Commands whose first parameter is VkDevice, VkQueue or VkCommandBuffer.
 {table("DeviceDispatch", "device")}
 void load_instance_dispatch(InstanceDispatch* d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance);
-void load_device_dispatch(DeviceDispatch* d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device);
+// Device commands come from gdpa; those only instance extensions define (VK_EXT_debug_utils'
+// names and labels) fall back to gipa with the instance, as the loader fetches them: it puts the
+// answer of our vkGetInstanceProcAddr for them into the device's dispatch table.
+void load_device_dispatch(DeviceDispatch* d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device,
+                          PFN_vkGetInstanceProcAddr gipa, VkInstance instance);
+
+// Called once per command by a stub, the first time a hook calls down a command the next layer
+// does not have (defined by the layer: it logs).
+void note_absent_command(const char* name) noexcept;
 
 }}  // namespace vkleak
 """
 
 
-def loader_line(c: Command, getter: str, handle: str) -> str:
+def fetch_expr(c: Command, getter: str, handle: str) -> str:
     names = [c.name] + sorted(c.aliases)
     if len(names) == 1:
-        fetch = f'{getter}({handle}, "{c.name}")'
-    else:
-        quoted = ", ".join(f'"{n}"' for n in names)
-        fetch = f"first_proc({getter}, {handle}, {{{quoted}}})"
-    return f"  d->{c.short} = reinterpret_cast<PFN_{c.name}>({fetch});\n"
+        return f'{getter}({handle}, "{c.name}")'
+    quoted = ", ".join(f'"{n}"' for n in names)
+    return f"first_proc({getter}, {handle}, {{{quoted}}})"
+
+
+def loader_line(reg: Registry, c: Command, getter: str, handle: str) -> str:
+    fetch = fetch_expr(c, getter, handle)
+    if c.level == "device" and reg.only_instance_extensions(c):
+        fetch = f"either({fetch}, {fetch_expr(c, 'gipa', 'instance')})"
+    return f"  d->{c.short} = or_absent<PFN_{c.name}>(reinterpret_cast<PFN_{c.name}>({fetch}), &absent_{c.short});\n"
+
+
+def absent_value(c: Command) -> str:
+    """What a command that is not there returns: the loader's answer for an extension command
+    that is not enabled, or nothing."""
+    if c.ret == "void":
+        return ""
+    if c.ret == "VkResult":
+        return " VK_ERROR_EXTENSION_NOT_PRESENT"
+    return " {}"
+
+
+def absent_stub(c: Command) -> str:
+    unused = "".join(f"  (void){p.name};\n" for p in c.params)
+    return (f"VKAPI_ATTR {c.ret} VKAPI_CALL absent_{c.short}({c.signature_params()}) noexcept {{\n"
+            f"{unused}"
+            f"  static std::atomic<bool> noted{{false}};\n"
+            f'  if (!noted.exchange(true, std::memory_order_relaxed)) note_absent_command("{c.name}");\n'
+            f"  return{absent_value(c)};\n}}\n")
 
 
 def emit_dispatch_cpp(reg: Registry) -> str:
+    commands = dispatch_commands(reg, "instance") + dispatch_commands(reg, "device")
+    stubs = grouped_by_guard(commands, lambda c: c.name, absent_stub)
     inst = grouped_by_guard(dispatch_commands(reg, "instance"), lambda c: c.name,
-                            lambda c: loader_line(c, "gipa", "instance"))
+                            lambda c: loader_line(reg, c, "gipa", "instance"))
     dev = grouped_by_guard(dispatch_commands(reg, "device"), lambda c: c.name,
-                           lambda c: loader_line(c, "gdpa", "device"))
+                           lambda c: loader_line(reg, c, "gdpa", "device"))
     return f"""{banner(reg)}#include "vk_dispatch.h"
 
+#include <atomic>
 #include <initializer_list>
 
 namespace vkleak {{
@@ -1127,14 +1180,28 @@ PFN_vkVoidFunction first_proc(GetProcAddr get, Handle handle,
   return nullptr;
 }}
 
+PFN_vkVoidFunction either(PFN_vkVoidFunction first, PFN_vkVoidFunction second) {{
+  return first ? first : second;
+}}
+
+template <typename Pfn>
+Pfn or_absent(Pfn next, Pfn absent) {{
+  return next ? next : absent;
+}}
+
+// Stubs for commands the next layer does not provide.
+{stubs}
 }}  // namespace
 
 void load_instance_dispatch(InstanceDispatch* d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {{
   *d = InstanceDispatch{{}};
 {inst}}}
 
-void load_device_dispatch(DeviceDispatch* d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device) {{
+void load_device_dispatch(DeviceDispatch* d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device,
+                          PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {{
   *d = DeviceDispatch{{}};
+  (void)gipa;
+  (void)instance;
 {dev}}}
 
 }}  // namespace vkleak

@@ -62,7 +62,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
   const CallsiteId callsite = capture_callsite();
 
   VkResult result = next_create(pCreateInfo, pAllocator, pInstance);
-  if (result != VK_SUCCESS || passthrough()) return result;
+  // Registered even after the final snapshot (passthrough): every later call on the instance
+  // must still reach the next layer, and only a registered instance has a dispatch table.
+  if (result != VK_SUCCESS) return result;
   try {
     auto state = std::make_shared<InstanceState>();
     state->type = ObjectType::kInstance;
@@ -81,7 +83,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
     {
       std::lock_guard<std::mutex> lock(lifecycle_mutex());
       register_instance(state, dispatch_key(*pInstance));
-      start_writer(settings);
+      if (!passthrough()) start_writer(settings);
     }
     install_exit_handler();
     log().info("tracking instance {:#x}; snapshots in '{}'", state->handle, settings.output_dir);
@@ -129,7 +131,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
   const CallsiteId callsite = capture_callsite();
 
   VkResult result = next_create(physicalDevice, pCreateInfo, pAllocator, pDevice);
-  if (result != VK_SUCCESS || passthrough()) return result;
+  if (result != VK_SUCCESS) return result;  // registered in passthrough too (see CreateInstance)
   try {
     auto state = std::make_shared<DeviceState>();
     state->type = ObjectType::kDevice;
@@ -139,12 +141,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
     state->physical_device = physicalDevice;
     state->frame_boundary = instance->settings.frame_boundary;
     state->snapshot_every = instance->settings.snapshot_every;
-    if (instance->dispatch.GetPhysicalDeviceProperties) {
-      VkPhysicalDeviceProperties props{};
-      instance->dispatch.GetPhysicalDeviceProperties(physicalDevice, &props);
-      state->physical_device_name = props.deviceName;
-    }
-    load_device_dispatch(&state->dispatch, next_gdpa, *pDevice);
+    VkPhysicalDeviceProperties props{};  // stays empty where the next layer lacks the command
+    instance->dispatch.GetPhysicalDeviceProperties(physicalDevice, &props);
+    props.deviceName[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE - 1] = '\0';
+    state->physical_device_name = props.deviceName;
+    load_device_dispatch(&state->dispatch, next_gdpa, *pDevice, next_gipa,
+                         reinterpret_cast<VkInstance>(instance->handle));
     refresh_clock();
     state->object_id =
         record_object(*instance, ObjectType::kDevice, state->handle, Origin::kCreated,

@@ -7,13 +7,15 @@
 
 #include "hook_table.h"
 #include "layer_state.h"
+#include "log.h"
 #include "manual_hooks.h"
 
 #define VKLEAK_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace vkleak {
 
-VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* name) noexcept;
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device,
+                                                           const char* name) noexcept;
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance,
                                                              const char* name) noexcept {
@@ -24,11 +26,18 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance
     return reinterpret_cast<PFN_vkVoidFunction>(&GetDeviceProcAddr);
   if (std::strcmp(name, "vkCreateInstance") == 0)
     return reinterpret_cast<PFN_vkVoidFunction>(&manual::CreateInstance);
+  const HookEntry* hook = find_hook(name);
+  if (instance == VK_NULL_HANDLE) {
+    // Layers above ask for commands with no instance, e.g. MangoHud and vkBasalt fetch the next
+    // vkCreateDevice with vkGetInstanceProcAddr(NULL, ...). Like the loader's terminator and the
+    // validation layer, answer with our hook: each finds its state through its dispatchable
+    // handle and calls down through a table that is never null (vk_dispatch.h).
+    return hook ? hook->hook : nullptr;
+  }
   InstanceState* state = get_instance_state(instance);
-  if (!state) return nullptr;  // global commands other than vkCreateInstance: not ours
+  if (!state) return nullptr;  // an instance created without us
   PFN_vkVoidFunction next = state->next_gipa(instance, name);
   if (!next) return nullptr;
-  const HookEntry* hook = find_hook(name);
   return hook ? hook->hook : next;
 }
 
@@ -45,11 +54,22 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device,
   return (hook && hook->device_level) ? hook->hook : next;
 }
 
+void note_absent_command(const char* name) noexcept {
+  try {
+    log().warn(
+        "{} was called, but the layer or driver below does not provide it (is its extension "
+        "enabled?): returned what the loader returns for a missing command",
+        name);
+  } catch (...) {
+  }
+}
+
 }  // namespace vkleak
 
 VKLEAK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
 vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* version) {
-  if (!version || version->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT) return VK_ERROR_INITIALIZATION_FAILED;
+  if (!version || version->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT)
+    return VK_ERROR_INITIALIZATION_FAILED;
   if (version->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
   version->loaderLayerInterfaceVersion = 2;
   version->pfnGetInstanceProcAddr = &vkleak::GetInstanceProcAddr;
@@ -60,10 +80,10 @@ vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* version) {
 
 // Older loaders look these up by name.
 VKLEAK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance,
-                                                                            const char* name) {
+                                                                             const char* name) {
   return vkleak::GetInstanceProcAddr(instance, name);
 }
 VKLEAK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device,
-                                                                          const char* name) {
+                                                                           const char* name) {
   return vkleak::GetDeviceProcAddr(device, name);
 }
