@@ -49,18 +49,133 @@ def base_env(tmp):
     return env
 
 
-def explicit_env(tmp, out_dir, extra_layers_before=(), extra_layers_after=()):
-    """VK_INSTANCE_LAYERS + VK_LAYER_PATH: the explicit activation. Layers listed first are
-    closest to the application."""
+# Third-party layers the stacking tests put above and below ours. Explicit ones by manifest;
+# implicit ones (always above explicit layers) by the variable that switches them on.
+GFXRECON = "VK_LAYER_LUNARG_gfxreconstruct"
+MANGOHUD = "VK_LAYER_MANGOHUD_overlay"
+VKBASALT = "VK_LAYER_VKBASALT_post_processing"
+EXPLICIT_LAYERS = {
+    VALIDATION: "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
+    GFXRECON: "/usr/share/vulkan/explicit_layer.d/VkLayer_gfxreconstruct.json",
+}
+IMPLICIT_LAYERS = {
+    MANGOHUD: ("/usr/share/vulkan/implicit_layer.d/MangoHud.json", "MANGOHUD"),
+    VKBASALT: ("/usr/share/vulkan/implicit_layer.d/vkBasalt.json", "ENABLE_VKBASALT"),
+}
+# run() checks every layer chain the loader reports against this (app side first).
+EXPECTED_CHAIN_VAR = "TEST_EXPECTED_LAYER_CHAIN"
+
+
+def require_layers(*names):
+    for name in names:
+        manifest = EXPLICIT_LAYERS.get(name) or IMPLICIT_LAYERS.get(name, (None,))[0]
+        if not manifest or not os.path.exists(manifest):
+            raise unittest.SkipTest(f"layer {name} not installed")
+
+
+def stack_env(tmp, out_dir, above=(), below=()):
+    """The layer with others above it (closer to the application) and below it (closer to the
+    driver), in exactly that order.
+
+    Loader 1.3.239 chains explicit layers in manifest-discovery order (VK_LAYER_PATH's order),
+    not VK_INSTANCE_LAYERS' order, so each explicit layer gets a manifest directory of its own,
+    listed in chain order. Implicit layers sit above every explicit one: with one below ours,
+    ours is made implicit too and found first (XDG_DATA_HOME is searched before XDG_DATA_DIRS).
+    The loader's own report of the chain (VK_LOADER_DEBUG=layer) is checked by run()."""
     env = base_env(tmp)
-    paths = [EXPLICIT_MANIFEST_DIR]
-    if extra_layers_before or extra_layers_after:
-        paths.append("/usr/share/vulkan/explicit_layer.d")
-    env["VK_LAYER_PATH"] = ":".join(paths)
-    env["VK_INSTANCE_LAYERS"] = ":".join(list(extra_layers_before) + [LAYER_NAME] +
-                                         list(extra_layers_after))
+    implicit_below = [n for n in below if n in IMPLICIT_LAYERS]
+    for name in list(above) + list(below):
+        if name in IMPLICIT_LAYERS:
+            env[IMPLICIT_LAYERS[name][1]] = "1"
+        elif name not in EXPLICIT_LAYERS:
+            raise ValueError(f"unknown layer {name}")
+    if implicit_below and any(n in EXPLICIT_LAYERS for n in above):
+        raise ValueError("an explicit layer cannot sit above an implicit one")
+    paths = []
+    for name in list(above) + [LAYER_NAME] + list(below):
+        if name == LAYER_NAME:
+            if not implicit_below:
+                paths.append(EXPLICIT_MANIFEST_DIR)
+        elif name in EXPLICIT_LAYERS:
+            d = os.path.join(tmp, "layers", name)
+            os.makedirs(d, exist_ok=True)
+            shutil.copy(EXPLICIT_LAYERS[name], d)
+            paths.append(d)
+    explicit = [n for n in list(above) + [LAYER_NAME] + list(below)
+                if n in EXPLICIT_LAYERS or (n == LAYER_NAME and not implicit_below)]
+    if implicit_below:
+        env["XDG_DATA_HOME"] = IMPLICIT_DATA_HOME
+        env["VKLEAK_ENABLE"] = "1"
+    if paths:
+        env["VK_LAYER_PATH"] = ":".join(paths)
+    if explicit:
+        env["VK_INSTANCE_LAYERS"] = ":".join(explicit)
     env["VKLEAK_OUTPUT_DIR"] = out_dir
+    if above or below:
+        env["VK_LOADER_DEBUG"] = "layer"
+        env[EXPECTED_CHAIN_VAR] = ":".join(list(above) + [LAYER_NAME] + list(below))
     return env
+
+
+def explicit_env(tmp, out_dir, extra_layers_before=(), extra_layers_after=()):
+    """VK_INSTANCE_LAYERS + VK_LAYER_PATH: the explicit activation. Layers in
+    extra_layers_before sit above ours (closer to the application), those in
+    extra_layers_after below it; the chain is checked (see stack_env)."""
+    return stack_env(tmp, out_dir, extra_layers_before, extra_layers_after)
+
+
+def without_layer_env(tmp, layers=()):
+    """The same programs and third-party layers, without ours (for baselines)."""
+    env = base_env(tmp)
+    explicit = [n for n in layers if n in EXPLICIT_LAYERS]
+    for name in layers:
+        if name in IMPLICIT_LAYERS:
+            env[IMPLICIT_LAYERS[name][1]] = "1"
+    if explicit:
+        env["VK_LAYER_PATH"] = ":".join(os.path.dirname(EXPLICIT_LAYERS[n]) for n in explicit)
+        env["VK_INSTANCE_LAYERS"] = ":".join(explicit)
+    return env
+
+
+CHAIN_START = re.compile(r"vk(Create(?:Instance|Device)) layer callstack setup to:")
+CHAIN_LAYER = re.compile(r"LAYER:\s+(VK_LAYER_\w+)\s*$")
+
+
+def layer_chains(stderr):
+    """Each layer chain the loader reported (VK_LOADER_DEBUG=layer): [(what, [layers, app side
+    first])], one per vkCreateInstance and vkCreateDevice."""
+    chains = []
+    current = None
+    for line in stderr.splitlines():
+        m = CHAIN_START.search(line)
+        if m:
+            current = (m.group(1), [])
+            chains.append(current)
+            continue
+        if current is None:
+            continue
+        if "<Drivers>" in line or "<Device>" in line:
+            current = None
+            continue
+        m = CHAIN_LAYER.search(line)
+        if m:
+            current[1].append(m.group(1))
+    return chains
+
+
+def check_chain(proc, env):
+    """Every chain the loader built is the one the test asked for (and there was one)."""
+    expected = env.get(EXPECTED_CHAIN_VAR)
+    if not expected:
+        return
+    expected = expected.split(":")
+    chains = layer_chains(proc.stderr)
+    if not chains:
+        raise AssertionError(f"the loader reported no layer chain (VK_LOADER_DEBUG=layer)\n"
+                             f"stderr:\n{proc.stderr[-3000:]}")
+    for what, layers in chains:
+        if layers != expected:
+            raise AssertionError(f"vk{what}: layer chain {layers}, expected {expected}")
 
 
 def implicit_env(tmp, out_dir, enable=True, disable=False):
@@ -75,7 +190,11 @@ def implicit_env(tmp, out_dir, enable=True, disable=False):
 
 
 def run(cmd, env, timeout=300, check=True):
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    """Runs cmd; with check, a non-zero exit fails. A stacked run's layer chain is always
+    checked (stack_env)."""
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                          errors="replace")
+    check_chain(proc, env)
     if check and proc.returncode != 0:
         raise AssertionError(f"{cmd} exited {proc.returncode}\nstdout:\n{proc.stdout[-4000:]}\n"
                              f"stderr:\n{proc.stderr[-4000:]}")
