@@ -32,7 +32,8 @@ set(VKLEAK_GENERATED_HEADERS
   "${VKLEAK_GENERATED_DIR}/vk_dispatch.h"
   "${VKLEAK_GENERATED_DIR}/manual_hooks.h"
   "${VKLEAK_GENERATED_DIR}/graph_walkers.h"
-  "${VKLEAK_GENERATED_DIR}/hook_table.h")
+  "${VKLEAK_GENERATED_DIR}/hook_table.h"
+  "${VKLEAK_GENERATED_DIR}/hook_calls.inc")
 set(VKLEAK_GENERATED_LIST "${VKLEAK_GENERATED_DIR}/hooked_commands.txt")
 
 if(NOT EXISTS "${VKLEAK_VK_XML}")
