@@ -4,6 +4,8 @@
 #include <new>
 #include <string>
 
+#include "names.h"
+
 namespace vkleak {
 namespace {
 
@@ -205,6 +207,14 @@ void rebuild_index(Spill* sp) {
   sp->index_used = keyed_live;
 }
 
+template <typename Spill>
+void try_rebuild_index(Spill* sp) noexcept {
+  try {
+    rebuild_index(sp);
+  } catch (...) {  // rebuild_index left no index
+  }
+}
+
 // Calls f(PackedEdge&) for each live slot-keyed edge in `slot` until f returns true.
 template <typename Spill, typename F>
 void for_slot(Spill* sp, uint32_t slot, F&& f) {
@@ -252,6 +262,7 @@ void EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe) {
   if (en.mode == kInline) {
     if (en.count == 0 ||
         (keyed(pe) && keyed(en.one) && en.one.slot == pe.slot && kind_of(en.one) == kind)) {
+      if (en.count) release_name(en.one.dst_name);
       en.one = pe;
       en.count = 1;
       return;
@@ -275,6 +286,7 @@ void EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe) {
     bool replaced = false;
     for_slot(sp, pe.slot, [&](PackedEdge& old) {
       if (kind_of(old) != kind) return false;
+      release_name(old.dst_name);
       old = pe;
       return replaced = true;
     });
@@ -293,11 +305,13 @@ void EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe) {
       std::vector<uint32_t>().swap(sp->index);
   }
   sp->edges.push_back(pe);
+  // The edge is stored: from here a failed index rebuild only leaves the list unindexed
+  // (searched linearly), so that a throw always means "not stored" (its name's reference).
   if (sp->index.empty()) {
-    if (sp->edges.size() > kIndexFrom) rebuild_index(sp);
+    if (sp->edges.size() > kIndexFrom) try_rebuild_index(sp);
   } else if (keyed(pe)) {
     if ((sp->index_used + 1) * 4 > sp->index.size() * 3) {
-      rebuild_index(sp);
+      try_rebuild_index(sp);
     } else {
       const uint32_t mask = static_cast<uint32_t>(sp->index.size() - 1);
       uint32_t pos = slot_home(pe.slot) & mask;
@@ -317,6 +331,7 @@ EdgeStore::~EdgeStore() {
     Shard& s = shards_[k];
     for (uint32_t i = 1; i <= s.slab_used; ++i) {
       Entry& en = s.entry(i);
+      release_names(en);
       if (en.mode == kSpilled) delete en.spill();
     }
     for (Spill* sp : s.spare) delete sp;
@@ -412,13 +427,28 @@ void EdgeStore::add(uint64_t src, ObjectType type, const Edge* edges, size_t cou
   for (size_t i = 0; i < count; ++i) {
     const KindId kind = edges[i].kind_id ? edges[i].kind_id : intern_kind(edges[i].kind);
     packed[i] = pack(edges[i], kind ? kind : 0);
+    if (!kind) packed[i].dst_name = 0;  // kinds full: not stored
+    retain_name(packed[i].dst_name);    // a stored edge holds its target's name
   }
   const uint64_t hash = mix(src, type);
   Shard& s = shards_[hash >> (64 - kShardBits)];
-  std::lock_guard<SpinLock> lock(s.mutex);
-  Entry& en = s.find_or_insert(src, type, hash);
-  for (size_t i = 0; i < count; ++i)
-    if (packed[i].kind & ~kSlotKeyedBit) add_one(s, en, packed[i]);  // no kind: kinds full
+  size_t i = 0;
+  try {
+    std::lock_guard<SpinLock> lock(s.mutex);
+    Entry& en = s.find_or_insert(src, type, hash);
+    for (; i < count; ++i)
+      if (packed[i].kind & ~kSlotKeyedBit) add_one(s, en, packed[i]);
+  } catch (...) {
+    for (; i < count; ++i) release_name(packed[i].dst_name);  // not stored
+    throw;
+  }
+}
+
+void EdgeStore::release_names(const Entry& en) noexcept {
+  uint32_t n = 0;
+  const PackedEdge* list = en.list(&n);
+  for (uint32_t j = 0; j < n; ++j)
+    if (list[j].kind) release_name(list[j].dst_name);
 }
 
 void EdgeStore::remove_slot(uint64_t src, ObjectType type, const char* kind,
@@ -429,13 +459,17 @@ void EdgeStore::remove_slot(uint64_t src, ObjectType type, const char* kind,
   Entry* en = s.find(src, type);
   if (!en) return;
   if (en->mode == kInline) {
-    if (en->count && keyed(en->one) && en->one.slot == slot && kind_under(kind_of(en->one), prefix))
+    if (en->count && keyed(en->one) && en->one.slot == slot &&
+        kind_under(kind_of(en->one), prefix)) {
+      release_name(en->one.dst_name);
       en->count = 0;
+    }
     return;
   }
   Spill* sp = en->spill();
   for_slot(sp, slot, [&](PackedEdge& e) {
     if (kind_under(kind_of(e), prefix)) {
+      release_name(e.dst_name);
       e.kind = 0;  // removed; the slot index skips it until rebuilt
       sp->removed++;
     }
@@ -450,6 +484,7 @@ void EdgeStore::erase(uint64_t src, ObjectType type) noexcept {
   if (!slot) return;
   const uint32_t i = *slot;
   Entry& en = s.entry(i);
+  release_names(en);
   if (en.mode == kSpilled) s.give_spill(en.spill());
   // Backward-shift deletion (as ObjectTable): no tombstones to probe through under churn.
   const uint32_t mask = static_cast<uint32_t>(s.index.size() - 1);

@@ -39,7 +39,7 @@ struct Edge {
   uint64_t offset;  // memory bindings, buffer descriptors (stored in 48 bits, ~0 kept)
   uint64_t size;
   uint32_t slot;      // array index, or the descriptor slot; edges with kSlotKeyed replace by slot
-  uint32_t dst_name;  // target's debug name when the edge was made
+  uint32_t dst_name;  // target's debug name when the edge was made (the store holds a reference)
   ObjectType dst_type;
   bool slot_keyed;  // descriptor writes and memory bindings: a new edge in the slot replaces
   KindId kind_id;   // intern_kind(kind); filled by the store, optional in add()
@@ -180,6 +180,7 @@ class EdgeStore {
   static PackedEdge pack(const Edge& e, KindId kind) noexcept;
   static Edge unpack(const PackedEdge& p) noexcept;
   static void add_one(Shard& s, Entry& en, const PackedEdge& pe);
+  static void release_names(const Entry& en) noexcept;  // of its live edges
 
   std::unique_ptr<Shard[]> shards_;
 };

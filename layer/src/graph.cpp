@@ -5,6 +5,7 @@
 
 #include "layer_state.h"
 #include "log.h"
+#include "names.h"
 #include "tracker_internal.h"
 
 namespace vkleak {
@@ -17,11 +18,18 @@ void Graveyard::bury(const ObjectRecord& r, uint32_t frame) noexcept {
     if (s.ring.size() < kPerShard) {
       s.ring.push_back({r, frame, made});
     } else {
+      release_name(s.ring[s.next].record.name);
       s.ring[s.next] = {r, frame, made};
       s.next = (s.next + 1) % kPerShard;
     }
+    retain_name(r.name);  // the ring's own reference
   } catch (...) {
   }
+}
+
+Graveyard::~Graveyard() {
+  for (const Shard& s : shards_)
+    for (const GraveRecord& g : s.ring) release_name(g.record.name);
 }
 
 // The scope that holds objects of `type` when referenced from `scope`: instance-level targets

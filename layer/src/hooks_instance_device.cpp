@@ -1,6 +1,7 @@
 // Hand-written hooks: instance and device creation and destruction, physical devices, queues.
 #include <vulkan/vk_layer.h>
 
+#include <cstdlib>
 #include <mutex>
 
 #include "callsite.h"
@@ -35,6 +36,20 @@ LayerCreateInfo* find_link_info(const CreateInfo* ci, VkStructureType stype) {
 std::mutex& lifecycle_mutex() {
   static auto* m = new std::mutex;  // never destroyed: hooks may run while the process exits
   return *m;
+}
+
+// A vkDestroyDevice of a device destroyed before: an invalid destroy in its instance's events
+// (and the log, written before the driver sees the call: it may crash on it), then passed
+// down as the app asked (the layer never changes what the app does).
+void destroy_device_again(VkDevice device, const DestroyedDevice& gone,
+                          const VkAllocationCallbacks* pAllocator) noexcept {
+  if (!passthrough()) {
+    log().warn("vkDestroyDevice of device {:#x}, already destroyed; passed down", gone.handle);
+    std::lock_guard<std::mutex> lock(lifecycle_mutex());  // the instance stays registered
+    if (InstanceState* instance = g_instance_registry->find(gone.instance_key))
+      on_destroy(*instance, ObjectType::kDevice, gone.handle);  // not live: invalid_destroy
+  }
+  if (gone.destroy) gone.destroy(device, pAllocator);
 }
 
 }  // namespace
@@ -85,6 +100,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
       register_instance(state, dispatch_key(*pInstance));
       if (!passthrough()) start_writer(settings);
     }
+    prepare_output_dir(settings.output_dir);  // trigger files work before the first snapshot
+    static std::once_flag remove_once;        // registered first: runs after the exit snapshot
+    std::call_once(remove_once, [] { std::atexit(remove_empty_output_dirs); });
     install_exit_handler();
     log().info("tracking instance {:#x}; snapshots in '{}'", state->handle, settings.output_dir);
   } catch (...) {
@@ -151,6 +169,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
     state->object_id =
         record_object(*instance, ObjectType::kDevice, state->handle, Origin::kCreated,
                       to_u64(physicalDevice), ObjectType::kPhysicalDevice, 0, callsite);
+    forget_destroyed_device(state->handle);  // a new device at a freed address
     register_device(state, dispatch_key(*pDevice));
   } catch (...) {
     log().error("out of memory while setting up device tracking; device not tracked");
@@ -161,12 +180,21 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
 VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device,
                                          const VkAllocationCallbacks* pAllocator) noexcept {
   if (!device) return;
+  // The handle is checked before its dispatch key is read: a destroyed device's memory is gone.
+  DestroyedDevice gone;
+  if (find_destroyed_device(to_u64(device), &gone)) {
+    destroy_device_again(device, gone, pAllocator);
+    return;
+  }
   DeviceState* state = get_device_state(device);
   if (!state) return;
   PFN_vkDestroyDevice next_destroy = state->dispatch.DestroyDevice;
   // Before calling down: what is alive now is exactly what the app leaked on this device.
   if (!passthrough()) snapshot_now(SnapshotReason::kDeviceDestroy, state, nullptr, "");
   if (state->instance) on_destroy(*state->instance, ObjectType::kDevice, state->handle);
+  remember_destroyed_device(
+      {state->handle, next_destroy,
+       state->instance ? dispatch_key(reinterpret_cast<void*>(state->instance->handle)) : nullptr});
   std::shared_ptr<DeviceState> owner = unregister_device(dispatch_key(device));
   g_command_refs_generation.fetch_add(1, std::memory_order_release);  // per-thread caches
   edge_targets_changed();  // a later device may reuse this one's address and handle values

@@ -57,29 +57,83 @@ class JsonWriter {
     raw(p, static_cast<size_t>(tmp + sizeof(tmp) - p));
   }
   void str(const std::string& s) { str(s.data(), s.size()); }
+  // Any bytes in, valid JSON out: strict UTF-8 (no overlongs, surrogates, code points past
+  // U+10FFFF or truncated sequences); each maximal invalid subpart becomes one U+FFFD (the
+  // Unicode practice, as Python's errors="replace"); control characters are escaped. Every
+  // string the layer writes comes from the app or the system (names, labels, paths): this is the
+  // one place that makes them valid.
   void str(const char* s, size_t n) {
     raw("\"", 1);
     size_t start = 0;
-    for (size_t i = 0; i < n; ++i) {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      if (c >= 0x20 && c != '"' && c != '\\') continue;
+    for (size_t i = 0; i < n;) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {  // plain ASCII: copied in runs
+        ++i;
+        continue;
+      }
       raw(s + start, i - start);
-      start = i + 1;
-      char esc[8];
-      if (c == '"') raw("\\\"", 2);
-      else if (c == '\\') raw("\\\\", 2);
-      else if (c == '\n') raw("\\n", 2);
-      else if (c == '\t') raw("\\t", 2);
-      else if (c == '\r') raw("\\r", 2);
-      else {
+      if (c >= 0x80) {
+        bool valid = false;
+        const size_t len =
+            utf8_sequence(reinterpret_cast<const unsigned char*>(s) + i, n - i, &valid);
+        if (valid)
+          raw(s + i, len);
+        else
+          raw("\xef\xbf\xbd", 3);  // U+FFFD
+        i += len;
+        start = i;
+        continue;
+      }
+      if (c == '"') {
+        raw("\\\"", 2);
+      } else if (c == '\\') {
+        raw("\\\\", 2);
+      } else if (c == '\n') {
+        raw("\\n", 2);
+      } else if (c == '\t') {
+        raw("\\t", 2);
+      } else if (c == '\r') {
+        raw("\\r", 2);
+      } else {
         static const char* digits = "0123456789abcdef";
-        esc[0] = '\\'; esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
-        esc[4] = digits[c >> 4]; esc[5] = digits[c & 15];
+        const char esc[6] = {'\\', 'u', '0', '0', digits[c >> 4], digits[c & 15]};
         raw(esc, 6);
       }
+      start = ++i;
     }
     raw(s + start, n - start);
     raw("\"", 1);
+  }
+  // The bytes at p (p[0] >= 0x80, `avail` of them): the length of the valid UTF-8 sequence
+  // there (*valid), or of the maximal subpart of one that is invalid (at least 1).
+  static size_t utf8_sequence(const unsigned char* p, size_t avail, bool* valid) noexcept {
+    const unsigned char c = p[0];
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range (Unicode table 3-7)
+    if (c >= 0xc2 && c <= 0xdf) {
+      need = 1;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c == 0xe0) lo = 0xa0;  // overlong
+      if (c == 0xed) hi = 0x9f;  // surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c == 0xf0) lo = 0x90;  // overlong
+      if (c == 0xf4) hi = 0x8f;  // past U+10FFFF
+    } else {
+      *valid = false;  // a continuation byte, C0/C1 (overlong) or F5..FF
+      return 1;
+    }
+    for (size_t k = 1; k <= need; ++k) {
+      if (k >= avail || p[k] < lo || p[k] > hi) {
+        *valid = false;
+        return k;
+      }
+      lo = 0x80;
+      hi = 0xbf;
+    }
+    *valid = true;
+    return need + 1;
   }
   void key(const char* k) {  // ,"k": handled by the caller's commas
     raw("\"", 1);

@@ -17,6 +17,7 @@
 #include "edge_store.h"
 #include "event_log.h"
 #include "memory_directory.h"
+#include "names.h"
 #include "object_table.h"
 #include "registry.h"
 #include "settings.h"
@@ -59,6 +60,10 @@ struct GraveRecord {
 };
 class Graveyard {
  public:
+  Graveyard() = default;
+  ~Graveyard();  // gives back the names its records hold
+  Graveyard(const Graveyard&) = delete;
+  Graveyard& operator=(const Graveyard&) = delete;
   void bury(const ObjectRecord& r, uint32_t frame) noexcept;
   // Calls f(const GraveRecord&) for each remembered object.
   template <typename F>
@@ -97,9 +102,12 @@ struct Scope {
   Scope() = default;
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
-  // What the app never destroyed gives its creation contexts back with its table.
+  // What the app never destroyed gives its creation contexts and names back with its table.
   ~Scope() {
-    table.for_each([](const ObjectRecord& r) { release_context(r.context); });
+    table.for_each([](const ObjectRecord& r) {
+      release_context(r.context);
+      release_name(r.name);
+    });
   }
 };
 

@@ -105,6 +105,44 @@ std::vector<std::shared_ptr<DeviceState>> all_devices() {
   return devices().all();
 }
 
+namespace {
+struct DestroyedDevices {
+  std::mutex mutex;
+  DestroyedDevice ring[16];
+  size_t next = 0;
+};
+DestroyedDevices& destroyed_devices() {
+  static auto* d = new DestroyedDevices;  // never destroyed, as the registries
+  return *d;
+}
+}  // namespace
+
+void remember_destroyed_device(const DestroyedDevice& d) noexcept {
+  DestroyedDevices& all = destroyed_devices();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  all.ring[all.next] = d;
+  all.next = (all.next + 1) % (sizeof(all.ring) / sizeof(all.ring[0]));
+}
+
+bool find_destroyed_device(uint64_t handle, DestroyedDevice* out) noexcept {
+  DestroyedDevices& all = destroyed_devices();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  for (const DestroyedDevice& d : all.ring) {
+    if (d.handle == handle && handle != 0) {
+      *out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+void forget_destroyed_device(uint64_t handle) noexcept {
+  DestroyedDevices& all = destroyed_devices();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  for (DestroyedDevice& d : all.ring)
+    if (d.handle == handle) d = DestroyedDevice{};
+}
+
 uint32_t now_ms() noexcept {
   return static_cast<uint32_t>(monotonic_ms() - g_load_ms);
 }

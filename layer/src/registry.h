@@ -5,6 +5,8 @@
 // owners.
 #pragma once
 
+#include <vulkan/vulkan.h>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -42,6 +44,18 @@ class KeyRegistry {
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<State>> owners_;
 };
+
+// Devices the app destroyed, by handle value (the loader's dispatch key may be gone with the
+// device's memory): a second vkDestroyDevice is reported and still passed down, as the app
+// asked. The last few only.
+struct DestroyedDevice {
+  uint64_t handle = 0;
+  PFN_vkDestroyDevice destroy = nullptr;  // the next layer's or the driver's
+  const void* instance_key = nullptr;     // its instance's dispatch key
+};
+void remember_destroyed_device(const DestroyedDevice& d) noexcept;
+bool find_destroyed_device(uint64_t handle, DestroyedDevice* out) noexcept;
+void forget_destroyed_device(uint64_t handle) noexcept;  // the handle value is a live device again
 
 extern KeyRegistry<InstanceState>* const g_instance_registry;
 extern KeyRegistry<DeviceState>* const g_device_registry;

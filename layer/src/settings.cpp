@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -230,6 +233,47 @@ std::vector<std::pair<std::string, std::string>> describe(const Settings& s) {
       {"log_level", s.log_level},
       {"log_file", s.log_file},
   };
+}
+
+namespace {
+struct MadeDirs {
+  std::mutex mutex;
+  std::vector<std::string> dirs;  // in creation order: parents first
+  pid_t pid = 0;                  // a forked child leaves its parent's directories alone
+};
+MadeDirs& made_dirs() {
+  static auto* m = new MadeDirs;  // never destroyed: read at exit
+  return *m;
+}
+}  // namespace
+
+void prepare_output_dir(const std::string& dir) noexcept {
+  try {
+    MadeDirs& m = made_dirs();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    std::string cur;
+    for (size_t i = 0; i <= dir.size(); ++i) {
+      if ((i == dir.size() || dir[i] == '/') && !cur.empty()) {
+        if (mkdir(cur.c_str(), 0755) == 0) {
+          m.dirs.push_back(cur);
+          m.pid = getpid();
+        } else if (errno != EEXIST) {
+          return;
+        }
+      }
+      if (i < dir.size()) cur += dir[i];
+    }
+  } catch (...) {
+  }
+}
+
+void remove_empty_output_dirs() noexcept {
+  MadeDirs& m = made_dirs();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  if (m.pid != getpid()) return;
+  for (auto it = m.dirs.rbegin(); it != m.dirs.rend(); ++it)
+    rmdir(it->c_str());  // fails, as it should, on a directory with snapshots in it
+  m.dirs.clear();
 }
 
 }  // namespace vkleak

@@ -40,6 +40,13 @@ std::vector<std::pair<std::string, std::string>> describe(const Settings& s);
 
 const char* to_string(FrameBoundary b) noexcept;
 
+// Creates the output directory (and its missing parents) when an instance is created, so that a
+// trigger file can be made before the first snapshot. The directories it made are removed at
+// exit (remove_empty_output_dirs, registered with atexit) if they are still empty: programs
+// that never write a snapshot leave nothing behind. Failures are left to the snapshot writer.
+void prepare_output_dir(const std::string& dir) noexcept;
+void remove_empty_output_dirs() noexcept;
+
 // Parses one value into `s`; returns false (and leaves `s` unchanged) when key or value is bad.
 bool apply_setting(Settings& s, const std::string& key, const std::string& value,
                    std::string* error);

@@ -84,11 +84,12 @@ struct EdgeKeyHash {
 };
 
 // Everything copied out of the tables; names, call sites and modules are read at write time
-// (their tables are append-only, so a later copy is a superset).
+// (their tables are append-only, or pinned, so a later copy is a superset).
 struct Collected {
   // First: freed creation contexts wait until this snapshot is written (records are copied now,
   // their contexts read off the app's thread).
   ContextPin pin;
+  NamePin name_pin;  // likewise names: the records' name ids stay valid until written
   SnapshotReason reason = SnapshotReason::kFrame;
   std::string label;
   Settings settings;

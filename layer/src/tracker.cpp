@@ -53,10 +53,7 @@ bool use_matters(ObjectType t) noexcept {
 }
 
 std::string name_of(uint32_t name) {
-  if (!name) return std::string();
-  std::vector<std::string> names;
-  copy_names(&names);
-  return name < names.size() ? names[name] : std::string();
+  return name_string(name);
 }
 
 std::string describe(ObjectType type, const std::string& name, uint64_t id) {
@@ -77,6 +74,7 @@ void forget(Scope& scope, const ObjectRecord& r) noexcept {
     scope.graveyard.bury(r, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)));
   }
   release_context(r.context);  // after bury, which keeps a copy of it
+  release_name(r.name);        // likewise (the graveyard holds its own reference)
   const ObjectType type = static_cast<ObjectType>(r.type);
   if (type == ObjectType::kCommandBuffer && scope.type == ObjectType::kDevice)
     static_cast<DeviceState&>(scope).command_refs.destroy(r.handle);
@@ -199,6 +197,7 @@ void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) no
   auto& device = static_cast<DeviceState&>(scope);
   if (!device.submissions.in_flight(r)) return;
   try {
+    const NamePin pin;  // the path's name ids are read after their records' locks
     Event e;
     e.kind = "destroyed_in_flight";
     e.type = type;
@@ -272,12 +271,15 @@ void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size
 
 void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) noexcept {
   if (passthrough() || type == ObjectType::kUnknown) return;
-  const uint32_t id = intern_name(name);
+  const uint32_t id = intern_name(name);  // the record's reference
+  uint32_t old = 0;
   bool referenced = false;
-  scope.table.update(handle, type, [&](ObjectRecord& r) {
+  const bool live = scope.table.update(handle, type, [&](ObjectRecord& r) {
+    old = r.name;
     r.name = id;
     referenced = r.referenced;
   });
+  release_name(live ? old : id);
   if (referenced) edge_targets_changed();  // edges made from now on carry the new name
 }
 

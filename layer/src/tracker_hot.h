@@ -120,14 +120,16 @@ __attribute__((always_inline)) inline void on_create_child(Scope& scope, ObjectT
 __attribute__((always_inline)) inline void on_destroy(Scope& scope, ObjectType type,
                                                       uint64_t handle) noexcept {
   if (handle == 0 || passthrough()) return;
-  // Most objects were never submitted, nothing points at them and their type keeps nothing
-  // elsewhere: only their record and its context go. The others copy their whole record.
+  // Most objects were never submitted, nothing points at them, they have no name and their type
+  // keeps nothing elsewhere: only their record and its context go. The others copy their whole
+  // record.
   bool whole = hot::kDestroyKeepsMore.of[static_cast<uint32_t>(type)];
   ObjectRecord removed;
   ContextId context = 0;
   const ObjectTable::EraseResult result = scope.table.erase_with(
       handle, type, [&](const ObjectRecord& r) __attribute__((always_inline)) {
-        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced))) {
+        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
+            r.name != 0) {  // a name's reference goes in forget()
           removed = r;
           whole = true;
         } else {
