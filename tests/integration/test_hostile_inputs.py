@@ -9,7 +9,7 @@ import subprocess
 import time
 import unittest
 
-from harness import (VKLEAK, TempDirTestCase, explicit_env, load, run, scenario, snapshot_files,
+from harness import (SANITIZE, VKLEAK, TempDirTestCase, explicit_env, load, run, scenario, snapshot_files,
                      validate)
 
 # The scenario's bytes (hostile_inputs.cpp), and what the snapshot must show: each maximal
@@ -50,9 +50,8 @@ class HostileInputsTest(TempDirTestCase):
             validate(snap)
             self.assertIn("\ufffd", snap["executable"])
             self.assertTrue(snap["executable"].endswith("-\ufffd/hostile_inputs"))
-            settings = dict(snap["settings"]) if isinstance(snap["settings"], dict) else {}
-            if settings:
-                self.assertEqual(settings.get("output_dir"), shown(os.fsencode(out)))
+            self.assertEqual(snap["settings"]["output_dir"], shown(os.fsencode(out)))
+            self.assertIn("\ufffd", snap["settings"]["trigger_file"])
             [inst] = snap["instances"]
             self.assertEqual(inst["application"], shown(BAD_APP))
             self.assertEqual(inst["engine"], shown(BAD_ENGINE))
@@ -65,6 +64,9 @@ class HostileInputsTest(TempDirTestCase):
         self.assertIn(rc, (0, 1), err)
 
     def test_unique_names_do_not_grow_memory(self):
+        if SANITIZE:
+            self.skipTest("a sanitizer's allocator keeps freed memory (quarantine): RSS is not "
+                          "the live set there; names_test.cpp counts live names instead")
         env = explicit_env(self.tmp, self.out)
         env["VKLEAK_SNAPSHOT_AT_EXIT"] = "false"
 
