@@ -9,8 +9,8 @@ import subprocess
 import time
 import unittest
 
-from harness import (SANITIZE, VKLEAK, TempDirTestCase, explicit_env, load, run, scenario, snapshot_files,
-                     validate)
+from harness import (SANITIZE, VKLEAK, TempDirTestCase, explicit_env, load, run, scenario,
+                     snapshot_files, validate)
 
 # The scenario's bytes (hostile_inputs.cpp), and what the snapshot must show: each maximal
 # invalid subpart one U+FFFD, as Python's errors="replace".
