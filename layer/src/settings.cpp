@@ -1,5 +1,8 @@
 #include "settings.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -7,8 +10,6 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "log.h"
 
