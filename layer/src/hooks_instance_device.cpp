@@ -44,10 +44,16 @@ std::mutex& lifecycle_mutex() {
 void destroy_device_again(VkDevice device, const DestroyedDevice& gone,
                           const VkAllocationCallbacks* pAllocator) noexcept {
   if (!passthrough()) {
-    log().warn("vkDestroyDevice of device {:#x}, already destroyed; passed down", gone.handle);
-    std::lock_guard<std::mutex> lock(lifecycle_mutex());  // the instance stays registered
-    if (InstanceState* instance = g_instance_registry->find(gone.instance_key))
-      on_destroy(*instance, ObjectType::kDevice, gone.handle);  // not live: invalid_destroy
+    bool recorded = false;
+    {
+      std::lock_guard<std::mutex> lock(lifecycle_mutex());  // the instance stays registered
+      if (InstanceState* instance = g_instance_registry->find(gone.instance_key)) {
+        on_destroy(*instance, ObjectType::kDevice, gone.handle);  // not live: invalid_destroy
+        recorded = true;
+      }
+    }
+    log().warn("vkDestroyDevice of device {:#x}, already destroyed{}; passed down", gone.handle,
+               recorded ? " (event invalid_destroy)" : "");
   }
   if (gone.destroy) gone.destroy(device, pAllocator);
 }
