@@ -106,8 +106,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
       register_instance(state, dispatch_key(*pInstance));
       if (!passthrough()) start_writer(settings);
     }
-    prepare_output_dir(settings.output_dir);  // trigger files work before the first snapshot
-    static std::once_flag remove_once;        // registered first: runs after the exit snapshot
+    // Trigger files work before the first snapshot (not made after the final one).
+    if (!passthrough()) prepare_output_dir(settings.output_dir);
+    static std::once_flag remove_once;  // registered first: runs after the exit snapshot
     std::call_once(remove_once, [] { std::atexit(remove_empty_output_dirs); });
     install_exit_handler();
     log().info("tracking instance {:#x}; snapshots in '{}'", state->handle, settings.output_dir);
