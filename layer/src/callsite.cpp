@@ -4,6 +4,8 @@
 #include "layer_state.h"  // passthrough()
 #include "stack_memo.h"
 
+#include "../../src/core/vulkan_stack.h"  // the list the CLI uses too
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -15,8 +17,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace vkleak {
@@ -73,35 +78,64 @@ bool in_self(uintptr_t a) {
   return a >= self.begin && a < self.end;
 }
 
-// Address ranges of the Vulkan loader and of other layers: frames of theirs between the app
-// and this layer are not the app's call site. Published as an immutable list; an old list is
-// never freed (hooks may be reading it) and a new one is made only per instance creation.
-struct ForeignModules {
-  static constexpr int kMax = 32;
+// Address ranges of the Vulkan stack's modules (src/core/vulkan_stack.h): the loader, other
+// layers, drivers, libraries translating another API to Vulkan, and the user's
+// vulkan_stack_modules. Loader and layer frames above the caller's are dropped like the layer's
+// own; the other frames are kept but do not count toward callstack_depth, so that a call site
+// reaches the program's own code. Classified once per module when the list is made; published
+// as an immutable list sorted by address; an old list is never freed (hooks may be reading it).
+struct StackModules {
+  static constexpr int kMax = 64;
   uintptr_t begin[kMax], end[kMax];
+  bool plumbing[kMax];  // the loader or a layer
   int count = 0;
+  unsigned long long loads = 0;  // dl_iterate_phdr's count of loads when made
 };
-std::atomic<const ForeignModules*> g_foreign{nullptr};
+std::atomic<const StackModules*> g_stack{nullptr};
+std::mutex g_stack_mutex;      // makes lists one at a time
+std::string g_stack_patterns;  // the user's, comma-separated (under g_stack_mutex)
 
-bool is_foreign_module(const char* path) {
-  const char* base = std::strrchr(path, '/');
-  base = base ? base + 1 : path;
-  return std::strncmp(base, "libvulkan.so", 12) == 0 || std::strncmp(base, "libVkLayer", 10) == 0;
-}
-
-const ForeignModules* foreign_modules() {
-  const ForeignModules* f = g_foreign.load(std::memory_order_acquire);
+const StackModules* stack_modules() {
+  const StackModules* f = g_stack.load(std::memory_order_acquire);
   if (f) return f;
-  refresh_foreign_modules();
-  return g_foreign.load(std::memory_order_acquire);
+  refresh_foreign_modules(nullptr);
+  return g_stack.load(std::memory_order_acquire);
 }
 
+// Index of the stack module holding a, or -1.
+int find_stack_module(const StackModules* f, uintptr_t a) {
+  if (!f) return -1;
+  int lo = 0, hi = f->count;  // binary search: the depth-1 path asks this per creation
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (f->begin[mid] <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && a < f->end[lo - 1] ? lo - 1 : -1;
+}
+
+// Loader or layer: dropped when above the caller's frames.
 bool in_foreign(uintptr_t a) {
-  const ForeignModules* f = foreign_modules();
-  if (!f) return false;
-  for (int i = 0; i < f->count; ++i)
-    if (a >= f->begin[i] && a < f->end[i]) return true;
-  return false;
+  const StackModules* f = stack_modules();
+  const int i = find_stack_module(f, a);
+  return i >= 0 && f->plumbing[i];
+}
+bool in_stack(const StackModules* f, uintptr_t a) {
+  return find_stack_module(f, a) >= 0;
+}
+
+unsigned long long loaded_count() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* pi, size_t size, void* data) -> int {
+        if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof(pi->dlpi_adds))
+          *static_cast<unsigned long long*>(data) = pi->dlpi_adds;
+        return 1;
+      },
+      &adds);
+  return adds;
 }
 
 // Return addresses, innermost first, and the stack address each was read from (`slots[i]`,
@@ -259,15 +293,52 @@ ThreadWalks* thread_walks() noexcept {
 
 }  // namespace
 
-void refresh_foreign_modules() noexcept {
-  auto* f = new (std::nothrow) ForeignModules;
-  if (!f) return;
+namespace {
+
+bool matches_user_pattern(const std::string& patterns, const char* path) {
+  size_t b = 0;
+  while (b < patterns.size()) {
+    size_t e = patterns.find(',', b);
+    if (e == std::string::npos) e = patterns.size();
+    std::string_view p(patterns.data() + b, e - b);
+    while (!p.empty() && p.front() == ' ') p.remove_prefix(1);
+    while (!p.empty() && p.back() == ' ') p.remove_suffix(1);
+    if (!p.empty() && stack_module_matches(p, path)) return true;
+    b = e + 1;
+  }
+  return false;
+}
+
+// Whether the module exports a loader entry point of its own: a layer (plumbing) or a driver.
+// Found through dlopen(RTLD_NOLOAD), which loads nothing; the symbol must be the module's own,
+// not one of its dependencies'.
+void classify_by_exports(const char* path, uintptr_t lo, uintptr_t hi, bool* stack,
+                         bool* plumbing) {
+  void* handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+  if (!handle) return;
+  auto own = [&](const char* name) {
+    const auto a = reinterpret_cast<uintptr_t>(dlsym(handle, name));
+    return a >= lo && a < hi;
+  };
+  if (own("vkNegotiateLoaderLayerInterfaceVersion"))
+    *stack = *plumbing = true;
+  else if (own("vk_icdNegotiateLoaderICDInterfaceVersion") || own("vk_icdGetInstanceProcAddr"))
+    *stack = true;
+  dlclose(handle);
+}
+
+struct LoadedModule {
+  std::string path;
+  uintptr_t lo, hi;
+};
+
+void make_stack_list() {
+  std::vector<LoadedModule> mods;
+  const unsigned long long loads = loaded_count();
   dl_iterate_phdr(
       [](dl_phdr_info* pi, size_t, void* data) -> int {
-        auto* out = static_cast<ForeignModules*>(data);
-        if (!pi->dlpi_name || !is_foreign_module(pi->dlpi_name) ||
-            out->count == ForeignModules::kMax)
-          return 0;
+        // The main program (no name) is never part of the stack.
+        if (!pi->dlpi_name || !*pi->dlpi_name) return 0;
         uintptr_t lo = UINTPTR_MAX, hi = 0;
         for (int i = 0; i < pi->dlpi_phnum; ++i) {
           const auto& ph = pi->dlpi_phdr[i];
@@ -275,21 +346,59 @@ void refresh_foreign_modules() noexcept {
           lo = std::min<uintptr_t>(lo, pi->dlpi_addr + ph.p_vaddr);
           hi = std::max<uintptr_t>(hi, pi->dlpi_addr + ph.p_vaddr + ph.p_memsz);
         }
-        if (lo < hi && !in_self(lo)) {
-          out->begin[out->count] = lo;
-          out->end[out->count] = hi;
-          out->count++;
-        }
+        if (lo < hi && !in_self(lo))
+          static_cast<std::vector<LoadedModule>*>(data)->push_back({pi->dlpi_name, lo, hi});
         return 0;
       },
-      f);
-  const ForeignModules* old = g_foreign.load(std::memory_order_acquire);
+      &mods);
+  auto* f = new StackModules;
+  f->loads = loads;
+  std::sort(mods.begin(), mods.end(),
+            [](const LoadedModule& a, const LoadedModule& b) { return a.lo < b.lo; });
+  for (const LoadedModule& m : mods) {
+    if (f->count == StackModules::kMax) break;
+    bool plumbing = is_vulkan_loader_or_layer_module(m.path);
+    bool stack = plumbing || is_builtin_vulkan_stack_module(m.path) ||
+                 matches_user_pattern(g_stack_patterns, m.path.c_str());
+    if (!plumbing) classify_by_exports(m.path.c_str(), m.lo, m.hi, &stack, &plumbing);
+    if (!stack) continue;
+    f->begin[f->count] = m.lo;
+    f->end[f->count] = m.hi;
+    f->plumbing[f->count] = plumbing;
+    f->count++;
+  }
+  const StackModules* old = g_stack.load(std::memory_order_acquire);
   if (old && old->count == f->count && std::equal(f->begin, f->begin + f->count, old->begin) &&
-      std::equal(f->end, f->end + f->count, old->end)) {
+      std::equal(f->end, f->end + f->count, old->end) &&
+      std::equal(f->plumbing, f->plumbing + f->count, old->plumbing) && old->loads == f->loads) {
     delete f;  // unchanged (the usual case: another instance with the same layers)
     return;
   }
-  g_foreign.store(f, std::memory_order_release);  // the previous list stays allocated
+  g_stack.store(f, std::memory_order_release);  // the previous list stays allocated
+}
+
+// A module loaded since the list was made may belong to the stack: checked when a chain is
+// walked (rare: once per new chain), never on a memoized one.
+void refresh_if_loaded(const StackModules* f) noexcept {
+  if (f && loaded_count() == f->loads) return;
+  try {
+    std::lock_guard<std::mutex> lock(g_stack_mutex);
+    const StackModules* now = g_stack.load(std::memory_order_acquire);
+    if (now && now != f && loaded_count() == now->loads) return;
+    make_stack_list();
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+void refresh_foreign_modules(const char* user_patterns) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(g_stack_mutex);
+    if (user_patterns) g_stack_patterns = user_patterns;
+    make_stack_list();
+  } catch (...) {
+  }
 }
 
 void set_callstack_depth(uint32_t depth) noexcept {
@@ -330,12 +439,26 @@ uint32_t intern_frames(const uintptr_t* frames, uint32_t count) noexcept {
   }
 }
 
-// Frames above the app's: the layer's own, the loader's (trampolines that are not tail calls)
+// Frames above the caller's: the layer's own, the loader's (trampolines that are not tail calls)
 // and other layers' (above this one).
 int skipped_frames(const uintptr_t* ips, int n) {
   int first = 0;
   while (first < n && (in_self(ips[first]) || in_foreign(ips[first]))) ++first;
   return first;
+}
+
+// The end of the call site that starts at ips[first]: `depth` frames outside the Vulkan stack,
+// with the stack's frames among them, at most kMaxDepth in all. *counted: how many it found.
+int callsite_end(const StackModules* f, const uintptr_t* ips, int first, int n, uint32_t depth,
+                 uint32_t* counted) {
+  uint32_t c = 0;
+  int i = first;
+  while (i < n && i - first < static_cast<int>(kMaxDepth) && c < depth) {
+    if (!in_stack(f, ips[i])) ++c;
+    ++i;
+  }
+  *counted = c;
+  return i;
 }
 
 // Where ips[key..end) lie on the stack, given that ips[key] lies at key_slot: from the frame
@@ -369,36 +492,43 @@ bool find_slots(const uintptr_t* ips, int key, int end, uintptr_t key_slot, Thre
   return false;
 }
 
-// Walks the stack for the app's innermost `depth` frames, interns them, and memoizes the walk
-// under the hook's return-address slot.
+// Walks the stack for the app's innermost `depth` frames outside the Vulkan stack, interns
+// them, and memoizes the walk under the hook's return-address slot.
 uint32_t walk_and_intern(uintptr_t key_slot, uintptr_t key_ret, uint32_t depth,
                          ThreadWalks* walks) noexcept {
+  const StackModules* stack = stack_modules();
+  refresh_if_loaded(stack);
+  stack = g_stack.load(std::memory_order_acquire);
   // Every frame walked costs (~8 ns with libunwind's trace cache), so walk only the layer's own
-  // frames (usually 3: the hook and two of ours) plus `depth`; walk again, further, on the rare
-  // path with more of ours.
+  // frames (usually 3: the hook and two of ours) plus `depth`; walk again, as far as allowed, on
+  // the rarer path with more of ours or with frames of the Vulkan stack (GL on zink, a layer).
   uintptr_t ips[kMaxDepth + kMaxSkipped];
   int max = static_cast<int>(depth + g_layer_frames.load(std::memory_order_relaxed));
   int n = backtrace_ips(ips, max);
   int first = skipped_frames(ips, n);
-  if (n == max && n - first < static_cast<int>(depth) && first < static_cast<int>(kMaxSkipped)) {
-    max = static_cast<int>(depth + kMaxSkipped);
+  uint32_t counted = 0;
+  int end = callsite_end(stack, ips, first, n, depth, &counted);
+  if (n == max && counted < depth && end - first < static_cast<int>(kMaxDepth)) {
+    max = static_cast<int>(kMaxDepth + kMaxSkipped);
     n = backtrace_ips(ips, max);
     first = skipped_frames(ips, n);
-    // Remember the longest path of ours seen, so that it is walked in one go next time.
-    uint32_t seen = g_layer_frames.load(std::memory_order_relaxed);
-    while (seen < static_cast<uint32_t>(first) &&
-           !g_layer_frames.compare_exchange_weak(seen, static_cast<uint32_t>(first),
-                                                 std::memory_order_relaxed)) {
+    end = callsite_end(stack, ips, first, n, depth, &counted);
+    if (first < static_cast<int>(kMaxSkipped)) {
+      // Remember the longest path of ours seen, so that it is walked in one go next time.
+      uint32_t seen = g_layer_frames.load(std::memory_order_relaxed);
+      while (seen < static_cast<uint32_t>(first) &&
+             !g_layer_frames.compare_exchange_weak(seen, static_cast<uint32_t>(first),
+                                                   std::memory_order_relaxed)) {
+      }
     }
   }
-  const int count = std::min(n - first, static_cast<int>(depth));
+  const int count = end - first;
   if (count <= 0) return 0;
   const uint32_t id = intern_frames(ips + first, static_cast<uint32_t>(count));
   if (id == 0 || walks == nullptr) return id;
   // Memoize from the frame the hook returns to up to the outermost frame kept.
   int key = first;
   while (key >= 0 && ips[key] != key_ret) --key;
-  const int end = first + count;
   uintptr_t slots[kMaxDepth + kMaxSkipped];
   if (key >= 0 && find_slots(ips, key, end, key_slot, *walks, slots) &&
       slots_hold(slots + key, ips + key, end - key))
@@ -412,7 +542,8 @@ uint32_t walk_and_intern(uintptr_t key_slot, uintptr_t key_ret, uint32_t depth,
 uint32_t capture_and_intern(uintptr_t hook_return_address, uintptr_t hook_cfa) noexcept {
   const uint32_t depth = g_callstack_depth.load(std::memory_order_relaxed);
   if (depth == 0 || passthrough()) return 0;
-  if (depth == 1 && !in_self(hook_return_address) && !in_foreign(hook_return_address)) {
+  if (depth == 1 && !in_self(hook_return_address) &&
+      !in_stack(stack_modules(), hook_return_address)) {
     // The hook returns straight into the app: that is the one frame asked for.
     return intern_frames(&hook_return_address, 1);
   }

@@ -17,9 +17,11 @@ uint32_t callstack_depth() noexcept;
 // `hook_cfa`: the hook's canonical frame address (that return address lies just below it).
 uint32_t capture_and_intern(uintptr_t hook_return_address, uintptr_t hook_cfa) noexcept;
 
-// Re-reads which loaded modules are the Vulkan loader and other layers: their frames above the
-// app's are dropped like the layer's own. Call when the set may change (instance creation).
-void refresh_foreign_modules() noexcept;
+// Re-reads which loaded modules are the Vulkan stack (src/core/vulkan_stack.h: loader, layers,
+// drivers, translation libraries, plus `user_patterns`, comma-separated, when not null): loader
+// and layer frames above the app's are dropped like the layer's own, the others do not count
+// toward the depth. Call when the set may change (instance creation).
+void refresh_foreign_modules(const char* user_patterns) noexcept;
 
 // Copies the frames of call sites [1, count] (index 0 is an empty placeholder).
 void copy_callsites(std::vector<std::vector<uintptr_t>>* out);

@@ -79,7 +79,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
   Settings settings = load_settings(pCreateInfo);
   configure_log(settings.log_level, settings.log_file);
   set_callstack_depth(settings.callstack_depth);
-  refresh_foreign_modules();  // the loader has loaded every layer of this instance by now
+  // The loader has loaded every layer and driver of this instance by now.
+  refresh_foreign_modules(settings.vulkan_stack_modules.c_str());
   const CallsiteId callsite = capture_callsite();
 
   VkResult result = next_create(pCreateInfo, pAllocator, pInstance);

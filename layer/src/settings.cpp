@@ -25,6 +25,7 @@ constexpr const char* kLayerName = "VK_LAYER_VKLEAK_tracker";
 constexpr const char* kSettingKeys[] = {
     "output_dir",       "snapshot_every",  "frame_boundary", "callstack_depth", "snapshot_at_exit",
     "snapshot_signal",  "trigger_file",    "log_level",      "log_file",
+    "vulkan_stack_modules",
 };
 constexpr const char* kLoaderKeys[] = {"enable", "disable", "layer_dir"};
 
@@ -206,6 +207,8 @@ bool apply_setting(Settings& s, const std::string& key, const std::string& value
     s.log_level = v;
   } else if (key == "log_file") {
     s.log_file = value;
+  } else if (key == "vulkan_stack_modules") {
+    s.vulkan_stack_modules = value;
   }
   return true;
 }
@@ -233,6 +236,7 @@ std::vector<std::pair<std::string, std::string>> describe(const Settings& s) {
       {"trigger_file", s.trigger_file},
       {"log_level", s.log_level},
       {"log_file", s.log_file},
+      {"vulkan_stack_modules", s.vulkan_stack_modules},
   };
 }
 

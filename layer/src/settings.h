@@ -25,6 +25,9 @@ struct Settings {
   // deeper frame ~10 ns of unwinding (bench/RESULTS.md). The default sees through allocation
   // wrappers: reports group objects by call site, and one frame would merge unrelated ones.
   uint32_t callstack_depth = 8;
+  // More modules of the Vulkan stack (callsite.h), comma-separated file-name patterns: their
+  // frames do not count toward callstack_depth.
+  std::string vulkan_stack_modules;
   bool snapshot_at_exit = true;
   std::string snapshot_signal = "SIGUSR1";  // "none" to disable
   std::string trigger_file;                 // default: <output_dir>/vkleak.trigger

@@ -19,7 +19,9 @@ namespace vkleak {
 class StackMemo {
  public:
   static constexpr uint32_t kEntries = 32;  // direct-mapped
-  static constexpr uint32_t kFrames = 24;   // return addresses checked per entry, at most
+  // Return addresses checked per entry, at most: a call site's 64 frames (those of the Vulkan
+  // stack included, e.g. GL on zink) plus the frames above it, up to the hook's.
+  static constexpr uint32_t kFrames = 80;
 
   // The call-site id remembered for this chain, or 0.
   __attribute__((no_sanitize_address)) uint32_t find(uintptr_t key_slot, uintptr_t key_ret,
@@ -27,7 +29,7 @@ class StackMemo {
     const Entry& e = entries_[index(key_slot, key_ret)];
     if (e.key_slot != key_slot || e.key_ret != key_ret || e.depth != depth || e.id == 0) return 0;
     for (uint32_t i = 0; i < e.count; ++i)
-      if (*reinterpret_cast<const volatile uintptr_t*>(e.slot[i]) != e.ret[i]) return 0;
+      if (*reinterpret_cast<const volatile uintptr_t*>(e.frame[i].slot) != e.frame[i].ret) return 0;
     return e.id;
   }
 
@@ -40,10 +42,7 @@ class StackMemo {
     e.key_ret = key_ret;
     e.depth = depth;
     e.count = count;
-    for (uint32_t i = 0; i < count; ++i) {
-      e.slot[i] = slot[i];
-      e.ret[i] = ret[i];
-    }
+    for (uint32_t i = 0; i < count; ++i) e.frame[i] = {slot[i], ret[i]};
     e.id = id;
   }
 
@@ -51,8 +50,10 @@ class StackMemo {
   struct Entry {
     uintptr_t key_slot = 0, key_ret = 0;
     uint32_t depth = 0, count = 0, id = 0;
-    uintptr_t slot[kFrames];
-    uintptr_t ret[kFrames];
+    // Side by side: a check reads the lines of the frames it checks, not of all kFrames.
+    struct Frame {
+      uintptr_t slot, ret;
+    } frame[kFrames];
   };
   static uint32_t index(uintptr_t key_slot, uintptr_t key_ret) noexcept {
     uint64_t x = (key_slot >> 3) ^ (key_ret * 0x9e3779b97f4a7c15ull);
