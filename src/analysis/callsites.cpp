@@ -24,8 +24,15 @@ std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
   std::vector<uint32_t> ids;
   ids.reserve(snapshot.callsites.size());
   std::string key;
-  for (const std::vector<uint64_t>& addresses : snapshot.callsites) {
+  for (const std::vector<uint64_t>& recorded : snapshot.callsites) {
+    // Chains that differ only inside the Vulkan stack (driver, GL on zink, a layer) are one call
+    // site of the program: it groups, matches baselines and suppressions by its own frames.
+    bool all_in_stack = false;
+    std::vector<uint64_t> addresses;
+    for (size_t i : application_frames(recorded, map, &all_in_stack))
+      addresses.push_back(recorded[i]);
     key.clear();
+    if (all_in_stack) key += "stack:";
     for (uint64_t address : addresses) {
       const int m = map.find(address);
       if (m >= 0) {
@@ -39,7 +46,8 @@ std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
       key += ';';
     }
     auto [it, added] = by_key_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
-    if (added) entries_.push_back(Entry{addresses, snapshot.pid, false, {}});
+    if (added)
+      entries_.push_back(Entry{std::move(addresses), snapshot.pid, all_in_stack, false, {}});
     ids.push_back(it->second);
   }
   return ids;
@@ -57,11 +65,12 @@ const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
         std::make_unique<Symbolizer>(process.modules, SymbolizerOptions{symbolize_});
   }
   Symbolizer& symbolizer = *process.symbolizer;
-  const size_t skip = leading_runtime_frames(entry.addresses, symbolizer.module_map());
-  for (size_t i = skip; i < entry.addresses.size(); ++i) {
-    const SymbolizedFrame& f = symbolizer.symbolize(entry.addresses[i]);
+  for (uint64_t address : entry.addresses) {
+    const SymbolizedFrame& f = symbolizer.symbolize(address);
     Frame frame;
     frame.text = f.to_string();
+    // Shown because nothing else was recorded: say the frame is not the program's own.
+    if (entry.all_in_stack) frame.text += " [Vulkan stack]";
     frame.function = f.function;
     frame.file = f.file;
     frame.line = f.line;

@@ -27,14 +27,16 @@ class CallsiteTable {
 
   size_t size() const { return entries_.size(); }
 
-  // The frames of call site id, innermost application frame first (the Vulkan loader's and
-  // layers' frames left out). Empty for kNoCallsiteId.
+  // The frames of call site id, innermost application frame first: those in the Vulkan stack
+  // (loader, layers, drivers, translation libraries: core/vulkan_stack.h) left out, unless every
+  // frame is there (then all, each text marked "[Vulkan stack]"). Empty for kNoCallsiteId.
   const std::vector<Frame>& frames(uint32_t id);
 
  private:
   struct Entry {
-    std::vector<uint64_t> addresses;
+    std::vector<uint64_t> addresses;  // outside the Vulkan stack, unless all_in_stack
     uint64_t pid = 0;
+    bool all_in_stack = false;
     bool symbolized = false;
     std::vector<Frame> frames;
   };

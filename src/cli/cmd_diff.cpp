@@ -1,4 +1,5 @@
 #include "cli/cmd_diff.h"
+#include "cli/report_options.h"
 
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ CLI::App* add_diff_command(CLI::App* app, DiffFlags* flags) {
                    "Example objects per call site (default 5)")
       ->check(CLI::Range(uint32_t{0}, uint32_t{10000}))
       ->option_text("N");
+  add_stack_module_option(diff);
   diff->add_flag(
       "--no-symbolize", [flags](int64_t) { flags->analysis.symbolize = false; },
       "Call sites as module+offset, without reading any binary");

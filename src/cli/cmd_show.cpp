@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "cli/report_options.h"
 #include "core/format.h"
 #include "core/hex.h"
 #include "core/module_map.h"
@@ -32,6 +33,7 @@ CLI::App* add_show_command(CLI::App* app, ShowOptions* options) {
       ->default_str("10");
   show->add_flag("--no-symbolize", options->no_symbolize,
                  "Print call-site frames as module+offset without reading any binary");
+  add_stack_module_option(show);
   return show;
 }
 
@@ -40,7 +42,8 @@ namespace {
 // Everything show prints, computed once for both formats.
 struct CallsiteView {
   const CallsiteGroup* group;
-  size_t skipped_frames = 0;  // leading Vulkan loader/layer frames left out
+  size_t skipped_frames = 0;  // frames in the Vulkan stack left out
+  bool all_in_stack = false;  // every frame is in the Vulkan stack: all shown
   std::vector<const SymbolizedFrame*> frames;
 };
 
@@ -69,10 +72,10 @@ ShowData collect(const Snapshot& snapshot, const ShowOptions& options, Symbolize
     if (view.group->callsite != kNoCallsite) {
       const std::vector<uint64_t>& frames =
           snapshot.callsites[static_cast<size_t>(view.group->callsite)];
-      view.skipped_frames = leading_runtime_frames(frames, symbolizer->module_map());
-      for (size_t f = view.skipped_frames; f < frames.size(); ++f) {
-        view.frames.push_back(&symbolizer->symbolize(frames[f]));
-      }
+      const std::vector<size_t> kept =
+          application_frames(frames, symbolizer->module_map(), &view.all_in_stack);
+      view.skipped_frames = frames.size() - kept.size();
+      for (size_t f : kept) view.frames.push_back(&symbolizer->symbolize(frames[f]));
     }
     data.shown.push_back(std::move(view));
   }
@@ -184,7 +187,15 @@ void print_text(const ShowData& data, const Style& style, std::ostream& out) {
     if (view.skipped_frames > 0) {
       out << "      "
           << style.dim("(" + plural(view.skipped_frames, "frame", "frames") +
-                       " in the Vulkan loader or layers not shown)")
+                       " in the Vulkan stack not shown: loader, layers, drivers, "
+                       "translation libraries)")
+          << '\n';
+    }
+    if (view.all_in_stack) {
+      out << "      "
+          << style.dim(
+                 "(every frame is in the Vulkan stack: --callstack-depth or "
+                 "--stack-module may reach the program's own)")
           << '\n';
     }
   }
@@ -267,6 +278,7 @@ nlohmann::json to_json(const ShowData& data) {
     nlohmann::json& names = site["example_names"] = nlohmann::json::array();
     for (int32_t n : g.example_names) names.push_back(s.names[static_cast<size_t>(n)]);
     site["skipped_frames"] = view.skipped_frames;
+    site["all_in_vulkan_stack"] = view.all_in_stack;
     nlohmann::json& frames = site["frames"] = nlohmann::json::array();
     for (const SymbolizedFrame* f : view.frames) frames.push_back(frame_json(*f, s));
     sites.push_back(std::move(site));

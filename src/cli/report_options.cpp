@@ -9,6 +9,7 @@
 #include "analysis/analyzer.h"
 #include "analysis/run.h"
 #include "cli/common.h"
+#include "core/module_map.h"
 #include "core/snapshot_reader.h"
 
 #if defined(VKLEAK_HAVE_HTML) && __has_include("html/html_report.h")
@@ -27,7 +28,20 @@ void add_input_flags(CLI::App* command, ReportFlags* flags, const std::string& w
       ->required();
 }
 
+void add_stack_module_option(CLI::App* command) {
+  command
+      ->add_option_function<std::vector<std::string>>(
+          "--stack-module",
+          [](const std::vector<std::string>& patterns) { set_user_stack_modules(patterns); },
+          "A module of the Vulkan stack besides the built-in list (loader, layers, drivers, GL "
+          "on zink, DXVK, vkd3d, wgpu, Dawn): a file-name pattern with * and ?, or a path "
+          "pattern with '/'; repeatable. Call sites skip its frames to show the program's own")
+      ->allow_extra_args(false)
+      ->option_text("PATTERN");
+}
+
 void add_threshold_flags(CLI::App* command, ReportFlags* flags) {
+  add_stack_module_option(command);
   analysis::Thresholds& t = flags->analysis.thresholds;
   const std::string group = "Thresholds (FINDINGS.md explains them)";
   auto frames = CLI::Range(uint32_t{0}, uint32_t{1} << 30);

@@ -25,6 +25,9 @@ struct ReportFlags {
 void add_input_flags(CLI::App* command, ReportFlags* flags, const std::string& what);
 void add_threshold_flags(CLI::App* command, ReportFlags* flags);
 void add_output_flags(CLI::App* command, ReportFlags* flags);
+// --stack-module PATTERN (repeatable): more modules of the Vulkan stack, whose frames a call site
+// does not show (core/module_map.h). For report, gate, show and diff.
+void add_stack_module_option(CLI::App* command);
 
 // Reads and analyses every run. Throws SnapshotError (unusable input).
 analysis::ReportDocument analyse_inputs(const ReportFlags& flags);

@@ -1,6 +1,9 @@
 #include "core/module_map.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "core/vulkan_stack.h"
 
 namespace vkleak {
 
@@ -26,19 +29,36 @@ std::string_view base_name(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-bool is_vulkan_runtime_module(std::string_view path) {
-  const std::string_view name = base_name(path);
-  return name.rfind("libvulkan.so", 0) == 0 || name.rfind("libVkLayer_", 0) == 0;
+namespace {
+std::vector<std::string>& user_stack_modules() {
+  static std::vector<std::string> patterns;
+  return patterns;
+}
+}  // namespace
+
+void set_user_stack_modules(std::vector<std::string> patterns) {
+  user_stack_modules() = std::move(patterns);
 }
 
-size_t leading_runtime_frames(const std::vector<uint64_t>& frames, const ModuleMap& map) {
-  size_t n = 0;
-  while (n < frames.size()) {
-    const int m = map.find(frames[n]);
-    if (m < 0 || !is_vulkan_runtime_module(map.modules()[static_cast<size_t>(m)].path)) break;
-    ++n;
+bool is_vulkan_stack_module(std::string_view path) {
+  if (is_builtin_vulkan_stack_module(path)) return true;
+  for (const std::string& pattern : user_stack_modules())
+    if (stack_module_matches(pattern, path)) return true;
+  return false;
+}
+
+std::vector<size_t> application_frames(const std::vector<uint64_t>& frames, const ModuleMap& map,
+                                       bool* all_in_stack) {
+  std::vector<size_t> kept;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const int m = map.find(frames[i]);
+    if (m < 0 || !is_vulkan_stack_module(map.modules()[static_cast<size_t>(m)].path))
+      kept.push_back(i);
   }
-  return n == frames.size() ? 0 : n;
+  *all_in_stack = kept.empty() && !frames.empty();
+  if (*all_in_stack)
+    for (size_t i = 0; i < frames.size(); ++i) kept.push_back(i);
+  return kept;
 }
 
 }  // namespace vkleak

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,12 +28,19 @@ class ModuleMap {
 // The file name part of a path ("libfoo.so.1" for "/usr/lib/libfoo.so.1").
 std::string_view base_name(std::string_view path);
 
-// The Vulkan loader (libvulkan.so*) and layers (libVkLayer_*): frames there are plumbing between
-// the application's call and vkleak's layer, not where the object was made.
-bool is_vulkan_runtime_module(std::string_view path);
+// Modules of the Vulkan stack (core/vulkan_stack.h: the loader, layers, drivers, libraries that
+// translate another API to Vulkan) and those added by set_user_stack_modules: frames there say
+// how a call reached Vulkan, not where the program made the object.
+bool is_vulkan_stack_module(std::string_view path);
 
-// How many leading (innermost) frames are in Vulkan runtime modules. Returns 0 when every frame
-// is, so a call site never ends up with no frames at all.
-size_t leading_runtime_frames(const std::vector<uint64_t>& frames, const ModuleMap& map);
+// More patterns for is_vulkan_stack_module (`--stack-module`), for the whole process: set once,
+// from the command line, before any snapshot is read.
+void set_user_stack_modules(std::vector<std::string> patterns);
+
+// The frames a call site shows: indices of those outside the Vulkan stack (an address in no
+// module counts as outside), innermost first. When every frame is in the stack, all of them and
+// *all_in_stack is set, so a call site never ends up with no frames at all.
+std::vector<size_t> application_frames(const std::vector<uint64_t>& frames, const ModuleMap& map,
+                                       bool* all_in_stack);
 
 }  // namespace vkleak

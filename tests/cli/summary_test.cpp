@@ -4,6 +4,7 @@
 #include "core/module_map.h"
 #include "core/snapshot_reader.h"
 #include "core/summary.h"
+#include "core/vulkan_stack.h"
 #include "test_support.h"
 
 namespace vkleak {
@@ -75,19 +76,61 @@ TEST(ModuleMapTest, FindsModulesByRange) {
   EXPECT_EQ(map.find(UINT64_MAX), 2);
 }
 
-TEST(ModuleMapTest, SkipsLeadingLoaderAndLayerFrames) {
+TEST(ModuleMapTest, SkipsVulkanStackFrames) {
   std::vector<Module> modules(3);
   modules[0] = {"/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so", 0x1000, 0x1000,
                 0x1000, ""};
   modules[1] = {"/usr/lib/x86_64-linux-gnu/libvulkan.so.1.3.239", 0x3000, 0x1000, 0x3000, ""};
   modules[2] = {"/opt/app/bin/app", 0x5000, 0x1000, 0x5000, ""};
   const ModuleMap map(modules);
-  EXPECT_EQ(leading_runtime_frames({0x1010, 0x3010, 0x5010, 0x3020}, map), 2u);
-  EXPECT_EQ(leading_runtime_frames({0x5010, 0x1010}, map), 0u);
-  EXPECT_EQ(leading_runtime_frames({0x9999, 0x5010}, map), 0u);  // unknown module: keep
-  EXPECT_EQ(leading_runtime_frames({0x1010, 0x3010}, map), 0u);  // never leave nothing
-  EXPECT_TRUE(is_vulkan_runtime_module("libvulkan.so"));
-  EXPECT_FALSE(is_vulkan_runtime_module("/opt/libvulkan_helpers.so"));
+  bool all = false;
+  using Kept = std::vector<size_t>;
+  // Stack frames anywhere are left out, not only the leading ones.
+  EXPECT_EQ(application_frames({0x1010, 0x3010, 0x5010, 0x3020, 0x5020}, map, &all), (Kept{2, 4}));
+  EXPECT_FALSE(all);
+  EXPECT_EQ(application_frames({0x5010, 0x1010}, map, &all), Kept{0});
+  EXPECT_EQ(application_frames({0x9999, 0x5010}, map, &all), (Kept{0, 1}));  // unknown: keep
+  EXPECT_FALSE(all);
+  EXPECT_EQ(application_frames({0x1010, 0x3010}, map, &all), (Kept{0, 1}));  // never nothing
+  EXPECT_TRUE(all);
+  EXPECT_TRUE(application_frames({}, map, &all).empty());
+  EXPECT_FALSE(all);
+}
+
+TEST(ModuleMapTest, VulkanStackModules) {
+  EXPECT_TRUE(is_vulkan_stack_module("libvulkan.so"));
+  EXPECT_TRUE(is_vulkan_stack_module("/usr/lib/x86_64-linux-gnu/libvulkan.so.1"));
+  EXPECT_FALSE(is_vulkan_stack_module("/opt/libvulkan_helpers.so"));
+  // Layers, drivers, GL on zink and the GL dispatch in front of it, D3D and WebGPU on Vulkan.
+  EXPECT_TRUE(is_vulkan_stack_module("/usr/lib/x86_64-linux-gnu/mangohud/libMangoHud.so"));
+  EXPECT_TRUE(is_vulkan_stack_module("/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"));
+  EXPECT_TRUE(is_vulkan_stack_module("/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so"));
+  EXPECT_TRUE(is_vulkan_stack_module("/usr/lib/x86_64-linux-gnu/libgallium-24.2.8.so"));
+  EXPECT_TRUE(is_vulkan_stack_module("/usr/lib/x86_64-linux-gnu/libGLX_mesa.so.0"));
+  EXPECT_TRUE(is_vulkan_stack_module("/opt/game/libdxvk_d3d11.so"));
+  EXPECT_TRUE(is_vulkan_stack_module("/opt/app/libwgpu_native.so"));
+  EXPECT_FALSE(is_vulkan_stack_module("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+  EXPECT_FALSE(is_vulkan_stack_module("/usr/bin/glmark2"));
+  EXPECT_FALSE(is_vulkan_stack_module("/opt/app/libengine.so"));
+  // A user's module: by file name, or by path when the pattern has a '/'.
+  set_user_stack_modules({"libengine*.so", "/opt/render/*"});
+  EXPECT_TRUE(is_vulkan_stack_module("/opt/app/libengine_vk.so"));
+  EXPECT_TRUE(is_vulkan_stack_module("/opt/render/librender.so.2"));
+  EXPECT_FALSE(is_vulkan_stack_module("/opt/app/librender.so.2"));
+  set_user_stack_modules({});
+  EXPECT_FALSE(is_vulkan_stack_module("/opt/app/libengine_vk.so"));
+}
+
+TEST(ModuleMapTest, StackPatternMatching) {
+  EXPECT_TRUE(stack_pattern_matches("*_dri.so", "swrast_dri.so"));
+  EXPECT_FALSE(stack_pattern_matches("*_dri.so", "swrast_dri.so.1"));
+  EXPECT_TRUE(stack_pattern_matches("lib?k*.so*", "libVkLayer_x.so"));
+  EXPECT_TRUE(stack_pattern_matches("a*b*c", "axxbyyc"));
+  EXPECT_FALSE(stack_pattern_matches("a*b*c", "axxbyy"));
+  EXPECT_TRUE(stack_pattern_matches("*", ""));
+  EXPECT_FALSE(stack_pattern_matches("", "x"));
+  EXPECT_TRUE(is_vulkan_loader_or_layer_module("/x/libVkLayer_khronos_validation.so"));
+  EXPECT_FALSE(is_vulkan_loader_or_layer_module("/x/swrast_dri.so"));
 }
 
 }  // namespace
