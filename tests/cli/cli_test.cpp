@@ -155,7 +155,10 @@ TEST(ShowTest, TextOutput) {
       << out;
   EXPECT_FALSE(contains(out, "frame.buffer.16")) << "at most 3 example names";
   EXPECT_TRUE(contains(out, "      demo+0x1100\n      demo+0x2200\n")) << out;
-  EXPECT_TRUE(contains(out, "(1 frame in the Vulkan loader or layers not shown)")) << out;
+  EXPECT_TRUE(contains(out,
+                       "(1 frame in the Vulkan stack not shown: loader, layers, drivers, "
+                       "translation libraries)"))
+      << out;
   EXPECT_FALSE(contains(out, "libVkLayer_khronos_validation")) << out;
   EXPECT_FALSE(contains(out, "libvulkan")) << out;
   EXPECT_TRUE(contains(out, "#2  2 objects, 2.0 MiB: VkDeviceMemory\n      demo+0x1500")) << out;
