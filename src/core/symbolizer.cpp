@@ -3,10 +3,14 @@
 #include <cxxabi.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "core/format.h"
@@ -88,13 +92,37 @@ std::string to_hex(const unsigned char* bytes, int len) {
   return out;
 }
 
+// Opens path for reading only when it is a regular file: a FIFO or device named by an untrusted
+// path (module paths come from snapshots) must not block or be read. -1 otherwise.
+int open_regular_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the ELF file at fd carries this build-id (a separate debug file keeps its module's).
+bool has_build_id(int fd, const unsigned char* id, int len) {
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (elf == nullptr) return false;
+  const void* bits = nullptr;
+  const ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+  const bool same = n == len && len > 0 && std::memcmp(bits, id, static_cast<size_t>(len)) == 0;
+  elf_end(elf);
+  return same;
+}
+
 }  // namespace
 
 // One Dwfl session per module: a broken or missing file then affects only its own frames.
 struct Symbolizer::OpenModule {
   Dwfl_Callbacks callbacks{};
-  char* debuginfo_path = nullptr;  // libdwfl's default search path
   Dwfl* dwfl = nullptr;
+  std::string debug_file_directory;
   Dwfl_Module* module = nullptr;  // null: fall back to module+offset
   std::string note;
 
@@ -108,6 +136,49 @@ Symbolizer::Symbolizer(std::vector<Module> modules, SymbolizerOptions options)
 
 Symbolizer::~Symbolizer() = default;
 
+// libdwfl's find_debuginfo: separate debug files by build-id, then by .gnu_debuglink, like
+// dwfl_standard_find_debuginfo but opening regular files only, and taking a debug file only
+// when its build-id is the module's (or, when the module has none, by its debuglink name).
+int Symbolizer::find_debuginfo(Dwfl_Module* module, void** userdata, const char*, GElf_Addr,
+                               const char* file_name, const char* debuglink_file, GElf_Word,
+                               char** debuginfo_file_name) {
+  const auto* m = static_cast<const OpenModule*>(*userdata);
+  if (m == nullptr || m->debug_file_directory.empty()) return -1;
+  const unsigned char* id = nullptr;
+  GElf_Addr id_vaddr = 0;
+  const int id_len = dwfl_module_build_id(module, &id, &id_vaddr);
+  auto take = [&](const std::string& path) {
+    const int fd = open_regular_file(path);
+    if (fd < 0) return -1;
+    if (id_len > 0 && !has_build_id(fd, id, id_len)) {
+      ::close(fd);
+      return -1;
+    }
+    *debuginfo_file_name = strdup(path.c_str());
+    return fd;
+  };
+  if (id_len > 1) {
+    const std::string hex = to_hex(id, id_len);
+    const int fd = take(m->debug_file_directory + "/.build-id/" + hex.substr(0, 2) + "/" +
+                        hex.substr(2) + ".debug");
+    if (fd >= 0) return fd;
+  }
+  if (debuglink_file == nullptr || *debuglink_file == '\0' || file_name == nullptr ||
+      std::strchr(debuglink_file, '/') != nullptr)
+    return -1;
+  std::string dir(file_name);
+  dir.resize(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
+  for (const std::string& candidate :
+       {dir + "/" + debuglink_file, dir + "/.debug/" + debuglink_file,
+        m->debug_file_directory + dir + "/" + debuglink_file}) {
+    // The module itself may name itself: that is not a separate file.
+    if (candidate == file_name) continue;
+    const int fd = take(candidate);
+    if (fd >= 0) return fd;
+  }
+  return -1;
+}
+
 Symbolizer::OpenModule& Symbolizer::open_module(int index) {
   std::unique_ptr<OpenModule>& slot = open_[static_cast<size_t>(index)];
   if (slot) return *slot;
@@ -120,9 +191,9 @@ Symbolizer::OpenModule& Symbolizer::open_module(int index) {
     return m;
   }
   m.callbacks.find_elf = dwfl_build_id_find_elf;
-  m.callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  m.callbacks.find_debuginfo = &Symbolizer::find_debuginfo;
   m.callbacks.section_address = dwfl_offline_section_address;
-  m.callbacks.debuginfo_path = &m.debuginfo_path;
+  m.debug_file_directory = options_.debug_file_directory;
   m.dwfl = dwfl_begin(&m.callbacks);
   if (m.dwfl == nullptr) {
     m.note = "libdwfl failed";
@@ -138,6 +209,9 @@ Symbolizer::OpenModule& Symbolizer::open_module(int index) {
     m.note = "not a usable ELF file";
     return m;
   }
+  void** userdata = nullptr;  // find_debuginfo's way back to this module's settings
+  dwfl_module_info(module, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (userdata != nullptr) *userdata = &m;
   if (!info.build_id.empty()) {
     const unsigned char* bits = nullptr;
     GElf_Addr vaddr = 0;

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <elfutils/libdwfl.h>
+
 #include "core/module_map.h"
 #include "core/snapshot.h"
 
@@ -31,6 +33,9 @@ struct SymbolizedFrame {
 
 struct SymbolizerOptions {
   bool symbolize = true;  // false: module+offset only, no file is opened
+  // Separate debug files: <dir>/.build-id/xx/yyyy.debug by the module's build-id, then the
+  // module's .gnu_debuglink name next to it, in its .debug/ and under <dir>/<module's dir>.
+  std::string debug_file_directory = "/usr/lib/debug";
 };
 
 class Symbolizer {
@@ -49,6 +54,9 @@ class Symbolizer {
  private:
   struct OpenModule;
   OpenModule& open_module(int index);
+  static int find_debuginfo(Dwfl_Module* module, void** userdata, const char* module_name,
+                            GElf_Addr base, const char* file_name, const char* debuglink_file,
+                            GElf_Word debuglink_crc, char** debuginfo_file_name);
 
   std::vector<Module> modules_;
   ModuleMap map_;

@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 #include <link.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -229,6 +230,94 @@ TEST(SymbolizerTest, StrippedCopyHasNoSymbols) {
   EXPECT_EQ(frame.note, "no symbols");
   EXPECT_EQ(frame.function, "");
   EXPECT_EQ(frame.to_string().rfind("stripped+0x", 0), 0u) << frame.to_string();
+}
+
+// A stripped copy of this test program, and its debug info as a separate file.
+struct SplitDebug {
+  std::vector<Module> modules;
+  uint64_t address = 0;
+  std::string stripped, debug, build_id;
+};
+SplitDebug split_debug(const test::TempDir& dir) {
+  SplitDebug s;
+  s.modules = own_modules();
+  s.address = known_return_address();
+  const int index = module_of(s.modules, s.address);
+  EXPECT_GE(index, 0);
+  Module& m = s.modules[static_cast<size_t>(index)];
+  s.build_id = m.build_id;
+  std::filesystem::create_directories(dir.file("app"));
+  s.stripped = dir.file("app/stripped");
+  s.debug = dir.file("app.debug");
+  EXPECT_EQ(std::system(("objcopy --only-keep-debug '" + m.path + "' '" + s.debug + "'").c_str()),
+            0);
+  EXPECT_EQ(std::system(("objcopy --strip-all '" + m.path + "' '" + s.stripped + "'").c_str()), 0);
+  m.path = s.stripped;
+  return s;
+}
+
+void expect_full_symbols(const SymbolizedFrame& frame) {
+  EXPECT_EQ(frame.function, "vkleak_symbolizer_test::KnownCallerFunction()") << frame.note;
+  EXPECT_TRUE(ends_with(frame.file, "tests/cli/symbolizer_test.cpp")) << frame.file;
+  EXPECT_EQ(frame.line, vkleak_symbolizer_test::kCallLine);
+}
+
+TEST(SymbolizerTest, FindsSeparateDebugFileByBuildId) {
+  if (std::system("command -v objcopy >/dev/null 2>&1") != 0) GTEST_SKIP() << "no objcopy";
+  test::TempDir dir;
+  const SplitDebug s = split_debug(dir);
+  ASSERT_GT(s.build_id.size(), 2u);
+  const std::string root = dir.file("debug");
+  const std::string id_dir = root + "/.build-id/" + s.build_id.substr(0, 2);
+  std::filesystem::create_directories(id_dir);
+  const std::string by_id = id_dir + "/" + s.build_id.substr(2) + ".debug";
+  {  // Not there yet: the stripped copy has no symbols.
+    Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
+    EXPECT_EQ(symbolizer.symbolize(s.address).note, "no symbols");
+  }
+  std::filesystem::copy_file(s.debug, by_id);
+  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
+  expect_full_symbols(symbolizer.symbolize(s.address));
+}
+
+TEST(SymbolizerTest, FindsSeparateDebugFileByDebuglink) {
+  if (std::system("command -v objcopy >/dev/null 2>&1") != 0) GTEST_SKIP() << "no objcopy";
+  test::TempDir dir;
+  const SplitDebug s = split_debug(dir);
+  std::filesystem::create_directories(dir.file("app/.debug"));
+  std::filesystem::copy_file(s.debug, dir.file("app/.debug/app.debug"));
+  ASSERT_EQ(std::system(("cd '" + dir.path() + "' && objcopy --add-gnu-debuglink=app.debug '" +
+                         s.stripped + "'")
+                            .c_str()),
+            0);
+  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, dir.file("no-debug-root")});
+  expect_full_symbols(symbolizer.symbolize(s.address));
+}
+
+TEST(SymbolizerTest, SeparateDebugFileMustBeARegularFileOfTheSameBuild) {
+  if (std::system("command -v objcopy >/dev/null 2>&1") != 0) GTEST_SKIP() << "no objcopy";
+  test::TempDir dir;
+  const SplitDebug s = split_debug(dir);
+  const std::string root = dir.file("debug");
+  const std::string id_dir = root + "/.build-id/" + s.build_id.substr(0, 2);
+  std::filesystem::create_directories(id_dir);
+  // A FIFO where the debug file would be: opening it for reading would block forever.
+  ASSERT_EQ(::mkfifo((id_dir + "/" + s.build_id.substr(2) + ".debug").c_str(), 0600), 0);
+  // A debuglink to another program's debug info (vkleak's, with symbols and lines): its build-id
+  // differs, so it is not used.
+  std::filesystem::create_directories(dir.file("app/.debug"));
+  ASSERT_EQ(std::system(("objcopy --only-keep-debug '" + std::string(VKLEAK_BIN) + "' '" +
+                         dir.file("app/.debug/app.debug") + "'")
+                            .c_str()),
+            0);
+  ASSERT_EQ(std::system(("cd '" + dir.path() + "' && objcopy --add-gnu-debuglink=app.debug '" +
+                         s.stripped + "'")
+                            .c_str()),
+            0);
+  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
+  const SymbolizedFrame& frame = symbolizer.symbolize(s.address);
+  EXPECT_EQ(frame.note, "no symbols");
+  EXPECT_EQ(frame.file, "");
 }
 
 }  // namespace
