@@ -50,6 +50,11 @@ void RunAnalyzer::add(Snapshot snapshot) {
   const bool teardown = is_teardown(*snap);
   saw_teardown_ |= teardown;
   saw_exit_ |= snap->reason == "exit";
+  if (teardown) {
+    for (size_t i = 0; i < index->size(); ++i) {
+      if (index->app_made(i)) at_teardown_.insert(index->group(i));
+    }
+  }
   if (teardown || snap->reason == "exit") {
     for (auto& [group, h] : find_leaks_at_exit(*index, options_)) {
       auto it = leaks_.find(group);
@@ -67,6 +72,8 @@ void RunAnalyzer::add(Snapshot snapshot) {
     std::vector<uint8_t> referrers;
     keep_worst(find_stale_views(*index, marks, options_, &referrers), &stale_);
     keep_worst(collect_retained(*index, marks, referrers, options_), &retained_);
+    reuse_.observe(*index, marks, options_.thresholds);
+    stale_recycling_.observe(*index, referrers);
     keep_worst(find_orphaned_memory(*index, options_), &orphaned_);
     record_series(*index);
   }
@@ -195,7 +202,15 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
     const std::vector<uint64_t> bytes(s.bytes.begin() + static_cast<std::ptrdiff_t>(first_point),
                                       s.bytes.end());
     Candidate c{group, std::move(s), judge_growth(live, t), judge_growth(bytes, t)};
-    if (c.live.growing || c.bytes.growing) growing.push_back(std::move(c));
+    if (!c.live.growing && !c.bytes.growing) continue;
+    // Warm-up that levels off and is released: a working set (its members, or the children
+    // of its pools, are used again and again) growing ever more slowly, freed at teardown.
+    const std::vector<uint64_t> frames(frames_.begin() + static_cast<std::ptrdiff_t>(first_point),
+                                       frames_.end());
+    const bool in_use = reuse_.reused(group) || reuse_.in_reused_pool(group);
+    const bool released = saw_teardown_ && at_teardown_.count(group) == 0;
+    if (in_use && released && decelerating(frames, c.live.growing ? live : bytes)) continue;
+    growing.push_back(std::move(c));
   }
 
   // The fastest-growing groups, whose series the HTML report draws.
@@ -257,9 +272,14 @@ RunReport RunAnalyzer::finish() {
     findings.push_back(make_finding(FindingKind::kLeakAtExit, group, std::move(h)));
   }
   for (auto& [group, h] : retained_) {
+    // Rings and pools: idle members that come back into use, or wait in pools whose other
+    // members do, are not superseded.
+    if (reuse_.reused(group) || reuse_.marked_in_reused_pools(group)) continue;
     findings.push_back(make_finding(FindingKind::kRetained, group, std::move(h)));
   }
   for (auto& [group, h] : stale_) {
+    // An engine's own free list of descriptor sets: rewritten later, bounded, pinning nothing.
+    if (stale_recycling_.recycled(group, options_.thresholds)) continue;
     findings.push_back(make_finding(FindingKind::kStaleView, group, std::move(h)));
     for (const Chain& c : findings.back().chains) report_.series.chains.push_back(c);
   }

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/callsites.h"
@@ -14,6 +15,7 @@
 #include "analysis/hits.h"
 #include "analysis/options.h"
 #include "analysis/rules/events.h"
+#include "analysis/rules/rules.h"
 #include "analysis/snapshot_index.h"
 #include "core/snapshot.h"
 
@@ -51,6 +53,9 @@ class RunAnalyzer {
   std::unordered_map<uint32_t, Hits> stale_;
   std::unordered_map<uint32_t, Hits> orphaned_;
   EventRule events_;
+  ReuseTracker reuse_;                        // rings and pools: retained and growth
+  StaleRecycleTracker stale_recycling_;       // recycled descriptor sets: stale_view
+  std::unordered_set<uint32_t> at_teardown_;  // groups with members alive at teardown
   IdCallsites previous_;
   std::vector<uint64_t> frames_;  // of the snapshots taken during the run
   std::unordered_map<uint32_t, std::vector<Point>> group_series_;

@@ -13,14 +13,34 @@ GrowthVerdict judge_growth(const std::vector<uint64_t>& values, const Thresholds
     v.rises += values[j] > values[j - 1];
     falls += values[j] < values[j - 1];
   }
+  const uint32_t flats = v.intervals - v.rises - falls;
+  const uint64_t first = values.front();
   const uint64_t last = values.back();
-  // Up often (a slow leak may rise only every other snapshot), down rarely, and still rising
-  // in the second half, ending at its highest: a cache that fills and levels off, a pool that
-  // comes and goes, or something trimmed back fails one of these.
-  v.growing = v.rises >= thresholds.growth_min_rises && 3 * v.rises >= v.intervals &&
-              2 * falls <= v.rises && last > values.front() && last > values[values.size() / 2] &&
-              last == *std::max_element(values.begin(), values.end());
+  // Ending at its highest and still rising in the second half: a cache that fills and levels
+  // off, a pool that comes and goes, or something trimmed back fails this.
+  const bool still_rising = last > first && last > values[values.size() / 2] &&
+                            last == *std::max_element(values.begin(), values.end());
+  // Up often (a slow leak may rise only every other snapshot), down rarely.
+  const bool often =
+      v.rises >= thresholds.growth_min_rises && 3 * v.rises >= v.intervals && 2 * falls <= v.rises;
+  // In steps (an allocator that grows a batch at a time): never down, two steps at least with
+  // levels between them, ending at least half as high again as it started.
+  const bool steps = falls == 0 && v.rises >= 2 && flats >= v.rises && 2 * last >= 3 * first;
+  v.growing = still_rising && (often || steps);
+  v.stepped = v.growing && !often;
   return v;
+}
+
+bool decelerating(const std::vector<uint64_t>& frames, const std::vector<uint64_t>& values) {
+  const size_t n = values.size();
+  if (n < 3 || frames.size() != n) return false;
+  const size_t h = n / 2;
+  const auto rate = [&](size_t a, size_t b) {
+    const double span = static_cast<double>(frames[b]) - static_cast<double>(frames[a]);
+    const double rise = static_cast<double>(values[b]) - static_cast<double>(values[a]);
+    return span > 0 ? rise / span : 0.0;
+  };
+  return rate(h, n - 1) < rate(0, h);
 }
 
 }  // namespace vkleak::analysis

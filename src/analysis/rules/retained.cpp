@@ -60,3 +60,46 @@ GroupHits collect_retained(const SnapshotIndex& index, const RetainedMarks& mark
 }
 
 }  // namespace vkleak::analysis
+
+namespace vkleak::analysis {
+
+void ReuseTracker::observe(const SnapshotIndex& index, const RetainedMarks& marks,
+                           const Thresholds& thresholds) {
+  std::vector<std::pair<uint64_t, uint64_t>> idle;
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (!index.app_made(i) || index.attached(i)) continue;
+    const Object& o = index.object(i);
+    const uint32_t g = index.group(i);
+    if (o.parent != kNullId) parents_[g].insert(o.parent);
+    if (marks.retained[i]) marked_parents_[g].insert(o.parent);
+    // Idle at the previous snapshot and used since: it was waiting its turn.
+    auto it = std::lower_bound(idle_.begin(), idle_.end(), std::make_pair(o.id, uint64_t{0}));
+    if (it != idle_.end() && it->first == o.id && index.last_active(i) > it->second) {
+      reused_.insert(g);
+      if (o.parent != kNullId && reused_pools_.insert(o.parent).second) {
+        if (const size_t p = index.find(o.parent); p != kNotFound) reused_.insert(index.group(p));
+      }
+    }
+    if (!o.in_flight && index.idle(i) >= thresholds.min_frames_unused) {
+      idle.emplace_back(o.id, index.last_active(i));
+    }
+  }
+  std::sort(idle.begin(), idle.end());
+  idle_ = std::move(idle);
+}
+
+bool ReuseTracker::marked_in_reused_pools(uint32_t group) const {
+  auto it = marked_parents_.find(group);
+  if (it == marked_parents_.end() || it->second.empty()) return false;
+  return std::all_of(it->second.begin(), it->second.end(),
+                     [&](int64_t p) { return reused_pools_.count(p) != 0; });
+}
+
+bool ReuseTracker::in_reused_pool(uint32_t group) const {
+  auto it = parents_.find(group);
+  if (it == parents_.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(),
+                     [&](int64_t p) { return reused_pools_.count(p) != 0; });
+}
+
+}  // namespace vkleak::analysis

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "analysis/hits.h"
@@ -25,10 +27,53 @@ struct RetainedMarks {
 };
 RetainedMarks mark_retained(const SnapshotIndex& index, const Thresholds& thresholds);
 
+// retained and growth, across the run: objects that come back into use after being idle (a ring
+// or pool handed out round-robin), the pools holding them, and their siblings in those pools.
+class ReuseTracker {
+ public:
+  // The next snapshot taken during the run, with its retained marks.
+  void observe(const SnapshotIndex& index, const RetainedMarks& marks,
+               const Thresholds& thresholds);
+  // The group has a member that was used again after being idle, or is the pool of such members.
+  bool reused(uint32_t group) const { return reused_.count(group) != 0; }
+  // Every member ever marked retained sits in a pool that also holds reused members.
+  bool marked_in_reused_pools(uint32_t group) const;
+  // Some member sits in a pool that also holds reused members.
+  bool in_reused_pool(uint32_t group) const;
+
+ private:
+  std::vector<std::pair<uint64_t, uint64_t>> idle_;  // previous snapshot: (id, last active), sorted
+  std::unordered_set<uint32_t> reused_;
+  std::unordered_set<int64_t> reused_pools_;  // parents of reused objects
+  std::unordered_map<uint32_t, std::unordered_set<int64_t>> marked_parents_;
+  std::unordered_map<uint32_t, std::unordered_set<int64_t>> parents_;
+};
+
 // stale_view: views, descriptor sets and framebuffers referencing destroyed or retained objects.
-// referrers gets 1 for each one reported (they are not reported again as retained).
+// referrers gets kDangling or kPinning for each one reported (they are not reported again as
+// retained).
+inline constexpr uint8_t kDangling = 1;
+inline constexpr uint8_t kPinning = 2;
 GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
                            const AnalysisOptions& options, std::vector<uint8_t>* referrers);
+
+// stale_view, across the run: referrers that only dangle and are later rewritten (an engine's
+// own free list of descriptor sets) versus ones that pin bytes or keep piling up.
+class StaleRecycleTracker {
+ public:
+  // The next snapshot taken during the run, with the referrers find_stale_views reported.
+  void observe(const SnapshotIndex& index, const std::vector<uint8_t>& referrers);
+  // Only dangling, some rewritten later, and a stale count that does not grow (judge_growth
+  // over the snapshots after the warm-up).
+  bool recycled(uint32_t group, const Thresholds& thresholds) const;
+
+ private:
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> stale_;  // id -> (group, targets)
+  std::unordered_set<uint32_t> rewritten_;
+  std::unordered_set<uint32_t> pinning_;
+  std::vector<uint64_t> frames_;
+  std::unordered_map<uint32_t, std::vector<std::pair<size_t, uint64_t>>> counts_;  // (point, n)
+};
 
 // retained, step 2: the marked objects that are not stale referrers, by group.
 GroupHits collect_retained(const SnapshotIndex& index, const RetainedMarks& marks,
@@ -37,12 +82,16 @@ GroupHits collect_retained(const SnapshotIndex& index, const RetainedMarks& mark
 // orphaned_memory: memory with nothing bound, unused for a while.
 GroupHits find_orphaned_memory(const SnapshotIndex& index, const AnalysisOptions& options);
 
-// growth: whether a series (one value per snapshot after the warm-up) keeps rising.
+// growth: whether a series (one value per snapshot after the warm-up) keeps rising, often
+// (rises) or in steps that never come back down (stepped).
 struct GrowthVerdict {
   bool growing = false;
+  bool stepped = false;  // growing by the step rule only
   uint32_t rises = 0;
   uint32_t intervals = 0;
 };
 GrowthVerdict judge_growth(const std::vector<uint64_t>& values, const Thresholds& thresholds);
+// growth: rising more slowly in the second half of the series than in the first (per frame).
+bool decelerating(const std::vector<uint64_t>& frames, const std::vector<uint64_t>& values);
 
 }  // namespace vkleak::analysis

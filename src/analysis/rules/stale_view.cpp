@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 
@@ -41,7 +42,64 @@ size_t view_target(const SnapshotIndex& index, size_t i) {
   return kNotFound;
 }
 
+// What a referrer points at now (kinds, slots, targets): descriptor writes change it.
+uint64_t targets_of(const SnapshotIndex& index, size_t i) {
+  uint64_t h = 1469598103934665603ull;
+  const auto mix = [&h](uint64_t x) { h = (h ^ x) * 1099511628211ull; };
+  auto [first, last] = index.edges(i);
+  for (const Edge* e = first; e != last; ++e) {
+    if (is_lasting_reference(index.snapshot().edge_kinds[e->kind])) continue;
+    mix(e->kind);
+    mix(e->slot);
+    mix(static_cast<uint64_t>(e->to));
+  }
+  return h;
+}
+
 }  // namespace
+
+void StaleRecycleTracker::observe(const SnapshotIndex& index,
+                                  const std::vector<uint8_t>& referrers) {
+  // Stale at an earlier snapshot, alive now and pointing elsewhere: rewritten.
+  for (auto it = stale_.begin(); it != stale_.end();) {
+    const size_t i = index.find(static_cast<int64_t>(it->first));
+    if (i == kNotFound) {
+      it = stale_.erase(it);
+      continue;
+    }
+    if (targets_of(index, i) != it->second.second) {
+      rewritten_.insert(it->second.first);
+      it = stale_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  const size_t point = frames_.size();
+  frames_.push_back(index.snapshot().frame);
+  std::unordered_map<uint32_t, uint64_t> counts;
+  for (size_t i = 0; i < referrers.size(); ++i) {
+    if (referrers[i] == 0) continue;
+    const uint32_t g = index.group(i);
+    ++counts[g];
+    if (referrers[i] == kPinning) pinning_.insert(g);
+    stale_[index.object(i).id] = {g, targets_of(index, i)};
+  }
+  for (const auto& [g, n] : counts) counts_[g].emplace_back(point, n);
+}
+
+bool StaleRecycleTracker::recycled(uint32_t group, const Thresholds& thresholds) const {
+  if (pinning_.count(group) != 0 || rewritten_.count(group) == 0) return false;
+  // The stale count per snapshot after the warm-up (0 where none was stale).
+  size_t first = 0;
+  while (first < frames_.size() && frames_[first] < thresholds.warmup_frames) ++first;
+  std::vector<uint64_t> series(frames_.size() - first, 0);
+  if (auto it = counts_.find(group); it != counts_.end()) {
+    for (const auto& [point, n] : it->second) {
+      if (point >= first) series[point - first] = n;
+    }
+  }
+  return !judge_growth(series, thresholds).growing;
+}
 
 GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
                            const AnalysisOptions& options, std::vector<uint8_t>* referrers) {
@@ -76,7 +134,7 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
       }
     }
     if (dangling == nullptr && pinned == kNotFound) continue;
-    (*referrers)[v] = 1;
+    (*referrers)[v] = pinned != kNotFound ? kPinning : kDangling;
 
     const uint32_t g = index.group(v);
     Chain chain;
