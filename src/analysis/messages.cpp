@@ -132,7 +132,8 @@ std::string growth_message(const Finding& f, size_t first_point, const GrowthVer
           frame_range(s.frames[first_point], s.frames[last]) + ", ";
   const GrowthVerdict& v = live.growing ? live : bytes;
   text += std::string(live.growing ? "the count" : "the bytes") + " rising in " +
-          std::to_string(v.rises) + " of " + std::to_string(v.intervals) + " intervals.";
+          std::to_string(v.rises) + " of " + std::to_string(v.intervals) + " intervals";
+  text += v.stepped ? ", in steps, never coming back down." : ".";
   return text;
 }
 

@@ -46,6 +46,35 @@ TEST(JudgeGrowthTest, Thresholds) {
   EXPECT_FALSE(judge_growth({1, 2, 3, 4, 5, 6}, t).growing);
 }
 
+TEST(JudgeGrowthTest, GrowthInSteps) {
+  const analysis::Thresholds t;
+  // An allocator adding 170 sets at a time, 16 snapshots: two rises only.
+  std::vector<uint64_t> steps(5, 170);
+  steps.resize(10, 340);
+  steps.resize(16, 510);
+  const analysis::GrowthVerdict v = judge_growth(steps, t);
+  EXPECT_TRUE(v.growing);
+  EXPECT_TRUE(v.stepped);
+  EXPECT_EQ(v.rises, 2u);
+  EXPECT_FALSE(judge_growth({1, 2, 3, 4, 5}, t).stepped) << "rising often is not steps";
+  // Steps that are not growth.
+  EXPECT_FALSE(judge_growth({170, 170, 340, 340, 340, 340, 340, 340}, t).growing)
+      << "levelled off in the first half";
+  EXPECT_FALSE(judge_growth({170, 170, 340, 340, 330, 510, 510, 510}, t).growing)
+      << "came back down once";
+  EXPECT_FALSE(judge_growth({300, 300, 340, 340, 340, 380, 380, 380}, t).growing)
+      << "not well above where it started";
+  EXPECT_FALSE(judge_growth({1, 1, 1, 1, 1, 9}, t).growing) << "one step";
+}
+
+TEST(JudgeGrowthTest, Deceleration) {
+  const std::vector<uint64_t> frames{1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000};
+  // zink's batch states on lavapipe (glmark2 -b build, 30 s).
+  EXPECT_TRUE(analysis::decelerating(frames, {54, 79, 99, 113, 128, 139, 149, 161}));
+  EXPECT_FALSE(analysis::decelerating(frames, {10, 20, 30, 40, 50, 60, 70, 80}));
+  EXPECT_FALSE(analysis::decelerating(frames, {10, 11, 12, 14, 18, 26, 42, 74}));
+}
+
 // Snapshots every 25 frames; `leaked(k)` objects of the leaking group alive at snapshot k, and a
 // steady ring of 3 buffers.
 std::vector<SnapshotBuilder> run(size_t snapshots, uint64_t (*leaked)(size_t)) {
@@ -102,6 +131,72 @@ TEST(GrowthTest, WarmUpSnapshotsDoNotCount) {
   bool noted = false;
   for (const std::string& note : r.notes) noted |= note.find("growth not checked") == 0;
   EXPECT_TRUE(noted);
+}
+
+TEST(GrowthTest, GrowthInStepsIsFound) {
+  // 170 -> 340 -> 510 over 16 snapshots, never coming back down.
+  const analysis::RunReport r =
+      test::analyse(run(16, [](size_t k) -> uint64_t { return 170 * (1 + k / 6); }));
+  const analysis::Finding* f = test::only(r, FindingKind::kGrowth, "VkImage");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 510u);
+  EXPECT_NE(f->message.find("in steps"), std::string::npos) << f->message;
+}
+
+// A working set that warms up: a pool per batch and a ring of command buffers (one per pool)
+// used round-robin, growing ever more slowly (zink's batch states), snapshots every 1000
+// frames; at teardown (when `released`) the application has freed all of it.
+std::vector<SnapshotBuilder> warm_up(const std::vector<uint64_t>& counts, bool reused,
+                                     bool released) {
+  std::vector<SnapshotBuilder> out;
+  for (size_t k = 0; k < counts.size(); ++k) {
+    const uint64_t now = 1000 * (k + 1);
+    SnapshotBuilder s(kPid, k, "frame", now);
+    const int pools = s.callsite(0x1000);
+    const int cmds = s.callsite(0x2000);
+    for (uint64_t j = 0; j < counts[k]; ++j) {
+      const uint64_t pool = 1000 + 2 * j;
+      s.object({pool, "VkCommandPool", std::nullopt, j, 0, pools});
+      // Round-robin: member j last used j frames before now; or never again after frame j.
+      test::ObjectSpec cmd{pool + 1,    "VkCommandBuffer",       std::nullopt, j, 0, cmds,
+                           "allocated", reused ? now - 1 - j : j};
+      cmd.parent = pool;
+      s.object(cmd);
+    }
+    out.push_back(std::move(s));
+  }
+  SnapshotBuilder end(kPid, counts.size(), "device_destroy", 1000 * counts.size() + 10);
+  if (!released) {
+    const int pools = end.callsite(0x1000);
+    const int cmds = end.callsite(0x2000);
+    end.object({1000, "VkCommandPool", std::nullopt, 0, 0, pools});
+    test::ObjectSpec cmd{1001, "VkCommandBuffer", std::nullopt, 0, 0, cmds, "allocated"};
+    cmd.parent = 1000;
+    end.object(cmd);
+  }
+  out.push_back(std::move(end));
+  return out;
+}
+
+TEST(GrowthTest, WarmUpThatLevelsOffAndIsReleasedIsNotGrowth) {
+  const std::vector<uint64_t> zink{54, 79, 99, 113, 128, 139, 149, 161};
+  const analysis::RunReport r = test::analyse(warm_up(zink, true, true));
+  EXPECT_TRUE(test::of_kind(r, FindingKind::kGrowth).empty()) << r.findings.front().message;
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
+}
+
+TEST(GrowthTest, GrowthThatIsKeptNotReusedOrSteadyIsStillGrowth) {
+  const std::vector<uint64_t> zink{54, 79, 99, 113, 128, 139, 149, 161};
+  // Alive at teardown.
+  EXPECT_EQ(test::of_kind(test::analyse(warm_up(zink, true, false)), FindingKind::kGrowth).size(),
+            2u);
+  // Never used again: not a working set.
+  EXPECT_EQ(test::of_kind(test::analyse(warm_up(zink, false, true)), FindingKind::kGrowth).size(),
+            2u);
+  // Not slowing down.
+  const std::vector<uint64_t> linear{54, 74, 94, 114, 134, 154, 174, 194};
+  EXPECT_EQ(test::of_kind(test::analyse(warm_up(linear, true, true)), FindingKind::kGrowth).size(),
+            2u);
 }
 
 }  // namespace

@@ -161,5 +161,84 @@ TEST(RetainedTest, ReusedHandleValuesAreDifferentObjects) {
   EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
 }
 
+// zink's batch states: a ring of command buffers (one per pool) handed out round-robin, larger
+// than --min-frames-unused, grown by one member at frame `now - 10` (it supersedes the idle
+// ones). With `barrier`, each pool also holds a rarely used second command buffer (another call
+// site): only the newest one is used. Members are used round-robin: member k last at
+// now - 1 - 2k.
+SnapshotBuilder ring_of_pools(uint64_t sequence, uint64_t now, bool barrier) {
+  SnapshotBuilder s(kPid, sequence, "frame", now);
+  const int pools = s.callsite(0x1000);
+  const int main_cmd = s.callsite(0x2000);
+  const int barrier_cmd = s.callsite(0x3000);
+  const uint64_t members = 21;
+  for (uint64_t k = 0; k < members; ++k) {
+    const uint64_t made = k + 1 == members ? 90 : k;  // the newest was added later
+    const uint64_t pool = 1000 + 10 * k;
+    s.object({pool, "VkCommandPool", std::nullopt, made, 0, pools});
+    ObjectSpec cmd{pool + 1, "VkCommandBuffer", std::nullopt, made,
+                   0,        main_cmd,          "allocated",  now - 1 - 2 * (members - 1 - k)};
+    cmd.parent = pool;
+    s.object(cmd);
+    if (barrier) {
+      ObjectSpec b{pool + 2, "VkCommandBuffer", std::nullopt, made, 0, barrier_cmd, "allocated"};
+      if (k + 1 == members) b.last_use = now - 2;
+      b.parent = pool;
+      s.object(b);
+    }
+  }
+  return s;
+}
+
+TEST(RetainedTest, ARingReusedAcrossSnapshotsIsNotRetained) {
+  // One snapshot cannot tell a ring's idle members from superseded ones...
+  const analysis::RunReport one = test::analyse({ring_of_pools(1, 100, false)});
+  const analysis::Finding* f = test::only(one, FindingKind::kRetained, "VkCommandBuffer");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 13u);  // last used at 59..83
+  // ...the next one shows them used again: they were waiting their turn.
+  const analysis::RunReport two =
+      test::analyse({ring_of_pools(1, 100, false), ring_of_pools(2, 200, false)});
+  EXPECT_TRUE(test::of_kind(two, FindingKind::kRetained).empty()) << two.findings.front().message;
+}
+
+TEST(RetainedTest, RarelyUsedSiblingsInPoolsOfARingAreNotRetained) {
+  const analysis::RunReport r =
+      test::analyse({ring_of_pools(1, 100, true), ring_of_pools(2, 200, true)});
+  EXPECT_TRUE(test::of_kind(r, FindingKind::kRetained).empty()) << r.findings.front().message;
+}
+
+TEST(RetainedTest, SiblingsOfPoolsThatAreNotReusedAreStillRetained) {
+  // The same barrier command buffers, but the main ones are gone: no pool is in steady use.
+  SnapshotBuilder frozen(kPid, 2, "frame", 200);
+  const int pools = frozen.callsite(0x1000);
+  frozen.callsite(0x2000);
+  const int barrier_cmd = frozen.callsite(0x3000);
+  for (uint64_t k = 0; k < 21; ++k) {
+    const uint64_t made = k == 20 ? 90 : k;
+    const uint64_t pool = 1000 + 10 * k;
+    frozen.object({pool, "VkCommandPool", std::nullopt, made, 0, pools});
+    ObjectSpec b{pool + 2, "VkCommandBuffer", std::nullopt, made, 0, barrier_cmd, "allocated"};
+    b.last_use = k == 20 ? uint64_t{199} : made;
+    b.parent = pool;
+    frozen.object(b);
+  }
+  const analysis::RunReport r = test::analyse({ring_of_pools(1, 100, true), frozen});
+  // The main ones of the first snapshot, and the 20 superseded barrier ones.
+  const std::vector<const analysis::Finding*> found = test::of_kind(r, FindingKind::kRetained);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0]->count + found[1]->count, 13u + 20u);
+}
+
+TEST(RetainedTest, SupersededObjectsAreStillRetainedOverManySnapshots) {
+  // Incident 1 seen four times: no old buffer is ever used again.
+  SnapshotBuilder a = per_frame_leak(100), b = per_frame_leak(150), c = per_frame_leak(200),
+                  d = per_frame_leak(250);
+  const analysis::RunReport r = test::analyse({a, b, c, d});
+  const analysis::Finding* f = test::only(r, FindingKind::kRetained, "VkBuffer");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 235u);
+}
+
 }  // namespace
 }  // namespace vkleak

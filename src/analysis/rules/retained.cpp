@@ -65,27 +65,29 @@ namespace vkleak::analysis {
 
 void ReuseTracker::observe(const SnapshotIndex& index, const RetainedMarks& marks,
                            const Thresholds& thresholds) {
-  std::vector<std::pair<uint64_t, uint64_t>> idle;
+  std::vector<Seen> seen;
+  seen.reserve(index.size());
   for (size_t i = 0; i < index.size(); ++i) {
     if (!index.app_made(i) || index.attached(i)) continue;
     const Object& o = index.object(i);
     const uint32_t g = index.group(i);
     if (o.parent != kNullId) parents_[g].insert(o.parent);
     if (marks.retained[i]) marked_parents_[g].insert(o.parent);
-    // Idle at the previous snapshot and used since: it was waiting its turn.
-    auto it = std::lower_bound(idle_.begin(), idle_.end(), std::make_pair(o.id, uint64_t{0}));
-    if (it != idle_.end() && it->first == o.id && index.last_active(i) > it->second) {
-      reused_.insert(g);
+    const uint64_t active = index.last_active(i);
+    auto it = std::lower_bound(seen_.begin(), seen_.end(), Seen{o.id, 0, false});
+    if (it != seen_.end() && it->id == o.id && active > it->last_active) {
+      // Used again since the previous snapshot: its pool is in steady use; and when it was
+      // idle then, it was waiting its turn (a ring), so its group is reused.
+      if (it->idle) reused_.insert(g);
       if (o.parent != kNullId && reused_pools_.insert(o.parent).second) {
         if (const size_t p = index.find(o.parent); p != kNotFound) reused_.insert(index.group(p));
       }
     }
-    if (!o.in_flight && index.idle(i) >= thresholds.min_frames_unused) {
-      idle.emplace_back(o.id, index.last_active(i));
-    }
+    seen.push_back(
+        Seen{o.id, active, !o.in_flight && index.idle(i) >= thresholds.min_frames_unused});
   }
-  std::sort(idle.begin(), idle.end());
-  idle_ = std::move(idle);
+  std::sort(seen.begin(), seen.end());
+  seen_ = std::move(seen);
 }
 
 bool ReuseTracker::marked_in_reused_pools(uint32_t group) const {

@@ -34,17 +34,24 @@ class ReuseTracker {
   // The next snapshot taken during the run, with its retained marks.
   void observe(const SnapshotIndex& index, const RetainedMarks& marks,
                const Thresholds& thresholds);
-  // The group has a member that was used again after being idle, or is the pool of such members.
+  // The group has a member that was used again after being idle, or is a pool whose members
+  // are used again from one snapshot to the next.
   bool reused(uint32_t group) const { return reused_.count(group) != 0; }
-  // Every member ever marked retained sits in a pool that also holds reused members.
+  // Every member ever marked retained sits in a pool whose other members are used again.
   bool marked_in_reused_pools(uint32_t group) const;
-  // Some member sits in a pool that also holds reused members.
+  // Some member sits in a pool whose members are used again.
   bool in_reused_pool(uint32_t group) const;
 
  private:
-  std::vector<std::pair<uint64_t, uint64_t>> idle_;  // previous snapshot: (id, last active), sorted
+  struct Seen {
+    uint64_t id;
+    uint64_t last_active;
+    bool idle;  // for --min-frames-unused, not in flight
+    bool operator<(const Seen& other) const { return id < other.id; }
+  };
+  std::vector<Seen> seen_;  // the previous snapshot's objects, by id
   std::unordered_set<uint32_t> reused_;
-  std::unordered_set<int64_t> reused_pools_;  // parents of reused objects
+  std::unordered_set<int64_t> reused_pools_;  // parents of objects used again
   std::unordered_map<uint32_t, std::unordered_set<int64_t>> marked_parents_;
   std::unordered_map<uint32_t, std::unordered_set<int64_t>> parents_;
 };
