@@ -240,5 +240,29 @@ TEST(RetainedTest, SupersededObjectsAreStillRetainedOverManySnapshots) {
   EXPECT_EQ(f->count, 235u);
 }
 
+TEST(RetainedTest, ObjectsOfADeviceInSteadyUseAreNotPoolSiblings) {
+  // Every object's parent is its device; a buffer used every frame does not make the device a
+  // pool whose superseded buffers would be siblings.
+  std::vector<SnapshotBuilder> run;
+  for (uint64_t now : {100, 150, 200}) {
+    SnapshotBuilder s(kPid, now, "frame", now);
+    const int buffers = s.callsite(0x1000);
+    s.object({test::kDeviceId, "VkDevice", std::nullopt, 0, 0, s.callsite(0x3000)});
+    ObjectSpec mesh{50, "VkBuffer", "mesh.static", 0, 4096, s.callsite(0x2000), "created", now - 1};
+    mesh.parent = test::kDeviceId;
+    s.object(mesh);
+    for (uint64_t f = 0; f < now; ++f) {
+      ObjectSpec b{100 + f, "VkBuffer", "wrapper.vertices", f, 65536, buffers, "created", f};
+      b.parent = test::kDeviceId;
+      s.object(b);
+    }
+    run.push_back(std::move(s));
+  }
+  const analysis::RunReport r = test::analyse(run);
+  const analysis::Finding* f = test::only(r, FindingKind::kRetained, "VkBuffer");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, 185u);
+}
+
 }  // namespace
 }  // namespace vkleak

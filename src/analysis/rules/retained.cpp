@@ -63,6 +63,14 @@ GroupHits collect_retained(const SnapshotIndex& index, const RetainedMarks& mark
 
 namespace vkleak::analysis {
 
+namespace {
+
+bool is_pool(const std::string& type) {
+  return type == "VkCommandPool" || type == "VkDescriptorPool";
+}
+
+}  // namespace
+
 void ReuseTracker::observe(const SnapshotIndex& index, const RetainedMarks& marks,
                            const Thresholds& thresholds) {
   std::vector<Seen> seen;
@@ -71,17 +79,18 @@ void ReuseTracker::observe(const SnapshotIndex& index, const RetainedMarks& mark
     if (!index.app_made(i) || index.attached(i)) continue;
     const Object& o = index.object(i);
     const uint32_t g = index.group(i);
-    if (o.parent != kNullId) parents_[g].insert(o.parent);
-    if (marks.retained[i]) marked_parents_[g].insert(o.parent);
+    // Only pools make siblings: every object has a parent (its device at least).
+    const size_t parent = o.parent != kNullId ? index.find(o.parent) : kNotFound;
+    const bool pooled = parent != kNotFound && is_pool(index.type(parent));
+    if (pooled) parents_[g].insert(o.parent);
+    if (marks.retained[i]) marked_parents_[g].insert(pooled ? o.parent : kNullId);
     const uint64_t active = index.last_active(i);
     auto it = std::lower_bound(seen_.begin(), seen_.end(), Seen{o.id, 0, false});
     if (it != seen_.end() && it->id == o.id && active > it->last_active) {
       // Used again since the previous snapshot: its pool is in steady use; and when it was
       // idle then, it was waiting its turn (a ring), so its group is reused.
       if (it->idle) reused_.insert(g);
-      if (o.parent != kNullId && reused_pools_.insert(o.parent).second) {
-        if (const size_t p = index.find(o.parent); p != kNotFound) reused_.insert(index.group(p));
-      }
+      if (pooled && reused_pools_.insert(o.parent).second) reused_.insert(index.group(parent));
     }
     seen.push_back(
         Seen{o.id, active, !o.in_flight && index.idle(i) >= thresholds.min_frames_unused});
