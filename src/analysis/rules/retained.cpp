@@ -84,7 +84,7 @@ void ReuseTracker::observe(const SnapshotIndex& index, const RetainedMarks& mark
     const bool pooled = parent != kNotFound && is_pool(index.type(parent));
     if (pooled) parents_[g].insert(o.parent);
     if (marks.retained[i]) marked_parents_[g].insert(pooled ? o.parent : kNullId);
-    const uint64_t active = index.last_active(i);
+    const auto active = static_cast<uint32_t>(std::min<uint64_t>(index.last_active(i), kNever));
     auto it = std::lower_bound(seen_.begin(), seen_.end(), Seen{o.id, 0, false});
     if (it != seen_.end() && it->id == o.id && active > it->last_active) {
       // Used again since the previous snapshot: its pool is in steady use; and when it was

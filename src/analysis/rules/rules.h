@@ -45,8 +45,8 @@ class ReuseTracker {
  private:
   struct Seen {
     uint64_t id;
-    uint64_t last_active;
-    bool idle;  // for --min-frames-unused, not in flight
+    uint32_t last_active;  // saturated: 16 bytes an object, a million objects per snapshot
+    bool idle;             // for --min-frames-unused, not in flight
     bool operator<(const Seen& other) const { return id < other.id; }
   };
   std::vector<Seen> seen_;  // the previous snapshot's objects, by id
