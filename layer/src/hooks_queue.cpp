@@ -15,22 +15,40 @@
 namespace vkleak {
 namespace {
 
-void end_frame(DeviceState& state) noexcept {
-  const uint64_t frame = state.frame.fetch_add(1, std::memory_order_relaxed) + 1;
+// Ends `count` frames at once (more than one only when frame_boundary=auto switches to submits:
+// the submits made so far count, so that frames equal submits as with frame_boundary=submit).
+void end_frame(DeviceState& state, uint64_t count) noexcept {
+  const uint64_t frame = state.frame.fetch_add(count, std::memory_order_relaxed) + count;
   refresh_clock();  // creation times are to the frame (see recent_ms)
   if (InstanceState* inst = state.instance) {
     uint64_t seen = inst->frame.load(std::memory_order_relaxed);
     while (seen < frame && !inst->frame.compare_exchange_weak(seen, frame)) {
     }
   }
-  if (state.snapshot_every && frame % state.snapshot_every == 0 && !passthrough())
-    snapshot_now(SnapshotReason::kFrame, nullptr, nullptr, "");
+  const uint64_t every = state.snapshot_every;
+  const bool crossed =
+      every && (count == 1 ? frame % every == 0 : frame / every != (frame - count) / every);
+  if (crossed && !passthrough()) snapshot_now(SnapshotReason::kFrame, nullptr, nullptr, "");
 }
 
+// Per submit: relaxed atomics only, no lock.
 void after_submit(DeviceState& state, VkResult result) noexcept {
   if (result != VK_SUCCESS) return;
-  state.submits.fetch_add(1, std::memory_order_relaxed);
-  if (state.frame_boundary == FrameBoundary::kSubmit) end_frame(state);
+  const uint64_t submits = state.submits.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (state.frame_boundary == FrameBoundary::kSubmit) {
+    end_frame(state, 1);
+  } else if (state.frame_boundary == FrameBoundary::kAuto && submits >= kAutoSubmitFrames &&
+             state.presents.load(std::memory_order_relaxed) == 0) {
+    if (submits == kAutoSubmitFrames) {
+      log().info(
+          "device {:#x}: {} submits and no present: frames end at submits "
+          "(frame_boundary=auto)",
+          state.handle, submits);
+      end_frame(state, submits);
+    } else {
+      end_frame(state, 1);
+    }
+  }
 }
 
 // Instance-level object types live in the instance's table; the rest in the device's.
@@ -234,8 +252,16 @@ VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue,
     }
   }
   // A frame ends at every present the app made, whatever the result (OUT_OF_DATE included).
-  state->presents.fetch_add(1, std::memory_order_relaxed);
-  if (state->frame_boundary == FrameBoundary::kPresent) end_frame(*state);
+  // With frame_boundary=auto, also on a device that counted submits until now: a program that
+  // presents has its frames at presents.
+  const uint64_t presents = state->presents.fetch_add(1, std::memory_order_relaxed);
+  if (state->frame_boundary != FrameBoundary::kSubmit) {
+    if (presents == 0 && state->frame_boundary == FrameBoundary::kAuto &&
+        state->submits.load(std::memory_order_relaxed) >= kAutoSubmitFrames)
+      log().info("device {:#x} presents: frames end at presents again (frame_boundary=auto)",
+                 state->handle);
+    end_frame(*state, 1);
+  }
   return result;
 }
 

@@ -145,7 +145,7 @@ struct DeviceState : Scope {
   InstanceState* instance = nullptr;
   VkPhysicalDevice physical_device = VK_NULL_HANDLE;
   std::string physical_device_name;
-  FrameBoundary frame_boundary = FrameBoundary::kPresent;
+  FrameBoundary frame_boundary = FrameBoundary::kAuto;  // the setting (see boundary_in_effect)
   uint32_t snapshot_every = 0;
   std::atomic<uint64_t> submits{0};
   std::atomic<uint64_t> presents{0};
@@ -154,6 +154,16 @@ struct DeviceState : Scope {
   DescriptorInfo descriptors;  // set layouts, update templates, sets' layouts
   MemoryDirectory memories;    // what bound resources' records name their memory by
 };
+
+// What ends this device's frames now: the setting, or for kAuto, submits while the device has
+// made kAutoSubmitFrames submits and no present (derived from the counters: nothing to keep).
+inline FrameBoundary boundary_in_effect(const DeviceState& d) noexcept {
+  if (d.frame_boundary != FrameBoundary::kAuto) return d.frame_boundary;
+  return d.presents.load(std::memory_order_relaxed) == 0 &&
+                 d.submits.load(std::memory_order_relaxed) >= kAutoSubmitFrames
+             ? FrameBoundary::kSubmit
+             : FrameBoundary::kPresent;
+}
 
 // The object table's owner (inline: every generated hook calls it).
 inline Scope& scope_of(InstanceState& s) noexcept {

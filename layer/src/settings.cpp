@@ -23,9 +23,9 @@ constexpr const char* kLayerName = "VK_LAYER_VKLEAK_tracker";
 
 // Every setting the layer knows. VKLEAK_ENABLE / VKLEAK_DISABLE belong to the loader (manifest).
 constexpr const char* kSettingKeys[] = {
-    "output_dir",       "snapshot_every",  "frame_boundary", "callstack_depth", "snapshot_at_exit",
-    "snapshot_signal",  "trigger_file",    "log_level",      "log_file",
-    "vulkan_stack_modules",
+    "output_dir",       "snapshot_every",       "frame_boundary", "callstack_depth",
+    "snapshot_at_exit", "snapshot_signal",      "trigger_file",   "log_level",
+    "log_file",         "vulkan_stack_modules",
 };
 constexpr const char* kLoaderKeys[] = {"enable", "disable", "layer_dir"};
 
@@ -85,7 +85,13 @@ void apply_or_warn(Settings& s, const std::string& key, const std::string& value
 // layout is declared here. sType 1000496000.
 constexpr VkStructureType kLayerSettingsSType = static_cast<VkStructureType>(1000496000);
 enum LayerSettingType : int32_t {
-  kBool32 = 0, kInt32 = 1, kInt64 = 2, kUint32 = 3, kUint64 = 4, kFloat32 = 5, kFloat64 = 6,
+  kBool32 = 0,
+  kInt32 = 1,
+  kInt64 = 2,
+  kUint32 = 3,
+  kUint64 = 4,
+  kFloat32 = 5,
+  kFloat64 = 6,
   kString = 7,
 };
 struct LayerSettingEXT {
@@ -114,17 +120,28 @@ void apply_api_settings(Settings& s, const VkInstanceCreateInfo* ci) {
         continue;
       std::string value;
       switch (st.type) {
-        case kBool32: value = *static_cast<const VkBool32*>(st.pValues) ? "true" : "false"; break;
-        case kInt32: value = std::to_string(*static_cast<const int32_t*>(st.pValues)); break;
-        case kUint32: value = std::to_string(*static_cast<const uint32_t*>(st.pValues)); break;
-        case kInt64: value = std::to_string(*static_cast<const int64_t*>(st.pValues)); break;
-        case kUint64: value = std::to_string(*static_cast<const uint64_t*>(st.pValues)); break;
+        case kBool32:
+          value = *static_cast<const VkBool32*>(st.pValues) ? "true" : "false";
+          break;
+        case kInt32:
+          value = std::to_string(*static_cast<const int32_t*>(st.pValues));
+          break;
+        case kUint32:
+          value = std::to_string(*static_cast<const uint32_t*>(st.pValues));
+          break;
+        case kInt64:
+          value = std::to_string(*static_cast<const int64_t*>(st.pValues));
+          break;
+        case kUint64:
+          value = std::to_string(*static_cast<const uint64_t*>(st.pValues));
+          break;
         case kString: {
           const char* str = *static_cast<const char* const*>(st.pValues);
           value = str ? str : "";
           break;
         }
-        default: continue;
+        default:
+          continue;
       }
       apply_or_warn(s, st.pSettingName, value, "VkLayerSettingsCreateInfoEXT");
     }
@@ -167,7 +184,15 @@ void apply_env_settings(Settings& s) {
 }  // namespace
 
 const char* to_string(FrameBoundary b) noexcept {
-  return b == FrameBoundary::kSubmit ? "submit" : "present";
+  switch (b) {
+    case FrameBoundary::kAuto:
+      return "auto";
+    case FrameBoundary::kSubmit:
+      return "submit";
+    case FrameBoundary::kPresent:
+      break;
+  }
+  return "present";
 }
 
 bool apply_setting(Settings& s, const std::string& key, const std::string& value,
@@ -187,16 +212,22 @@ bool apply_setting(Settings& s, const std::string& key, const std::string& value
     if (!parse_uint(value, 1u << 30, &s.snapshot_every)) return bad("expected frames >= 0");
   } else if (key == "frame_boundary") {
     std::string v = to_lower(value);
-    if (v == "present") s.frame_boundary = FrameBoundary::kPresent;
-    else if (v == "submit") s.frame_boundary = FrameBoundary::kSubmit;
-    else return bad("expected present or submit");
+    if (v == "auto")
+      s.frame_boundary = FrameBoundary::kAuto;
+    else if (v == "present")
+      s.frame_boundary = FrameBoundary::kPresent;
+    else if (v == "submit")
+      s.frame_boundary = FrameBoundary::kSubmit;
+    else
+      return bad("expected auto, present or submit");
   } else if (key == "callstack_depth") {
     if (!parse_uint(value, 64, &s.callstack_depth)) return bad("expected 0..64");
   } else if (key == "snapshot_at_exit") {
     if (!parse_bool(value, &s.snapshot_at_exit)) return bad("expected true or false");
   } else if (key == "snapshot_signal") {
     std::string v = to_lower(value);
-    if (v != "none" && v != "sigusr1" && v != "sigusr2") return bad("expected SIGUSR1, SIGUSR2 or none");
+    if (v != "none" && v != "sigusr1" && v != "sigusr2")
+      return bad("expected SIGUSR1, SIGUSR2 or none");
     s.snapshot_signal = value;
   } else if (key == "trigger_file") {
     s.trigger_file = value;

@@ -15,12 +15,19 @@
 
 namespace vkleak {
 
-enum class FrameBoundary : uint8_t { kPresent, kSubmit };
+// What ends a frame. kAuto: presents, except on a device that has made kAutoSubmitFrames
+// successful submits without ever presenting (compute, headless, GL on zink without a Vulkan
+// swapchain): from then on each submit ends a frame, until it presents (then presents again).
+enum class FrameBoundary : uint8_t { kAuto, kPresent, kSubmit };
+
+// Enough for the start-up uploads of presenting apps (vkcube makes 2 before its first present),
+// few enough that a never-presenting program gets frames almost at once.
+constexpr uint64_t kAutoSubmitFrames = 64;
 
 struct Settings {
   std::string output_dir = "vkleak-snapshots";
   uint32_t snapshot_every = 0;  // frames between periodic snapshots; 0 = off
-  FrameBoundary frame_boundary = FrameBoundary::kPresent;
+  FrameBoundary frame_boundary = FrameBoundary::kAuto;
   // Return addresses kept per call site; 0 = off. 1 (the app's call site) costs ~3 ns, each
   // deeper frame ~10 ns of unwinding (bench/RESULTS.md). The default sees through allocation
   // wrappers: reports group objects by call site, and one frame would merge unrelated ones.

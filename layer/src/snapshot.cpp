@@ -63,6 +63,8 @@ struct DeviceInfo {
   uint64_t id, handle, instance_id, frame, submits, presents;
   std::string physical_device;
   bool degraded;
+  FrameBoundary boundary;  // in effect now
+  bool boundary_auto;      // chosen by frame_boundary=auto
   std::vector<QueueInfo> queues;
 };
 struct OwnedRecord {
@@ -95,6 +97,7 @@ struct Collected {
   Settings settings;
   int64_t scope_device = -1, scope_instance = -1;
   uint64_t frame = 0;
+  FrameBoundary boundary = FrameBoundary::kPresent;  // in effect (see collect)
   uint32_t time_ms = 0;
   bool degraded = false;
   std::vector<InstanceInfo> instances;
@@ -180,8 +183,7 @@ void add_layout_edges(const std::vector<ObjectRecord>& recs, const std::vector<G
 void add_binding_edges(const std::vector<ObjectRecord>& recs,
                        const std::vector<GraveRecord>& graves, const MemoryDirectory& memories,
                        Collected* c) {
-  if (std::none_of(recs.begin(), recs.end(), [](const ObjectRecord& r) { return r.bound; }))
-    return;
+  if (std::none_of(recs.begin(), recs.end(), [](const ObjectRecord& r) { return r.bound; })) return;
   const auto memory_type = static_cast<uint64_t>(ObjectType::kDeviceMemory);
   std::unordered_map<uint64_t, uint32_t> names;  // memory id -> name (few)
   for (const ObjectRecord& r : recs)
@@ -298,6 +300,8 @@ DeviceInfo device_info(DeviceState& d) {
                   d.presents.load(std::memory_order_relaxed),
                   d.physical_device_name,
                   d.degraded.load(std::memory_order_relaxed),
+                  boundary_in_effect(d),
+                  d.frame_boundary == FrameBoundary::kAuto,
                   {}};
   for (uint32_t i = 0; i < d.submissions.queue_count(); ++i) {
     if (QueueState* q = d.submissions.queue_at(i))
@@ -310,8 +314,40 @@ InstanceInfo instance_info(const InstanceState& i) {
   return {i.object_id, i.handle, i.application_name, i.engine_name, i.api_version};
 }
 
+// The run's frame and frame boundary as of the last snapshot: a snapshot taken after every
+// device (or instance) is gone keeps them instead of falling back to frame 0.
+std::atomic<uint64_t> g_run_frame{0};
+std::atomic<uint8_t> g_run_boundary{0};  // 0: no device seen yet, else 1 + FrameBoundary
+
+std::unique_ptr<Collected> collect_tables(SnapshotReason reason, DeviceState* device,
+                                          InstanceState* instance, const std::string& label);
+
 std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
                                    InstanceState* instance, const std::string& label) {
+  auto c = collect_tables(reason, device, instance, label);
+  // Frames end at submits when any device in the snapshot counts them.
+  bool any_submit = false;
+  for (const DeviceInfo& d : c->devices) any_submit |= d.boundary == FrameBoundary::kSubmit;
+  if (!c->devices.empty()) {
+    c->boundary = any_submit ? FrameBoundary::kSubmit : FrameBoundary::kPresent;
+    g_run_boundary.store(static_cast<uint8_t>(1 + static_cast<uint8_t>(c->boundary)),
+                         std::memory_order_relaxed);
+  } else if (const uint8_t b = g_run_boundary.load(std::memory_order_relaxed)) {
+    c->boundary = static_cast<FrameBoundary>(b - 1);
+  } else {
+    c->boundary = c->settings.frame_boundary == FrameBoundary::kSubmit ? FrameBoundary::kSubmit
+                                                                       : FrameBoundary::kPresent;
+  }
+  uint64_t run = g_run_frame.load(std::memory_order_relaxed);
+  while (run < c->frame && !g_run_frame.compare_exchange_weak(run, c->frame)) {
+  }
+  // Destroy snapshots keep their scope's frame; the others are the run's.
+  if (!device && !instance) c->frame = std::max(c->frame, run);
+  return c;
+}
+
+std::unique_ptr<Collected> collect_tables(SnapshotReason reason, DeviceState* device,
+                                          InstanceState* instance, const std::string& label) {
   auto c = std::make_unique<Collected>();
   c->reason = reason;
   c->label = label;
@@ -356,6 +392,7 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
   if (!instances.empty()) c->settings = instances.front()->settings;
   for (auto& i : instances) {
     c->instances.push_back(instance_info(*i));
+    c->frame = std::max(c->frame, i->frame.load(std::memory_order_relaxed));  // devices gone
     collect_table(i, c.get(), ObjectType::kUnknown, ObjectType::kUnknown, 0);
     take_events(*i, c.get());
   }
@@ -459,7 +496,7 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
   w.raw(",\"frame\":");
   w.u64(c.frame);
   w.raw(",\"frame_boundary\":\"");
-  w.raw(to_string(c.settings.frame_boundary));
+  w.raw(to_string(c.boundary));
   w.raw("\",\"time_ms\":");
   w.u64(c.time_ms);
   w.raw(",\"degraded\":");
@@ -522,6 +559,9 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.u64(d.submits);
     w.raw(",\"presents\":");
     w.u64(d.presents);
+    w.raw(",\"frame_boundary\":\"");
+    w.raw(to_string(d.boundary));
+    w.raw(d.boundary_auto ? "\",\"frame_boundary_auto\":true" : "\",\"frame_boundary_auto\":false");
     w.raw(",\"degraded\":");
     w.raw(d.degraded ? "true" : "false");
     w.raw(",\"queues\":[");
