@@ -7,6 +7,7 @@
 #include "analysis/messages.h"
 #include "analysis/rules/rules.h"
 #include "core/format.h"
+#include "core/summary.h"
 
 namespace vkleak::analysis {
 
@@ -37,7 +38,18 @@ void RunAnalyzer::add(Snapshot snapshot) {
     report_.pid = snapshot.pid;
     report_.executable = snapshot.executable;
   }
-  if (report_.frame_boundary.empty()) report_.frame_boundary = snapshot.frame_boundary;
+  // "submit" wins: frames of this run were counted at submits at least for a while.
+  if (report_.frame_boundary.empty() || snapshot.frame_boundary == "submit")
+    report_.frame_boundary = snapshot.frame_boundary;
+  frame_counting_.at_submits_auto |= frames_at_submits_auto(snapshot);
+  frame_counting_.max_frame = std::max(frame_counting_.max_frame, snapshot.frame);
+  uint64_t submits = 0, presents = 0;
+  for (const Device& d : snapshot.devices) {
+    submits += d.submits;
+    presents += d.presents;
+  }
+  frame_counting_.submits = std::max(frame_counting_.submits, submits);
+  frame_counting_.presents = std::max(frame_counting_.presents, presents);
   report_.snapshots.push_back(SnapshotInfo{snapshot.path, snapshot.sequence, snapshot.reason,
                                            snapshot.frame, snapshot.objects.size()});
   degraded_ |= snapshot.degraded;
@@ -167,8 +179,8 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
     report_.notes.push_back("growth not checked: " + std::to_string(points) +
                             " snapshot(s) taken during the run after the warm-up (frame " +
                             std::to_string(t.warmup_frames) + "), " +
-                            std::to_string(t.growth_min_snapshots) +
-                            " needed (vkleak run --every N takes them)");
+                            std::to_string(t.growth_min_snapshots) + " needed (" +
+                            periodic_snapshots_hint(frame_counting_) + ")");
   }
 
   struct Candidate {
@@ -267,6 +279,8 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
 
 RunReport RunAnalyzer::finish() {
   std::vector<Finding> findings;
+  if (std::string note = frame_counting_note(frame_counting_); !note.empty())
+    report_.notes.push_back(std::move(note));
   add_growth_findings(&findings);
   for (auto& [group, h] : leaks_) {
     findings.push_back(make_finding(FindingKind::kLeakAtExit, group, std::move(h)));

@@ -13,6 +13,7 @@
 #include "analysis/finding.h"
 #include "analysis/grouping.h"
 #include "analysis/hits.h"
+#include "analysis/messages.h"
 #include "analysis/options.h"
 #include "analysis/rules/events.h"
 #include "analysis/rules/rules.h"
@@ -66,6 +67,7 @@ class RunAnalyzer {
   bool saw_exit_ = false;
   bool degraded_ = false;
   uint64_t events_dropped_ = 0;
+  FrameCounting frame_counting_;  // for the notes on how frames were counted
 };
 
 }  // namespace vkleak::analysis

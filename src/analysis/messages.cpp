@@ -1,6 +1,7 @@
 #include "analysis/messages.h"
 
 #include "core/format.h"
+#include "core/summary.h"
 
 namespace vkleak::analysis {
 
@@ -145,6 +146,27 @@ std::string event_message(const Finding& f) {
                                : " destroyed or freed invalidly, in ";
   return subject(f) + what + frame_range(f.frames.first, f.frames.last) +
          ". First: " + f.events.front().message;
+}
+
+namespace {
+bool frames_never_ended(const FrameCounting& c) {
+  return c.max_frame == 0 && c.submits > 0 && c.presents == 0;
+}
+}  // namespace
+
+std::string frame_counting_note(const FrameCounting& c) {
+  if (c.at_submits_auto) return kFramesAtSubmitsNote;
+  if (frames_never_ended(c)) {
+    return "frames never ended: " + plural(c.submits, "submit(s)") +
+           " and no present with frame_boundary=present (--frame-boundary auto or submit counts "
+           "frames at submits)";
+  }
+  return "";
+}
+
+std::string periodic_snapshots_hint(const FrameCounting& c) {
+  return frames_never_ended(c) ? "frames never ended: see the note on frame_boundary"
+                               : "vkleak run --every N takes them";
 }
 
 }  // namespace vkleak::analysis

@@ -22,4 +22,16 @@ std::string growth_message(const Finding& f, size_t first_point, const GrowthVer
                            const GrowthVerdict& bytes);
 std::string event_message(const Finding& f);
 
+// How a run's frames were counted, gathered over its snapshots.
+struct FrameCounting {
+  bool at_submits_auto = false;  // frame_boundary=auto counted some device's frames at submits
+  uint64_t max_frame = 0;
+  uint64_t submits = 0, presents = 0;  // the most any one snapshot's devices report
+};
+// The note to give, or "": frames counted at submits because the program never presented, or
+// frames that never ended (submits without presents under frame_boundary=present).
+std::string frame_counting_note(const FrameCounting& c);
+// What to do to get snapshots during the run: "vkleak run --every N" unless frames never ended.
+std::string periodic_snapshots_hint(const FrameCounting& c);
+
 }  // namespace vkleak::analysis

@@ -33,10 +33,11 @@ CLI::App* add_run_command(CLI::App* app, RunOptions* options) {
       ->check(CLI::Range(int64_t{1}, int64_t{0x7fffffff}))
       ->option_text("N");
   run->add_option("--frame-boundary", options->frame_boundary,
-                  "What ends a frame: present (vkQueuePresentKHR, the layer's default) or submit "
-                  "(every queue submit, for compute-only programs)")
-      ->check(CLI::IsMember({"present", "submit"}))
-      ->option_text("present|submit");
+                  "What ends a frame: auto (the layer's default: presents, or submits on a device "
+                  "that made 64 submits without presenting), present (vkQueuePresentKHR) or "
+                  "submit (every queue submit)")
+      ->check(CLI::IsMember({"auto", "present", "submit"}))
+      ->option_text("auto|present|submit");
   run->add_option("--callstack-depth", options->callstack_depth,
                   "Return addresses recorded per creation call site (default 8; 1 is the line that "
                   "called vkCreate*; 0 turns call sites off; deeper: unwound once per call chain, "

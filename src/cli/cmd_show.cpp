@@ -115,6 +115,7 @@ void print_text(const ShowData& data, const Style& style, std::ostream& out) {
       "frame",
       std::to_string(s.frame) +
           (s.frame_boundary.empty() ? "" : " (frames end at " + printable(s.frame_boundary) + ")"));
+  if (frames_at_submits_auto(s)) field("note", style.yellow(kFramesAtSubmitsNote));
   field("time", format_duration_ms(s.time_ms) + " after the layer loaded");
   field("objects", format_count(s.objects.size()) + " live, " + format_bytes(data.bytes));
   if (!s.events.empty() || s.events_dropped > 0) {
@@ -244,6 +245,7 @@ nlohmann::json to_json(const ShowData& data) {
         {"frame", s.frame},
         {"frame_boundary",
          s.frame_boundary.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.frame_boundary)},
+        {"frames_at_submits_auto", frames_at_submits_auto(s)},
         {"time_ms", s.time_ms},
         {"degraded", s.degraded}}},
       {"objects", s.objects.size()},

@@ -74,6 +74,8 @@ struct Device {
   uint64_t presents = 0;
   bool degraded = false;
   std::vector<Queue> queues;
+  std::string frame_boundary;        // in effect: "present", "submit", or empty (older layers)
+  bool frame_boundary_auto = false;  // chosen by frame_boundary=auto
 };
 
 // The last submission that used an object (side table: objects never used have none).

@@ -157,11 +157,13 @@ enum DeviceField {
   kDevSubmits,
   kDevPresents,
   kDevDegraded,
-  kDevQueues
+  kDevQueues,
+  kDevFrameBoundary,
+  kDevFrameBoundaryAuto
 };
-constexpr std::string_view kDeviceNames[] = {"id",    "handle",  "instance", "physical_device",
-                                             "frame", "submits", "presents", "degraded",
-                                             "queues"};
+constexpr std::string_view kDeviceNames[] = {
+    "id",       "handle", "instance",       "physical_device",    "frame", "submits", "presents",
+    "degraded", "queues", "frame_boundary", "frame_boundary_auto"};
 
 enum QueueField { kQueueIndex, kQueueHandle, kQueueSubmitted, kQueueRetired };
 constexpr std::string_view kQueueNames[] = {"index", "handle", "submitted", "retired"};
@@ -1352,6 +1354,12 @@ class SnapshotHandler {
         return true;
       case kDevDegraded:
         get_bool(v, &device_.degraded);
+        return true;
+      case kDevFrameBoundary:
+        get_string(v, &device_.frame_boundary);
+        return true;
+      case kDevFrameBoundaryAuto:
+        get_bool(v, &device_.frame_boundary_auto);
         return true;
       case kDevQueues:
         return type_error("an array", v);

@@ -77,4 +77,10 @@ std::vector<CallsiteGroup> group_by_callsite(const Snapshot& snapshot, size_t ma
   return result;
 }
 
+bool frames_at_submits_auto(const Snapshot& snapshot) {
+  for (const Device& d : snapshot.devices)
+    if (d.frame_boundary_auto && d.frame_boundary == "submit") return true;
+  return false;
+}
+
 }  // namespace vkleak

@@ -40,4 +40,13 @@ struct CallsiteGroup {
 // Objects grouped by creation call site, by count then bytes, descending.
 std::vector<CallsiteGroup> group_by_callsite(const Snapshot& snapshot, size_t max_examples = 3);
 
+// True when frame_boundary=auto counts some device's frames at submits: it made many submits and
+// never presented (compute, headless, GL through zink without a Vulkan swapchain).
+bool frames_at_submits_auto(const Snapshot& snapshot);
+
+// What reports and `vkleak show` say about such a run.
+inline constexpr const char* kFramesAtSubmitsNote =
+    "frames counted at submits: this program never presented (frame_boundary=auto; "
+    "--frame-boundary present or submit to choose)";
+
 }  // namespace vkleak
