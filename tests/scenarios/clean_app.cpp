@@ -119,7 +119,19 @@ int main(int argc, char** argv) {
                    "synchronize frames with a timeline semaphore (vkWaitSemaphores), not fences");
   options.add_flag("--queue-wait-idle", &queue_wait_idle,
                    "after each frame, vkQueueWaitIdle and destroy its transient buffer at once");
+  uint32_t startup_submits = 0;
+  options.add_uint("--startup-submits", &startup_submits,
+                   "empty vkQueueSubmit calls before the first frame, like a loading screen's "
+                   "uploads (default 0)");
+  bool probe_instance = false;
+  options.add_flag("--probe-instance", &probe_instance,
+                   "first create a VkInstance and never destroy it, as mpv's device check does");
   options.parse(argc, argv);
+  if (probe_instance) {
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    VkInstance probe = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateInstance(&info, nullptr, &probe));
+  }
   if (frames_in_flight < 2 || frames_in_flight > 3) scenario::fail("--frames-in-flight: 2 or 3");
 
   Context ctx({"clean_app", options.swapchain});
@@ -154,6 +166,10 @@ int main(int argc, char** argv) {
         scenario::create_descriptor_pool(ctx, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}}, 0,
                                          "frame.descriptor_pool." + std::to_string(i)));
   }
+
+  for (uint32_t i = 0; i < startup_submits; ++i)
+    VK_CHECK(vkQueueSubmit(ctx.queue, 0, nullptr, VK_NULL_HANDLE));
+  if (startup_submits > 0) VK_CHECK(vkQueueWaitIdle(ctx.queue));
 
   for (uint32_t i = 0; i < options.frames; ++i) {
     if (i > 0 && i % kUploadEvery == 0) {
