@@ -2,6 +2,8 @@
 // examples, call sites, runs of several snapshots.
 #include <gtest/gtest.h>
 
+#include "analysis/messages.h"
+#include "core/summary.h"
 #include "test_util.h"
 
 namespace vkleak {
@@ -85,6 +87,26 @@ TEST(NamePatternTest, DigitRunsBecomeStars) {
   EXPECT_TRUE(analysis::natural_less("a.9", "a.10"));
   EXPECT_FALSE(analysis::natural_less("a.10", "a.9"));
   EXPECT_TRUE(analysis::natural_less("a", "b"));
+}
+
+TEST(FrameCountingTest, NotesSayHowFramesWereCounted) {
+  analysis::FrameCounting c;
+  c.max_frame = 300;
+  c.submits = 300;
+  EXPECT_EQ(analysis::frame_counting_note(c), "") << "frames at explicit submits: nothing to say";
+  EXPECT_EQ(analysis::periodic_snapshots_hint(c), "vkleak run --every N takes them");
+  c.at_submits_auto = true;
+  EXPECT_EQ(analysis::frame_counting_note(c), kFramesAtSubmitsNote);
+
+  analysis::FrameCounting never;  // frame_boundary=present, a program that never presents
+  never.submits = 4000;
+  EXPECT_EQ(analysis::frame_counting_note(never),
+            "frames never ended: 4,000 submit(s) and no present with frame_boundary=present "
+            "(--frame-boundary auto or submit counts frames at submits)");
+  EXPECT_EQ(analysis::periodic_snapshots_hint(never),
+            "frames never ended: see the note on frame_boundary");
+  never.presents = 1;
+  EXPECT_EQ(analysis::frame_counting_note(never), "") << "it presented: frames did end";
 }
 
 }  // namespace
