@@ -54,7 +54,10 @@ class FrameBoundaryTest(TempDirTestCase):
         [r] = doc["runs"]
         self.assertEqual(r["frame_boundary"], "submit")
         self.assertTrue(any(FRAMES_AT_SUBMITS in n for n in r["notes"]), r["notes"])
-        self.assertIn(FRAMES_AT_SUBMITS, vkleak(["show", snapshot_path(self.out, 0)]))
+        first = snapshot_path(self.out, 0)
+        self.assertIn(FRAMES_AT_SUBMITS, vkleak(["show", first]))
+        shown = json.loads(vkleak(["show", first, "--format", "json"]))
+        self.assertTrue(shown["snapshot"]["frames_at_submits_auto"])
 
     def test_explicit_present_keeps_frame_zero_and_says_why(self):
         env = self.env(50)
@@ -84,6 +87,8 @@ class FrameBoundaryTest(TempDirTestCase):
             self.assertEqual((dev["frame_boundary"], dev["frame_boundary_auto"]), ("present", True))
             self.assertEqual(dev["frame"], dev["presents"])
         self.assertNotIn(FRAMES_AT_SUBMITS, vkleak(["report", self.out]))
+        shown = json.loads(vkleak(["show", snapshot_path(self.out, 0), "--format", "json"]))
+        self.assertFalse(shown["snapshot"]["frames_at_submits_auto"])
 
     def test_presents_after_a_long_start_up_count_at_presents_again(self):
         # 100 submits before the first present (a loading screen's uploads): frames counted at
