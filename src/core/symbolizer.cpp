@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "core/format.h"
 #include "core/hex.h"
@@ -117,6 +118,28 @@ bool has_build_id(int fd, const unsigned char* id, int len) {
 }
 
 }  // namespace
+
+std::string absolute_source_path(const char* file, const char* comp_dir) {
+  std::string path = file;
+  if (path.empty() || path[0] == '/' || comp_dir == nullptr || comp_dir[0] != '/') return path;
+  path = std::string(comp_dir) + "/" + path;
+  std::vector<std::string> parts;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string part = path.substr(start, end - start);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    start = end + 1;
+  }
+  std::string out;
+  for (const std::string& part : parts) out += "/" + part;
+  return out.empty() ? "/" : out;
+}
 
 // One Dwfl session per module: a broken or missing file then affects only its own frames.
 struct Symbolizer::OpenModule {
@@ -268,7 +291,7 @@ const SymbolizedFrame& Symbolizer::symbolize(uint64_t address) {
     // Code without line info (like _start) gets the nearest earlier row, from another
     // function: a row that starts before the function does is not this function's.
     if (file != nullptr && !(have_symbol && line_address < pc - symbol_offset)) {
-      frame.file = file;
+      frame.file = absolute_source_path(file, dwfl_line_comp_dir(line));
       frame.line = lineno;
     }
   }

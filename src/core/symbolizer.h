@@ -38,6 +38,12 @@ struct SymbolizerOptions {
   std::string debug_file_directory = "/usr/lib/debug";
 };
 
+// A line table's file name made absolute: builds that pass relative source paths to the
+// compiler (Ninja, Meson, ccache's base_dir) record "../src/a.cpp" relative to the compilation
+// directory. Lexically normalized ("/b/./c/../d" -> "/b/d"); left as it is when either is
+// missing or comp_dir is not absolute.
+std::string absolute_source_path(const char* file, const char* comp_dir);
+
 class Symbolizer {
  public:
   explicit Symbolizer(std::vector<Module> modules, SymbolizerOptions options = {});

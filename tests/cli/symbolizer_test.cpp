@@ -322,3 +322,15 @@ TEST(SymbolizerTest, SeparateDebugFileMustBeARegularFileOfTheSameBuild) {
 
 }  // namespace
 }  // namespace vkleak
+
+namespace vkleak {
+TEST(AbsoluteSourcePathTest, RelativeNamesJoinTheCompilationDirectory) {
+  EXPECT_EQ(absolute_source_path("../../../tests/a.cpp", "/work/main/build/tests/scenarios"),
+            "/work/main/tests/a.cpp");
+  EXPECT_EQ(absolute_source_path("./src/./b.cpp", "/p"), "/p/src/b.cpp");
+  EXPECT_EQ(absolute_source_path("/abs/c.cpp", "/p"), "/abs/c.cpp");
+  EXPECT_EQ(absolute_source_path("d.cpp", nullptr), "d.cpp");
+  EXPECT_EQ(absolute_source_path("d.cpp", "relative/dir"), "d.cpp");
+  EXPECT_EQ(absolute_source_path("../../../../e.cpp", "/a"), "/e.cpp");
+}
+}  // namespace vkleak
