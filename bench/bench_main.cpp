@@ -4,7 +4,7 @@
 //   vkleak_bench [--live=0,100000,1000000] [--submit-live=1000,1000000] [--draws=N]
 //                [--max-threads=N]
 //                [--snapshot-objects=N] [--snapshot-repeats=N] [--memory-objects=N]
-//                [--warmup=SECONDS]
+//                [--warmup=SECONDS] [--pair-iterations=N]
 //                [Google Benchmark flags: --benchmark_filter=..., --benchmark_format=json, ...]
 #include <benchmark/benchmark.h>
 
@@ -65,6 +65,8 @@ bench::Options parse_options(int* argc, char** argv) {
       o.max_threads = static_cast<int>(std::max<int64_t>(1, to_int("--max-threads", v)));
     } else if (take_value(argv[i], "--snapshot-objects", &v)) {
       o.snapshot_objects = to_int("--snapshot-objects", v);
+    } else if (take_value(argv[i], "--pair-iterations", &v)) {
+      o.pair_iterations = std::max<int64_t>(0, to_int("--pair-iterations", v));
     } else if (take_value(argv[i], "--snapshot-repeats", &v)) {
       o.snapshot_repeats = std::max<int64_t>(1, to_int("--snapshot-repeats", v));
     } else if (take_value(argv[i], "--warmup", &v)) {

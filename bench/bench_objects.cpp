@@ -326,8 +326,14 @@ void register_object_benchmarks(const Options& o) {
         {"BM_ImageViewPair", BM_ImageViewPair},
         {"BM_DescriptorSetPair", BM_DescriptorSetPair},
         {"BM_MemoryPair", BM_MemoryPair}};
-    for (const auto& [name, fn] : pairs)
-      benchmark::RegisterBenchmark(name, fn)->ArgName("live")->Arg(live)->MinWarmUpTime(o.warmup_s);
+    for (const auto& [name, fn] : pairs) {
+      auto* b = benchmark::RegisterBenchmark(name, fn)->ArgName("live")->Arg(live);
+      if (o.pair_iterations > 0) {
+        b->Iterations(o.pair_iterations);
+      } else {
+        b->MinWarmUpTime(o.warmup_s);
+      }
+    }
   }
   auto* churn = benchmark::RegisterBenchmark("BM_ThreadChurn", BM_ThreadChurn)
                     ->UseRealTime()

@@ -23,6 +23,9 @@ struct Options {
   // otherwise the first benchmark of a process pays for them. Not for the one-shot snapshot and
   // memory benchmarks, whose first run is the measurement.
   double warmup_s = 0.1;
+  // Exactly this many iterations of each create+destroy pair, no warm-up (0: as long as Google
+  // Benchmark's --benchmark_min_time): for counting instructions per pair under callgrind.
+  int64_t pair_iterations = 0;
 };
 
 void register_object_benchmarks(const Options& o);

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Instructions per buffer create+destroy pair at 0 live, under callgrind (deterministic, whatever
+# else the machine runs): two runs of exactly 2,000 and 22,000 pairs, counted inside
+# BM_BufferPair only, the difference over 20,000 (no set-up). Prints the whole pair's count and
+# the layer's own (its source files: hooks, tables, call sites). The whole pair's count moves
+# with glibc's malloc inside the driver (heap layout) by up to ~±100 between builds; the layer's
+# own count is the one to compare for a hot-path change.
+#   bench/callgrind_pair.sh BUILD_DIR [DEPTH]        # DEPTH: VKLEAK_CALLSTACK_DEPTH, default 0
+#   bench/callgrind_pair.sh BUILD_DIR none           # no layer
+# The layer comes from BUILD_DIR; the benchmark program from BENCH_BUILD_DIR (default BUILD_DIR),
+# so that an older layer runs under the same program.
+set -euo pipefail
+build=$(cd "$1" && pwd)
+depth=${2:-0}
+bench=$(cd "${BENCH_BUILD_DIR:-$build}" && pwd)/bench/vkleak_bench
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+layer_env=()
+if [ "$depth" != none ]; then
+  layer_env=(VK_LAYER_PATH="$build/manifest/build" VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_tracker
+    VKLEAK_CALLSTACK_DEPTH="$depth" VKLEAK_OUTPUT_DIR="$work/out")
+fi
+count() {  # pairs -> "total layer_own"
+  local out=$work/$1.cg
+  env -i PATH="$PATH" HOME="$work" VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json \
+    VK_LOADER_LAYERS_DISABLE=VK_LAYER_MESA_device_select XDG_DATA_HOME="$work/empty" \
+    MESA_SHADER_CACHE_DISABLE=true "${layer_env[@]}" \
+    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='*BM_BufferPair*' \
+    "$bench" --benchmark_filter='BM_BufferPair/live:0' --live=0 --pair-iterations="$1" \
+    >/dev/null 2>&1
+  local total own
+  total=$(awk '/^totals:/ {print $2}' "$out")
+  own=$(callgrind_annotate --inclusive=no --tree=none --threshold=100 "$out" 2>/dev/null |
+        { grep -E "libVkLayer_vkleak|/layer/(src|generated)/|/layer/\.\./" || true; } |
+        awk '{gsub(",", "", $1); s += $1} END {print s + 0}')
+  echo "$total $own"
+}
+read -r t1 o1 < <(count 2000)
+read -r t2 o2 < <(count 22000)
+echo "depth=$depth pair=$(( (t2 - t1) / 20000 )) layer_own=$(( (o2 - o1) / 20000 ))"
