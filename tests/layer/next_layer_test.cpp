@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -126,6 +127,12 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL next_gdpa(VkDevice, const char* name) {
 
 // --- The layer, loaded as the loader loads it --------------------------------------------
 
+// The built layer, or another copy of it (VKLEAK_TEST_LAYER: a machine the tree was copied to).
+const char* layer_path() {
+  const char* path = std::getenv("VKLEAK_TEST_LAYER");
+  return path && *path ? path : VKLEAK_LAYER_PATH;
+}
+
 struct Layer {
   PFN_vkGetInstanceProcAddr gipa = nullptr;
   PFN_vkGetDeviceProcAddr gdpa = nullptr;
@@ -137,7 +144,7 @@ struct Layer {
 
   static Layer load() {
     Layer l;
-    void* lib = dlopen(VKLEAK_LAYER_PATH, RTLD_NOW | RTLD_LOCAL);
+    void* lib = dlopen(layer_path(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) return l;
     auto negotiate = reinterpret_cast<PFN_vkNegotiateLoaderLayerInterfaceVersion>(
         dlsym(lib, "vkNegotiateLoaderLayerInterfaceVersion"));
