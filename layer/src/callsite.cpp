@@ -3,6 +3,7 @@
 #include "cache_aligned.h"
 #include "layer_state.h"  // passthrough()
 #include "stack_memo.h"
+#include "thread_box.h"
 
 #include "../../src/core/vulkan_stack.h"  // the list the CLI uses too
 
@@ -244,7 +245,7 @@ struct ThreadCache {
   uint64_t hash[kSize] = {};
   uint32_t id[kSize] = {};
 };
-thread_local ThreadCache t_cache;
+using ThreadCacheBox = ThreadBox<ThreadCache>;  // 768 bytes: on the heap (thread_box.h)
 
 // The stack-walk memo and frame sizes (stack_memo.h), allocated on a thread's first capture.
 // The pointer is initial-exec TLS (read on every capture); the owner frees it when the thread
@@ -412,9 +413,9 @@ namespace {
 
 uint32_t intern_frames(const uintptr_t* frames, uint32_t count) noexcept {
   const uint64_t h = hash_frames(frames, count);
-  ThreadCache& cache = t_cache;
+  ThreadCache* cache = ThreadCacheBox::get();
   const uint32_t slot = static_cast<uint32_t>(h) % ThreadCache::kSize;
-  if (cache.hash[slot] == h) return cache.id[slot];
+  if (cache && cache->hash[slot] == h) return cache->id[slot];
   try {
     CallsiteTable& t = table();
     InternShard& shard = t.shards[h % kInternShards];
@@ -431,8 +432,10 @@ uint32_t intern_frames(const uintptr_t* frames, uint32_t count) noexcept {
         shard.ids.emplace(h, id);
       }
     }
-    cache.hash[slot] = h;
-    cache.id[slot] = id;
+    if (cache) {
+      cache->hash[slot] = h;
+      cache->id[slot] = id;
+    }
     return id;
   } catch (...) {
     return 0;

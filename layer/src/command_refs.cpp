@@ -2,6 +2,7 @@
 
 #include "graph.h"
 #include "layer_state.h"
+#include "thread_box.h"
 
 namespace vkleak {
 
@@ -36,7 +37,7 @@ struct RefsCache {
   uint64_t generation = 0;
   CommandRefs* refs = nullptr;
 };
-thread_local RefsCache t_cache;
+using RefsCacheBox = ThreadBox<RefsCache>;  // on the heap (thread_box.h)
 
 }  // namespace
 
@@ -93,10 +94,10 @@ CommandRefs* command_refs(DeviceState& device, VkCommandBuffer cb) noexcept {
   if (passthrough()) return nullptr;
   const uint64_t handle = to_u64(cb);
   const uint64_t gen = g_command_refs_generation.load(std::memory_order_acquire);
-  RefsCache& c = t_cache;
-  if (c.device == &device && c.cb == handle && c.generation == gen) return c.refs;
+  RefsCache* c = RefsCacheBox::get();
+  if (c && c->device == &device && c->cb == handle && c->generation == gen) return c->refs;
   CommandRefs* refs = device.command_refs.find(handle);
-  c = {&device, handle, gen, refs};
+  if (c) *c = {&device, handle, gen, refs};
   return refs;
 }
 

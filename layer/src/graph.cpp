@@ -6,6 +6,7 @@
 #include "layer_state.h"
 #include "log.h"
 #include "names.h"
+#include "thread_box.h"
 #include "tracker_internal.h"
 
 namespace vkleak {
@@ -75,7 +76,7 @@ struct TargetCache {
     return static_cast<uint32_t>((handle * 0x9e3779b97f4a7c15ull) >> 61);
   }
 };
-thread_local TargetCache t_targets;
+using TargetCacheBox = ThreadBox<TargetCache>;  // 320 bytes: on the heap (thread_box.h)
 
 }  // namespace
 
@@ -92,10 +93,12 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
   Scope& target = target_scope(scope, type);
   // Read before the lookup: a change in between leaves the entry stale, never wrong.
   const uint32_t generation = g_target_generation.load(std::memory_order_acquire);
-  TargetCache::Entry& c = t_targets.entries[TargetCache::index(handle)];
-  if (c.handle == handle && c.type == type && c.scope == &target && c.generation == generation) {
-    e.dst_id = c.id;
-    e.dst_name = c.name;
+  TargetCache* cache = TargetCacheBox::get();
+  TargetCache::Entry* c = cache ? &cache->entries[TargetCache::index(handle)] : nullptr;
+  if (c && c->handle == handle && c->type == type && c->scope == &target &&
+      c->generation == generation) {
+    e.dst_id = c->id;
+    e.dst_name = c->name;
     return e;
   }
   const bool live = target.table.update(handle, type, [&](ObjectRecord& r) {
@@ -103,7 +106,7 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
     e.dst_id = r.id;
     e.dst_name = r.name;
   });
-  if (live) c = {&target, handle, e.dst_id, generation, e.dst_name, type};
+  if (live && c) *c = {&target, handle, e.dst_id, generation, e.dst_name, type};
   return e;
 }
 

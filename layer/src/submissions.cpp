@@ -5,6 +5,7 @@
 
 #include "command_refs.h"
 #include "layer_state.h"
+#include "thread_box.h"
 
 namespace vkleak {
 namespace {
@@ -71,8 +72,12 @@ bool stamp_use(DeviceState& device, ObjectType type, uint64_t handle, uint64_t i
     default:
       return live;
   }
-  thread_local std::vector<Edge> edges[kMaxDepth];
-  std::vector<Edge>& list = edges[depth];
+  struct EdgeLists {
+    std::vector<Edge> at[kMaxDepth];
+  };
+  EdgeLists* lists = ThreadBox<EdgeLists>::get();  // on the heap (thread_box.h)
+  if (!lists) return live;
+  std::vector<Edge>& list = lists->at[depth];
   try {
     device.edges.get(handle, type, &list);
   } catch (...) {
@@ -110,9 +115,8 @@ QueueState* SubmissionTracker::queue_at(uint32_t index) noexcept {
   return index < count_.load(std::memory_order_acquire) ? queues_[index].get() : nullptr;
 }
 
-void SubmissionTracker::stamp_command_buffer(DeviceState& device, VkCommandBuffer cb,
-                                             uint8_t queue, uint64_t serial, uint32_t frame,
-                                             int depth) noexcept {
+void SubmissionTracker::stamp_command_buffer(DeviceState& device, VkCommandBuffer cb, uint8_t queue,
+                                             uint64_t serial, uint32_t frame, int depth) noexcept {
   stamp_use(device, ObjectType::kCommandBuffer, to_u64(cb), 0, queue, serial, frame, kMaxDepth);
   CommandRefs* refs = device.command_refs.find(to_u64(cb));
   if (!refs) return;
@@ -151,8 +155,10 @@ void SubmissionTracker::submit(DeviceState& device, QueueState& queue, const Bat
           }
         }
         for (auto [sem, value] : batches[b].signals) {
-          if (timelines_.count(sem)) timeline_signals_[sem].push_back({value, self});
-          else binary_signals_[sem] = self;
+          if (timelines_.count(sem))
+            timeline_signals_[sem].push_back({value, self});
+          else
+            binary_signals_[sem] = self;
         }
       }
       if (fence) fences_[fence] = self;
@@ -239,7 +245,8 @@ void SubmissionTracker::timeline_reached(uint64_t semaphore, uint64_t value) noe
 void SubmissionTracker::set_timeline(uint64_t semaphore, bool timeline) noexcept {
   try {
     std::lock_guard<std::mutex> lock(sync_mutex_);
-    if (timeline) timelines_.insert(semaphore);
+    if (timeline)
+      timelines_.insert(semaphore);
     else {
       timelines_.erase(semaphore);
       timeline_signals_.erase(semaphore);
