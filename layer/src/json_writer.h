@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 
+#include "../../src/core/utf8.h"  // one definition with the CLI's reader
+
 namespace vkleak {
 
 class JsonWriter {
@@ -103,37 +105,6 @@ class JsonWriter {
     }
     raw(s + start, n - start);
     raw("\"", 1);
-  }
-  // The bytes at p (p[0] >= 0x80, `avail` of them): the length of the valid UTF-8 sequence
-  // there (*valid), or of the maximal subpart of one that is invalid (at least 1).
-  static size_t utf8_sequence(const unsigned char* p, size_t avail, bool* valid) noexcept {
-    const unsigned char c = p[0];
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range (Unicode table 3-7)
-    if (c >= 0xc2 && c <= 0xdf) {
-      need = 1;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      need = 2;
-      if (c == 0xe0) lo = 0xa0;  // overlong
-      if (c == 0xed) hi = 0x9f;  // surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      need = 3;
-      if (c == 0xf0) lo = 0x90;  // overlong
-      if (c == 0xf4) hi = 0x8f;  // past U+10FFFF
-    } else {
-      *valid = false;  // a continuation byte, C0/C1 (overlong) or F5..FF
-      return 1;
-    }
-    for (size_t k = 1; k <= need; ++k) {
-      if (k >= avail || p[k] < lo || p[k] > hi) {
-        *valid = false;
-        return k;
-      }
-      lo = 0x80;
-      hi = 0xbf;
-    }
-    *valid = true;
-    return need + 1;
   }
   void key(const char* k) {  // ,"k": handled by the caller's commas
     raw("\"", 1);

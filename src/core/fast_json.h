@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/utf8.h"
+
 namespace vkleak {
 
 enum class FastJsonResult {
@@ -36,39 +38,7 @@ inline bool is_ws(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-// Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
-inline bool valid_utf8(const unsigned char* s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    const unsigned char c = s[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) {
-      len = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      len = 3;
-      if (c == 0xe0) lo = 0xa0;
-      if (c == 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      len = 4;
-      if (c == 0xf0) lo = 0x90;
-      if (c == 0xf4) hi = 0x8f;
-    } else {
-      return false;
-    }
-    if (i + len > n) return false;
-    if (s[i + 1] < lo || s[i + 1] > hi) return false;
-    for (size_t k = 2; k < len; ++k) {
-      if (s[i + k] < 0x80 || s[i + k] > 0xbf) return false;
-    }
-    i += len;
-  }
-  return true;
-}
+using vkleak::valid_utf8;  // core/utf8.h: one definition with the layer's writer
 
 inline int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
