@@ -5,7 +5,8 @@
 #include "stack_memo.h"
 #include "thread_box.h"
 
-#include "../../src/core/vulkan_stack.h"  // the list the CLI uses too
+#include "../../src/core/setting_ranges.h"  // the range the CLI checks too
+#include "../../src/core/vulkan_stack.h"    // the list the CLI uses too
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -28,11 +29,11 @@
 namespace vkleak {
 
 // Read inline by every creating hook (tracker.h): 0 turns capture off.
-std::atomic<uint32_t> g_callstack_depth{8};
+std::atomic<uint32_t> g_callstack_depth{kDefaultCallstackDepth};
 
 namespace {
 
-constexpr uint32_t kMaxDepth = 64;
+constexpr uint32_t kMaxDepth = kMaxCallstackDepth;
 constexpr uint32_t kMaxSkipped = 16;  // layer-internal frames before the first kept one
 // How many of the layer's own frames a capture usually finds above the app's (learned).
 std::atomic<uint32_t> g_layer_frames{3};

@@ -1,5 +1,7 @@
 #include "settings.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 
@@ -172,11 +175,12 @@ void apply_env_settings(Settings& s) {
       if (std::strncmp(*e, prefix, plen) != 0) continue;
       const char* eq = std::strchr(*e, '=');
       if (!eq) continue;
-      std::string key = to_lower(std::string(*e + plen, static_cast<size_t>(eq - (*e + plen))));
+      const std::string variable(*e, static_cast<size_t>(eq - *e));  // as the user spelled it
+      std::string key = to_lower(variable.substr(plen));
       bool loader_key = false;
       for (const char* k : kLoaderKeys) loader_key = loader_key || key == k;
       if (loader_key) continue;
-      apply_or_warn(s, key, eq + 1, std::string(prefix) + to_lower(key));
+      apply_or_warn(s, key, eq + 1, variable);
     }
   }
 }
@@ -197,7 +201,7 @@ const char* to_string(FrameBoundary b) noexcept {
 
 bool apply_setting(Settings& s, const std::string& key, const std::string& value,
                    std::string* error) {
-  auto bad = [&](const char* what) {
+  auto bad = [&](const std::string& what) {
     if (error) *error = "invalid value '" + value + "' for setting '" + key + "': " + what;
     return false;
   };
@@ -221,7 +225,8 @@ bool apply_setting(Settings& s, const std::string& key, const std::string& value
     else
       return bad("expected auto, present or submit");
   } else if (key == "callstack_depth") {
-    if (!parse_uint(value, 64, &s.callstack_depth)) return bad("expected 0..64");
+    if (!parse_uint(value, kMaxCallstackDepth, &s.callstack_depth))
+      return bad("expected 0.." + std::to_string(kMaxCallstackDepth));
   } else if (key == "snapshot_at_exit") {
     if (!parse_bool(value, &s.snapshot_at_exit)) return bad("expected true or false");
   } else if (key == "snapshot_signal") {
@@ -283,6 +288,40 @@ MadeDirs& made_dirs() {
 }
 }  // namespace
 
+namespace {
+
+// A snapshot writer killed mid-write (SIGKILL, power loss) leaves its ".vkleak-<pid>-....tmp"
+// behind. Removed here when that process is gone and the file has not changed for a minute (a
+// process of another pid namespace sharing the directory may still be writing a recent one).
+void remove_stale_in(DIR* d, const std::string& dir, time_t now) {
+  const std::string prefix = ".vkleak-", suffix = ".json.tmp";
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix))
+      continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid <= 0 || pid == getpid() || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue;
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || now - st.st_mtime < 60) continue;
+    if (unlink(path.c_str()) == 0) log().info("removed {}: left by a writer that was killed", path);
+  }
+}
+
+void remove_stale_temporaries(const std::string& dir) noexcept {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  try {
+    remove_stale_in(d, dir, time(nullptr));
+  } catch (...) {
+  }
+  closedir(d);
+}
+
+}  // namespace
+
 void prepare_output_dir(const std::string& dir) noexcept {
   try {
     MadeDirs& m = made_dirs();
@@ -300,7 +339,9 @@ void prepare_output_dir(const std::string& dir) noexcept {
       if (i < dir.size()) cur += dir[i];
     }
   } catch (...) {
+    return;
   }
+  remove_stale_temporaries(dir);
 }
 
 void remove_empty_output_dirs() noexcept {

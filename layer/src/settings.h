@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "../../src/core/setting_ranges.h"  // ranges the CLI checks too
+
 namespace vkleak {
 
 // What ends a frame. kAuto: presents, except on a device that has made kAutoSubmitFrames
@@ -31,7 +33,7 @@ struct Settings {
   // Return addresses kept per call site; 0 = off. 1 (the app's call site) costs ~3 ns, each
   // deeper frame ~10 ns of unwinding (bench/RESULTS.md). The default sees through allocation
   // wrappers: reports group objects by call site, and one frame would merge unrelated ones.
-  uint32_t callstack_depth = 8;
+  uint32_t callstack_depth = kDefaultCallstackDepth;
   // More modules of the Vulkan stack (callsite.h), comma-separated file-name patterns: their
   // frames do not count toward callstack_depth.
   std::string vulkan_stack_modules;

@@ -100,6 +100,9 @@ struct Collected {
   FrameBoundary boundary = FrameBoundary::kPresent;  // in effect (see collect)
   uint32_t time_ms = 0;
   bool degraded = false;
+  // The run's last snapshot: at exit, or as its last instance is destroyed. A run whose last
+  // snapshot is not final ended early (killed, crashed, _exit()) or is still running.
+  bool final_snapshot = false;
   std::vector<InstanceInfo> instances;
   std::vector<DeviceInfo> devices;
   // Copied on the requesting thread (exact at that point of the app's calls): the records.
@@ -343,6 +346,8 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
   }
   // Destroy snapshots keep their scope's frame; the others are the run's.
   if (!device && !instance) c->frame = std::max(c->frame, run);
+  c->final_snapshot = reason == SnapshotReason::kExit ||
+                      (reason == SnapshotReason::kInstanceDestroy && all_instances().size() <= 1);
   return c;
 }
 
@@ -452,6 +457,70 @@ void write_edges(JsonWriter& w, const std::vector<Edge>& edges,
   w.raw("]");
 }
 
+// Snapshots the layer could not write (full disk, directory gone, out of memory). Every later
+// snapshot lists them, so the CLI tells a complete run from one with holes; every failure is
+// logged (the first few in full, then one line in every kLogEvery).
+struct Unwritten {
+  int64_t sequence;  // -1: dropped before it had one
+  SnapshotReason reason;
+  std::string error;
+};
+struct WriteFailures {
+  std::mutex mutex;
+  uint64_t count = 0;
+  std::deque<Unwritten> recent;  // the last kKeep
+};
+constexpr size_t kKeepUnwritten = 32;
+constexpr uint64_t kLogFailuresInFull = 8;
+constexpr uint64_t kLogEvery = 100;
+WriteFailures& write_failures() {
+  static auto* f = new WriteFailures;  // never destroyed: written at exit
+  return *f;
+}
+
+void record_unwritten(int64_t sequence, SnapshotReason reason, const std::string& path,
+                      const std::string& error) noexcept {
+  uint64_t count = 0;
+  try {
+    WriteFailures& f = write_failures();
+    std::lock_guard<std::mutex> lock(f.mutex);
+    count = ++f.count;
+    f.recent.push_back(Unwritten{sequence, reason, error});
+    if (f.recent.size() > kKeepUnwritten) f.recent.pop_front();
+  } catch (...) {
+    // Out of memory: the count above still tells.
+  }
+  if (count <= kLogFailuresInFull || count % kLogEvery == 0) {
+    log().warn("snapshot {} not written: {} ({} snapshot{} not written so far)", path, error, count,
+               count == 1 ? "" : "s");
+  }
+}
+
+void write_unwritten(JsonWriter& w) {
+  WriteFailures& f = write_failures();
+  std::lock_guard<std::mutex> lock(f.mutex);
+  w.raw(",\"unwritten_count\":");
+  w.u64(f.count);
+  w.raw(",\"unwritten\":[");
+  for (size_t i = 0; i < f.recent.size(); ++i) {
+    const Unwritten& u = f.recent[i];
+    w.raw(i ? ",{\"sequence\":" : "{\"sequence\":");
+    if (u.sequence < 0)
+      w.raw("null");
+    else
+      w.u64(static_cast<uint64_t>(u.sequence));
+    w.raw(",\"reason\":\"");
+    w.raw(to_string(u.reason));
+    w.raw("\",\"error\":");
+    w.str(u.error);
+    w.raw("}");
+  }
+  w.raw("]");
+}
+
+// Signals that arrive while one is pending are folded into its snapshot; they are counted.
+std::atomic<uint64_t> g_coalesced_signals{0};
+
 std::string executable_path() {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -501,6 +570,11 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
   w.u64(c.time_ms);
   w.raw(",\"degraded\":");
   w.raw(c.degraded ? "true" : "false");
+  w.raw(",\"final\":");
+  w.raw(c.final_snapshot ? "true" : "false");
+  write_unwritten(w);
+  w.raw(",\"coalesced_signals\":");
+  w.u64(g_coalesced_signals.load(std::memory_order_relaxed));
 
   w.raw(",\n\"settings\":{");
   bool first = true;
@@ -799,25 +873,26 @@ bool make_dirs(const std::string& dir) {
 
 std::atomic<uint32_t> g_sequence{0};
 
-// Writes one snapshot atomically. Failures (unwritable directory, full disk) are warnings.
+// Writes one snapshot atomically. Failures (unwritable directory, full disk) are recorded and
+// logged, never fatal.
 void write_snapshot(Collected& c) noexcept {
+  const uint32_t seq = g_sequence.fetch_add(1, std::memory_order_relaxed);
+  std::string final_path = "#" + std::to_string(seq);
   try {
-    const uint32_t seq = g_sequence.fetch_add(1, std::memory_order_relaxed);
     const std::string& dir = c.settings.output_dir;
     char name[128];
     snprintf(name, sizeof(name), "vkleak-%d-%04u-%s.json", static_cast<int>(getpid()), seq,
              to_string(c.reason));
-    const std::string final_path = dir + "/" + name;
+    final_path = dir + "/" + name;
     const std::string tmp_path = dir + "/." + name + ".tmp";
     if (!make_dirs(dir)) {
-      warn_once("mkdir:" + dir, "cannot create snapshot directory '" + dir +
-                                    "': " + std::strerror(errno) + "; snapshots are not written");
+      record_unwritten(seq, c.reason, final_path,
+                       std::string("cannot create its directory: ") + std::strerror(errno));
       return;
     }
     int fd = open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-      warn_once("open:" + dir,
-                "cannot write snapshots into '" + dir + "': " + std::strerror(errno));
+      record_unwritten(seq, c.reason, final_path, std::strerror(errno));
       return;
     }
     JsonWriter w(fd);
@@ -831,12 +906,12 @@ void write_snapshot(Collected& c) noexcept {
     if (!ok || rename(tmp_path.c_str(), final_path.c_str()) != 0) {
       if (ok) err = errno;
       unlink(tmp_path.c_str());
-      warn_once("write:" + dir, "snapshot '" + final_path + "' not written: " + std::strerror(err));
+      record_unwritten(seq, c.reason, final_path, std::strerror(err));
       return;
     }
     log().info("snapshot written: {} ({} objects)", final_path, c.objects.size());
   } catch (...) {
-    log().warn("snapshot not written: out of memory");
+    record_unwritten(seq, c.reason, final_path, "out of memory");
   }
 }
 
@@ -848,9 +923,11 @@ struct Job {
   std::string label;
 };
 
-volatile sig_atomic_t g_signal_pending = 0;
+// Lock-free, so the handler may touch it.
+std::atomic<uint64_t> g_signals_pending{0};
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
 void on_snapshot_signal(int) {
-  g_signal_pending = 1;
+  g_signals_pending.fetch_add(1, std::memory_order_relaxed);
 }
 
 struct Writer {
@@ -875,8 +952,8 @@ void run_job(Job& job) {
 }
 
 void poll_triggers(Writer& w) {
-  if (g_signal_pending) {
-    g_signal_pending = 0;
+  if (const uint64_t signals = g_signals_pending.exchange(0, std::memory_order_relaxed)) {
+    g_coalesced_signals.fetch_add(signals - 1, std::memory_order_relaxed);
     Job job;
     job.reason = SnapshotReason::kSignal;
     run_job(job);
@@ -929,7 +1006,7 @@ void enqueue(Job job) noexcept {
     w.queue.push_back(std::move(job));
     w.cv.notify_one();
   } catch (...) {
-    log().warn("snapshot dropped: out of memory");
+    record_unwritten(-1, job.reason, "(queued)", "out of memory");
   }
 }
 
@@ -999,7 +1076,7 @@ void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* ins
     job.reason = reason;
     enqueue(std::move(job));
   } catch (...) {
-    log().warn("snapshot dropped: out of memory");
+    record_unwritten(-1, reason, "(collecting)", "out of memory");
   }
 }
 

@@ -54,6 +54,7 @@ void RunAnalyzer::add(Snapshot snapshot) {
                                            snapshot.frame, snapshot.objects.size()});
   degraded_ |= snapshot.degraded;
   events_dropped_ += snapshot.events_dropped;
+  completeness_.add(snapshot);
 
   auto snap = std::make_unique<Snapshot>(std::move(snapshot));
   auto index = std::make_unique<SnapshotIndex>(*snap, &callsites_, &groups_);
@@ -340,6 +341,10 @@ RunReport RunAnalyzer::finish() {
   std::sort(report_.series.types.begin(), report_.series.types.end(),
             [](const TypeSeries& a, const TypeSeries& b) { return a.type < b.type; });
 
+  Completeness completeness = completeness_.finish();
+  report_.incomplete = std::move(completeness.problems);
+  report_.crash_signal = std::move(completeness.crash_signal);
+  for (std::string& warning : completeness.warnings) report_.notes.push_back(std::move(warning));
   if (!saw_teardown_ && !saw_exit_) {
     report_.notes.push_back(
         "leaks at exit not checked: no device_destroy, instance_destroy or exit snapshot (did "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/callsites.h"
+#include "analysis/completeness.h"
 #include "analysis/finding.h"
 #include "analysis/grouping.h"
 #include "analysis/hits.h"
@@ -68,6 +69,7 @@ class RunAnalyzer {
   bool degraded_ = false;
   uint64_t events_dropped_ = 0;
   FrameCounting frame_counting_;  // for the notes on how frames were counted
+  CompletenessCheck completeness_;
 };
 
 }  // namespace vkleak::analysis

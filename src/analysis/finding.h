@@ -179,6 +179,9 @@ struct RunReport {
   std::string frame_boundary;
   std::vector<SnapshotInfo> snapshots;
   std::vector<std::string> notes;  // what the analysis could not check, and why
+  // Why the snapshots do not cover the whole run (empty: they do); a gate fails such a run.
+  std::vector<std::string> incomplete;
+  std::string crash_signal;  // "SIGSEGV" when the run crashed
   std::vector<Finding> findings;   // ranked
   RunSeries series;
 };

@@ -26,7 +26,10 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
       }
     }
   }
-  summary.pass = summary.new_findings <= policy.max_findings;
+  summary.allow_incomplete = policy.allow_incomplete;
+  for (const RunReport& run : doc->runs) summary.incomplete_runs += run.incomplete.empty() ? 0 : 1;
+  summary.pass = summary.new_findings <= policy.max_findings &&
+                 (policy.allow_incomplete || summary.incomplete_runs == 0);
   doc->gate = summary;
   return summary;
 }

@@ -1,5 +1,5 @@
 // The gate's policy: which findings are new (not suppressed, not in the baseline, of a kind that
-// counts) and whether there are more of them than allowed.
+// counts), whether there are more of them than allowed, and whether every run was checked whole.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,8 @@ namespace vkleak::analysis {
 struct GatePolicy {
   uint64_t max_findings = 0;      // new findings allowed
   std::set<FindingKind> fail_on;  // empty: every kind
+  // Judge incomplete runs (crashed, killed, snapshots missing) by their findings alone.
+  bool allow_incomplete = false;
 };
 
 // Marks each finding "new", "baseline", "suppressed" or "ignored" (a kind that does not count)

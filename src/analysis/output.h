@@ -18,7 +18,11 @@ inline constexpr int kFindingsVersion = 1;
 
 // What `vkleak gate` decided.
 struct GateSummary {
-  bool pass = true;
+  bool pass = true;  // no more new findings than allowed, and every run checked whole
+  // Runs whose snapshots do not cover them (RunReport::incomplete); they fail the gate unless
+  // allowed, with a result of their own.
+  uint64_t incomplete_runs = 0;
+  bool allow_incomplete = false;
   uint64_t new_findings = 0;
   uint64_t baseline = 0;
   uint64_t suppressed = 0;
@@ -32,6 +36,9 @@ struct ReportDocument {
   std::optional<GateSummary> gate;
 
   size_t finding_count() const;
+  // "pass", "fail" (new findings over the limit) or "incomplete" (a run not checked whole;
+  // takes precedence: the findings of a run cut short are not its whole story).
+  std::string gate_result() const;
 };
 
 // {"format": "vkleak-findings", "version": 1, ...}: see src/schema/vkleak-findings.schema.json.

@@ -10,6 +10,12 @@ size_t ReportDocument::finding_count() const {
   return n;
 }
 
+std::string ReportDocument::gate_result() const {
+  if (!gate) return "";
+  if (gate->incomplete_runs > 0 && !gate->allow_incomplete) return "incomplete";
+  return gate->pass ? "pass" : "fail";
+}
+
 std::string finding_title(const Finding& f) {
   const std::string name = quoted_pattern(f);
   return name.empty() ? f.object_type : f.object_type + " " + name;

@@ -166,6 +166,9 @@ json findings_json(const ReportDocument& doc) {
          {"frame_boundary", r.frame_boundary.empty() ? json(nullptr) : json(r.frame_boundary)},
          {"snapshots", std::move(snapshots)},
          {"notes", r.notes},
+         {"complete", r.incomplete.empty()},
+         {"incomplete", r.incomplete},
+         {"crashed", r.crash_signal.empty() ? json(nullptr) : json(r.crash_signal)},
          {"findings", r.findings.size()},
          {"series", run_series_json(r.series)}});
     for (const Finding& f : r.findings) {
@@ -190,8 +193,10 @@ json findings_json(const ReportDocument& doc) {
             {"findings", std::move(findings)}};
   if (doc.gate) {
     const GateSummary& g = *doc.gate;
-    j["gate"] = {{"result", g.pass ? "pass" : "fail"},
+    j["gate"] = {{"result", doc.gate_result()},
                  {"new", g.new_findings},
+                 {"incomplete_runs", g.incomplete_runs},
+                 {"allow_incomplete", g.allow_incomplete},
                  {"baseline", g.baseline},
                  {"suppressed", g.suppressed},
                  {"max_findings", g.max_findings},

@@ -52,7 +52,15 @@ std::string render_junit(const ReportDocument& doc) {
   }
   size_t failures = 0;
   for (const auto& [kind, list] : failing) failures += list.empty() ? 0 : 1;
-  const size_t tests = std::size(kAllKinds);
+  // One more test case: every run was checked whole (no crash, no missing snapshot).
+  std::string incomplete;
+  for (const RunReport& r : doc.runs) {
+    for (const std::string& problem : r.incomplete)
+      incomplete += "pid " + std::to_string(r.pid) + ": " + problem + "\n";
+  }
+  const bool incomplete_fails = !incomplete.empty() && !(doc.gate && doc.gate->allow_incomplete);
+  failures += incomplete_fails ? 1 : 0;
+  const size_t tests = std::size(kAllKinds) + 1;
 
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites name=\"vkleak\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
@@ -80,6 +88,15 @@ std::string render_junit(const ReportDocument& doc) {
     }
     out += "    </testcase>\n";
   }
+  out += "    <testcase classname=\"vkleak\" name=\"complete_run\">\n";
+  if (incomplete_fails) {
+    out += "      <failure type=\"incomplete_run\" message=\"" +
+           xml("the snapshots do not cover the whole run: leaks were not fully checked") + "\">" +
+           xml(incomplete) + "</failure>\n";
+  } else if (!incomplete.empty()) {
+    out += "      <system-out>" + xml("[allowed] " + incomplete) + "</system-out>\n";
+  }
+  out += "    </testcase>\n";
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }

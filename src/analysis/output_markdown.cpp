@@ -45,7 +45,12 @@ std::string where(const Finding& f) {
 std::string render_markdown(const ReportDocument& doc) {
   const std::vector<const Finding*> findings = all_findings(doc);
   std::string out = "### vkleak: ";
-  if (doc.gate) out += doc.gate->pass ? "✅ gate passed, " : "❌ gate failed, ";
+  if (doc.gate) {
+    const std::string result = doc.gate_result();
+    out += result == "pass"   ? "✅ gate passed, "
+           : result == "fail" ? "❌ gate failed, "
+                              : "⚠️ gate failed: incomplete run, ";
+  }
   out += findings.empty()
              ? "no findings"
              : format_count(findings.size()) + (findings.size() == 1 ? " finding" : " findings");
@@ -58,6 +63,9 @@ std::string render_markdown(const ReportDocument& doc) {
            " suppressed.\n\n";
   }
   for (const RunReport& r : doc.runs) {
+    for (const std::string& problem : r.incomplete) {
+      out += "> **Incomplete run** (pid " + std::to_string(r.pid) + "): " + cell(problem) + "\n\n";
+    }
     for (const std::string& note : r.notes) {
       out += "> **Note** (pid " + std::to_string(r.pid) + "): " + cell(note) + "\n\n";
     }

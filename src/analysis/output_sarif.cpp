@@ -140,6 +140,18 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
                  {{"name", "vkleak"}, {"version", VKLEAK_VERSION}, {"rules", std::move(rules)}}}}},
               {"columnKind", "utf16CodeUnits"},
               {"results", std::move(results)}};
+  // A run the snapshots do not cover whole was not fully checked: say so where SARIF says it.
+  json notifications = json::array();
+  for (const RunReport& r : doc.runs) {
+    for (const std::string& problem : r.incomplete) {
+      notifications.push_back(
+          {{"level", "error"},
+           {"message",
+            {{"text", "incomplete run (pid " + std::to_string(r.pid) + "): " + problem}}}});
+    }
+  }
+  run["invocations"] = {{{"executionSuccessful", notifications.empty()},
+                         {"toolExecutionNotifications", std::move(notifications)}}};
   if (!root.empty()) {
     run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", "file://" + uri_path(root)}}}};
   }

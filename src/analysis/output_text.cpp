@@ -159,12 +159,21 @@ std::string render_text(const ReportDocument& doc, const Style& style) {
     headline += " (" + by_kind + ")";
   }
   headline += " in " + plural(doc.runs.size(), "run", "runs");
+  size_t incomplete = 0;
+  for (const RunReport& r : doc.runs) incomplete += r.incomplete.empty() ? 0 : 1;
+  if (incomplete > 0) {
+    headline += style.red(
+        " (" + (doc.runs.size() == 1 ? std::string("not") : format_count(incomplete) + " not") +
+        " checked whole)");
+  }
   out += headline + '\n';
 
   for (const RunReport& r : doc.runs) {
     out += '\n' + style.bold("Run pid " + std::to_string(r.pid)) +
            (r.executable.empty() ? "" : ": " + printable(r.executable)) + '\n';
     out += "  " + snapshots_line(r) + '\n';
+    for (const std::string& problem : r.incomplete)
+      out += "  " + style.red("incomplete: ") + printable(problem) + '\n';
     for (const std::string& note : r.notes)
       out += "  " + style.yellow("note: ") + printable(note) + '\n';
     if (r.findings.empty()) {
@@ -179,8 +188,17 @@ std::string render_text(const ReportDocument& doc, const Style& style) {
   }
   if (doc.gate) {
     const GateSummary& g = *doc.gate;
-    out += '\n' + style.bold("Gate: ") + (g.pass ? style.green("pass") : style.red("FAIL")) + ": " +
-           plural(g.new_findings, "new finding", "new findings") + " (" +
+    const std::string result = doc.gate_result();
+    out += '\n' + style.bold("Gate: ") +
+           (result == "pass"   ? style.green("pass")
+            : result == "fail" ? style.red("FAIL")
+                               : style.red("INCOMPLETE")) +
+           ": ";
+    if (g.incomplete_runs > 0) {
+      out += plural(g.incomplete_runs, "run", "runs") + " not checked whole" +
+             (g.allow_incomplete ? " (allowed by --allow-incomplete)" : "") + ", ";
+    }
+    out += plural(g.new_findings, "new finding", "new findings") + " (" +
            format_count(g.max_findings) + " allowed), " + format_count(g.baseline) +
            " in the baseline, " + format_count(g.suppressed) + " suppressed\n";
   }

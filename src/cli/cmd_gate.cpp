@@ -11,7 +11,9 @@ namespace vkleak::cli {
 
 CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
   CLI::App* gate = app->add_subcommand(
-      "gate", "Decide pass or fail for CI: exit 0 when clean, 1 on new findings, 2 on errors");
+      "gate",
+      "Decide pass or fail for CI: exit 0 when clean, 1 on new findings, 2 on errors, 3 on a "
+      "run not checked whole");
   gate->set_version_flag("--version", std::string("vkleak ") + VKLEAK_VERSION);
   add_input_flags(gate, &flags->report, "What to check");
   gate->add_option("--baseline", flags->baseline,
@@ -30,11 +32,17 @@ CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
       ->check(CLI::IsMember({"leak_at_exit", "growth", "retained", "stale_view", "orphaned_memory",
                              "destroyed_in_flight", "invalid_destroy"}))
       ->option_text("KINDS");
+  gate->add_flag("--allow-incomplete", flags->allow_incomplete,
+                 "Judge runs the snapshots do not cover whole (crashed, killed, a snapshot "
+                 "missing or not written) by their findings alone, instead of exit code 3");
   add_output_flags(gate, &flags->report);
   add_threshold_flags(gate, &flags->report);
   gate->footer(
       "Exit codes: 0 pass, 1 fail (new findings over --max-findings), 2 bad flags or input "
-      "(a corrupt snapshot, no snapshots, an unreadable baseline or suppression file).");
+      "(a corrupt snapshot, no snapshots, an unreadable baseline or suppression file), 3 "
+      "incomplete: a run was not checked whole (it crashed or was killed, a snapshot is missing "
+      "or the layer could not write one; the reason is printed; --allow-incomplete accepts it). "
+      "3 wins over 1.");
   return gate;
 }
 
@@ -60,6 +68,7 @@ int gate_command(const GateFlags& flags) {
   }
   analysis::GatePolicy policy;
   policy.max_findings = static_cast<uint64_t>(flags.max_findings);
+  policy.allow_incomplete = flags.allow_incomplete;
   for (const std::string& kind : flags.fail_on) {
     if (auto k = analysis::kind_from_name(kind)) policy.fail_on.insert(*k);
   }
@@ -67,7 +76,19 @@ int gate_command(const GateFlags& flags) {
       &doc, suppressions ? &*suppressions : nullptr, baseline ? &*baseline : nullptr, policy);
   const int written = write_outputs(doc, flags.report);
   if (written != kExitOk) return written;
-  return summary.pass ? kExitOk : kExitFindings;
+  for (const analysis::RunReport& run : doc.runs) {
+    for (const std::string& problem : run.incomplete) {
+      const std::string line =
+          "run pid " + std::to_string(run.pid) + " was not checked whole: " + printable(problem);
+      if (flags.allow_incomplete)
+        print_warning(line + " (allowed by --allow-incomplete)");
+      else
+        print_error(line);
+    }
+  }
+  const std::string result = doc.gate_result();
+  if (result == "incomplete") return kExitIncomplete;
+  return result == "pass" ? kExitOk : kExitFindings;
 }
 
 }  // namespace vkleak::cli

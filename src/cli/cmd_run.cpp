@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -12,8 +14,10 @@
 #include <map>
 #include <set>
 
+#include "analysis/completeness.h"
 #include "cli/common.h"
 #include "cli/layer_locator.h"
+#include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
 
 namespace vkleak::cli {
@@ -39,10 +43,11 @@ CLI::App* add_run_command(CLI::App* app, RunOptions* options) {
       ->check(CLI::IsMember({"auto", "present", "submit"}))
       ->option_text("auto|present|submit");
   run->add_option("--callstack-depth", options->callstack_depth,
-                  "Return addresses recorded per creation call site (default 8; 1 is the line that "
-                  "called vkCreate*; 0 turns call sites off; deeper: unwound once per call chain, "
-                  "~10 ns a frame)")
-      ->check(CLI::Range(int64_t{0}, int64_t{256}))
+                  "Return addresses recorded per creation call site (default " +
+                      std::to_string(kDefaultCallstackDepth) +
+                      "; 1 is the line that called vkCreate*; 0 turns call sites off; deeper: "
+                      "unwound once per call chain, ~10 ns a frame)")
+      ->check(CLI::Range(int64_t{0}, int64_t{kMaxCallstackDepth}))
       ->option_text("N");
   run->add_option("APP", options->command, "The application and its arguments, after --")
       ->required();
@@ -189,6 +194,44 @@ std::set<std::string> json_files(const fs::path& dir) {
   return names;
 }
 
+// For a command line a user can paste: 'it''s' style quoting when the path needs any.
+std::string shell_quoted(const std::string& path) {
+  const bool plain = !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("/._-+,:@%=", c) != nullptr;
+  });
+  if (plain) return path;
+  std::string out = "'";
+  for (char c : path) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// What the layer could not write, per process of this run: the end-of-run snapshot missing, a
+// write that failed (full disk), a hole in the sequence. Only the last snapshot of each process
+// is read (it carries the layer's record of failed writes); the others are known by name.
+void report_incomplete(const std::vector<SnapshotFile>& files) {
+  std::map<uint64_t, std::vector<const SnapshotFile*>> by_pid;
+  for (const SnapshotFile& f : files) by_pid[f.pid].push_back(&f);
+  for (const auto& [pid, list] : by_pid) {
+    analysis::CompletenessCheck check;
+    for (size_t i = 0; i + 1 < list.size(); ++i) {
+      Snapshot named;
+      named.pid = pid;
+      named.sequence = list[i]->sequence;
+      named.reason = list[i]->reason;
+      check.add(named);
+    }
+    try {
+      check.add(read_snapshot(list.back()->path));
+    } catch (const SnapshotError& e) {
+      print_warning(e.what());
+      continue;
+    }
+    for (const std::string& problem : check.finish().problems) {
+      print_warning("pid " + std::to_string(pid) + ": " + printable(problem));
+    }
+  }
+}
+
 void print_summary(const fs::path& dir, const std::set<std::string>& before) {
   const std::set<std::string> after = json_files(dir);
   size_t old = 0;
@@ -196,18 +239,23 @@ void print_summary(const fs::path& dir, const std::set<std::string>& before) {
   std::string line = std::to_string(after.size()) + " snapshot(s) in " + dir.string();
   if (old > 0) line += " (" + std::to_string(old) + " from before this run)";
   print_note(line);
-  if (after.empty()) return;
 
-  std::string last;
+  std::vector<SnapshotFile> fresh;
   try {
-    const std::vector<SnapshotFile> files = read_snapshot_dir(dir.string());
-    if (!files.empty()) last = files.back().path;
+    for (SnapshotFile& f : read_snapshot_dir(dir.string())) {
+      if (!before.count(fs::path(f.path).filename().string())) fresh.push_back(std::move(f));
+    }
   } catch (const SnapshotError&) {
     // Listing failed after all: fall back to the names we have.
   }
-  if (last.empty()) last = (dir / *after.rbegin()).string();
+  if (after.size() == old) {
+    print_warning("this run wrote no snapshot (was the layer loaded? VKLEAK_LOG_LEVEL=info says)");
+    return;
+  }
+  report_incomplete(fresh);
+  const std::string last = !fresh.empty() ? fresh.back().path : (dir / *after.rbegin()).string();
   print_note("last: " + last);
-  print_note("view it with: vkleak show " + last);
+  print_note("view it with: vkleak show " + shell_quoted(last));
 }
 
 }  // namespace

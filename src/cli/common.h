@@ -12,6 +12,9 @@ namespace vkleak::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitUsage = 2;  // bad flags or unusable input
+// `gate`: a run its snapshots do not cover whole (crashed, killed, a snapshot missing or not
+// written): nothing may pass that was not checked. Wins over kExitFindings.
+inline constexpr int kExitIncomplete = 3;
 
 enum class OutputFormat { kText, kJson };
 

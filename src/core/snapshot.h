@@ -64,6 +64,13 @@ struct Queue {
   uint64_t retired = 0;    // every submission up to this serial is proven complete
 };
 
+// A snapshot the layer could not write (a full disk, a removed directory, out of memory).
+struct UnwrittenSnapshot {
+  std::optional<uint64_t> sequence;  // none: dropped before it was numbered
+  std::string reason;
+  std::string error;
+};
+
 struct Device {
   int64_t id = 0;
   uint64_t handle = 0;
@@ -174,6 +181,12 @@ struct Snapshot {
   uint64_t time_ms = 0;
   bool degraded = false;
   std::optional<std::string> label;  // for reason "trigger": the trigger's text
+  // The run's last snapshot (at exit, or as its last instance was destroyed); absent in files of
+  // layers before it was written.
+  std::optional<bool> final_snapshot;
+  uint64_t unwritten_count = 0;              // snapshots of this process not written so far
+  std::vector<UnwrittenSnapshot> unwritten;  // the most recent of them
+  uint64_t coalesced_signals = 0;            // snapshot signals folded into another's snapshot
 
   std::vector<Instance> instances;
   std::vector<Device> devices;

@@ -38,6 +38,8 @@ enum class Ctx : uint8_t {
   kDevice,
   kQueues,
   kQueue,
+  kUnwrittenList,
+  kUnwritten,
   kObjects,
   kObject,
   kLastUse,
@@ -69,6 +71,8 @@ Ctx element_of(Ctx ctx) {
       return Ctx::kDevice;
     case Ctx::kQueues:
       return Ctx::kQueue;
+    case Ctx::kUnwrittenList:
+      return Ctx::kUnwritten;
     case Ctx::kObjects:
       return Ctx::kObject;
     case Ctx::kEdges:
@@ -131,12 +135,18 @@ enum TopField {
   kTopDestroyed,
   kTopEvents,
   kTopEventsDropped,
+  kTopFinal,
+  kTopUnwritten,
+  kTopUnwrittenCount,
+  kTopCoalescedSignals,
 };
 constexpr std::string_view kTopNames[] = {
-    "format",        "version",   "producer",       "pid",     "executable", "sequence",  "reason",
-    "scope",         "frame",     "frame_boundary", "time_ms", "degraded",   "instances", "devices",
-    "objects",       "callsites", "modules",        "counts",  "label",      "destroyed", "events",
-    "events_dropped"};
+    "format",           "version",        "producer",  "pid",       "executable",
+    "sequence",         "reason",         "scope",     "frame",     "frame_boundary",
+    "time_ms",          "degraded",       "instances", "devices",   "objects",
+    "callsites",        "modules",        "counts",    "label",     "destroyed",
+    "events",           "events_dropped", "final",     "unwritten", "unwritten_count",
+    "coalesced_signals"};
 
 enum ProducerField { kProducerName, kProducerVersion };
 constexpr std::string_view kProducerNames[] = {"name", "version"};
@@ -166,6 +176,8 @@ constexpr std::string_view kDeviceNames[] = {
     "degraded", "queues", "frame_boundary", "frame_boundary_auto"};
 
 enum QueueField { kQueueIndex, kQueueHandle, kQueueSubmitted, kQueueRetired };
+enum UnwrittenField { kUnwrittenSequence, kUnwrittenReason, kUnwrittenError };
+constexpr std::string_view kUnwrittenNames[] = {"sequence", "reason", "error"};
 constexpr std::string_view kQueueNames[] = {"index", "handle", "submitted", "retired"};
 
 enum ObjectField {
@@ -289,6 +301,7 @@ constexpr ObjectSpec kSpecInstance = make_spec(kInstanceNames, bit(kInstId) | bi
 constexpr ObjectSpec kSpecDevice =
     make_spec(kDeviceNames, bit(kDevId) | bit(kDevHandle) | bit(kDevInstance) | bit(kDevFrame));
 constexpr ObjectSpec kSpecQueue = make_spec(kQueueNames, all_of(kQueueNames));
+constexpr ObjectSpec kSpecUnwritten = make_spec(kUnwrittenNames, all_of(kUnwrittenNames));
 constexpr ObjectSpec kSpecObject =
     make_spec(kObjectNames, (bit(kObjRefs) - 1) | bit(kObjLastUse) | bit(kObjInFlight),
               bit(kObjLastUse) | bit(kObjInFlight));
@@ -324,6 +337,8 @@ constexpr const ObjectSpec& spec_of(Ctx ctx) {
       return kSpecDevice;
     case Ctx::kQueue:
       return kSpecQueue;
+    case Ctx::kUnwritten:
+      return kSpecUnwritten;
     case Ctx::kObject:
       return kSpecObject;
     case Ctx::kLastUse:
@@ -390,6 +405,8 @@ std::optional<ChildSpec> child_of(Ctx ctx, int field) {
           return ChildSpec{Ctx::kDestroyedList, false};
         case kTopEvents:
           return ChildSpec{Ctx::kEvents, false};
+        case kTopUnwritten:
+          return ChildSpec{Ctx::kUnwrittenList, false};
       }
       break;
     case Ctx::kDevice:
@@ -857,6 +874,9 @@ class SnapshotHandler {
       case Ctx::kQueue:
         queue_ = Queue{};
         break;
+      case Ctx::kUnwritten:
+        unwritten_ = UnwrittenSnapshot{};
+        break;
       case Ctx::kObject:
         object_ = Object{};
         break;
@@ -984,6 +1004,10 @@ class SnapshotHandler {
       case Ctx::kQueue:
         device_.queues.push_back(queue_);
         break;
+      case Ctx::kUnwritten:
+        // The layer keeps the last 32; a hostile file may list millions.
+        if (snap_.unwritten.size() < 1024) snap_.unwritten.push_back(std::move(unwritten_));
+        break;
       case Ctx::kObject:
         if (snap_.objects.size() >= std::numeric_limits<uint32_t>::max()) {
           fail("more than 2^32 objects", false);
@@ -1090,6 +1114,8 @@ class SnapshotHandler {
         return device_scalar(v);
       case Ctx::kQueue:
         return queue_scalar(v);
+      case Ctx::kUnwritten:
+        return unwritten_scalar(v);
       case Ctx::kDestroyed:
         return destroyed_scalar(v);
       case Ctx::kEvent:
@@ -1188,6 +1214,17 @@ class SnapshotHandler {
         return true;
       case kTopEventsDropped:
         get_u64(v, &snap_.events_dropped);
+        return true;
+      case kTopFinal: {
+        bool b = false;
+        if (get_bool(v, &b)) snap_.final_snapshot = b;
+        return true;
+      }
+      case kTopUnwrittenCount:
+        get_u64(v, &snap_.unwritten_count);
+        return true;
+      case kTopCoalescedSignals:
+        get_u64(v, &snap_.coalesced_signals);
         return true;
       case kTopProducer:
       case kTopCounts:
@@ -1387,6 +1424,25 @@ class SnapshotHandler {
     }
   }
 
+  bool unwritten_scalar(const Scalar& v) {
+    switch (field_) {
+      case kUnwrittenSequence:
+        if (v.kind != Scalar::kNull) {
+          uint64_t u;
+          if (get_u64(v, &u)) unwritten_.sequence = u;
+        }
+        return true;
+      case kUnwrittenReason:
+        get_string(v, &unwritten_.reason);
+        return true;
+      case kUnwrittenError:
+        get_string(v, &unwritten_.error);
+        return true;
+      default:
+        return true;
+    }
+  }
+
   bool destroyed_scalar(const Scalar& v) {
     switch (field_) {
       case kDesId:
@@ -1548,6 +1604,7 @@ class SnapshotHandler {
   Instance instance_;
   Device device_;
   Queue queue_;
+  UnwrittenSnapshot unwritten_;
   DestroyedObject destroyed_;
   Event event_;
   EventPathStep step_;

@@ -303,7 +303,8 @@ struct Report {
   std::optional<uint64_t> runs;  // when the document holds several
   std::vector<uint64_t> run_frames;
   std::string generated;
-  std::string gate;  // "pass" or "fail" when a gate decided
+  std::string gate;                     // "pass", "fail" or "incomplete" when a gate decided
+  std::vector<std::string> incomplete;  // why runs were not checked whole ("pid N: ...")
   std::vector<Finding> findings;
   std::vector<double> frames;  // the x axis of every chart
   bool x_is_frame = true;      // false: no frames given, x is the snapshot index
@@ -406,6 +407,14 @@ void read_run(const json& doc, Report* r) {
   const json& runs = array_of(doc, "runs");
   if (runs.empty()) return;
   if (runs.size() > 1) r->runs = runs.size();
+  for (const json& each : runs) {
+    for (const json& problem : array_of(each, "incomplete")) {
+      if (problem.is_string()) {
+        r->incomplete.push_back("pid " + std::to_string(to_u64(member(each, "pid")).value_or(0)) +
+                                ": " + problem.get<std::string>());
+      }
+    }
+  }
   const json& run = runs[0];
   r->executable = string_or(run, "executable");
   r->pid = to_u64(member(run, "pid"));
@@ -428,7 +437,7 @@ Report read_report(const json& doc) {
   read_run(doc, &r);
   if (const json* gate = member(doc, "gate")) {
     const std::string result = string_or(*gate, "result");
-    if (result == "pass" || result == "fail") r.gate = result;
+    if (result == "pass" || result == "fail" || result == "incomplete") r.gate = result;
   }
   for (const json& f : array_of(doc, "findings")) {
     if (f.is_object()) r.findings.push_back(read_finding(f));
@@ -1077,7 +1086,12 @@ std::string header(const Report& r) {
       "<header class=\"vk-header\" id=\"run\">\n<div class=\"vk-title\"><h1>vkleak report</h1>";
   const std::string count =
       std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings");
-  if (r.gate == "pass") {  // a gate's verdict wins: it knows the baseline and suppressions
+  if (r.gate == "incomplete" || (r.gate.empty() && !r.incomplete.empty())) {
+    // Nothing can pass that was not checked whole.
+    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">INCOMPLETE \xc2\xb7 run not checked "
+         "whole (" +
+         count + ")</span>";
+  } else if (r.gate == "pass") {  // a gate's verdict wins: it knows the baseline and suppressions
     s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 gate passed" +
          (r.findings.empty() ? std::string() : " (" + count + ")") + "</span>";
   } else if (r.gate == "fail") {
@@ -1097,7 +1111,13 @@ std::string header(const Report& r) {
   if (r.runs) add_run_item(&s, "Runs", format_count(*r.runs) + " (the first is shown)");
   add_run_item(&s, "Frames", frames_text(r.run_frames));
   add_run_item(&s, "Generated", r.generated);
-  s += "</dl>\n</header>\n";
+  s += "</dl>\n";
+  if (!r.incomplete.empty()) {
+    s += "<ul class=\"vk-incomplete\" id=\"incomplete\">";
+    for (const std::string& problem : r.incomplete) s += "<li>" + escape(problem) + "</li>";
+    s += "</ul>\n";
+  }
+  s += "</header>\n";
   return s;
 }
 

@@ -117,13 +117,21 @@ TEST(OutputTest, SarifCarriesGateStates) {
   EXPECT_EQ(results[1]["baselineState"], "new");
 }
 
-TEST(OutputTest, JUnitOneTestCasePerKind) {
+TEST(OutputTest, JUnitOneTestCasePerKindAndOneForTheRunBeingWhole) {
   const std::string xml = analysis::render_junit(sample());
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
   const std::regex testcase("<testcase ");
   EXPECT_EQ(
       std::distance(std::sregex_iterator(xml.begin(), xml.end(), testcase), std::sregex_iterator()),
-      7);
+      8);
+  EXPECT_NE(xml.find("<testcase classname=\"vkleak\" name=\"complete_run\">\n    </testcase>"),
+            std::string::npos);
+  analysis::ReportDocument cut = sample();
+  cut.runs[0].incomplete = {"the run crashed (SIGSEGV) at frame 3"};
+  const std::string cut_xml = analysis::render_junit(cut);
+  EXPECT_NE(cut_xml.find("failures=\"3\""), std::string::npos);
+  EXPECT_NE(cut_xml.find("<failure type=\"incomplete_run\""), std::string::npos);
+  EXPECT_NE(cut_xml.find("the run crashed (SIGSEGV) at frame 3"), std::string::npos);
   EXPECT_NE(xml.find("failures=\"2\""), std::string::npos);
   EXPECT_NE(xml.find("<failure type=\"retained\""), std::string::npos);
   EXPECT_NE(xml.find("<failure type=\"destroyed_in_flight\""), std::string::npos);

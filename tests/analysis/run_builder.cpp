@@ -72,6 +72,11 @@ SnapshotBuilder& SnapshotBuilder::device_frame(uint64_t frame) {
   return *this;
 }
 
+SnapshotBuilder& SnapshotBuilder::top(const std::string& key, const std::string& raw_json) {
+  top_.emplace_back(key, raw_json);
+  return *this;
+}
+
 std::string SnapshotBuilder::json() const {
   std::string out;
   const uint64_t dev_frame = device_frame_.value_or(frame_);
@@ -83,10 +88,18 @@ std::string SnapshotBuilder::json() const {
       "\"version\":\"0.1.0\"},\"pid\":" +
       std::to_string(pid_) +
       ",\"executable\":\"/opt/app/bin/app\",\"sequence\":" + std::to_string(sequence_) +
-      ",\"reason\":\"" + reason_ + "\",\"label\":null,\"scope\":" + scope +
+      ",\"reason\":\"" + reason_ + "\",\"scope\":" + scope +
       ",\"frame\":" + std::to_string(frame_) +
       ",\"frame_boundary\":\"submit\",\"time_ms\":" + std::to_string(frame_ * 16) +
-      ",\"degraded\":false,\n\"settings\":{},\n\"instances\":[{\"id\":1,\"handle\":\"0x1000\","
+      ",\"degraded\":false,";
+  bool labelled = false;
+  for (const auto& [key, value] : top_) {
+    out += "\"" + key + "\":" + value + ",";
+    labelled |= key == "label";
+  }
+  if (!labelled) out += "\"label\":null,";
+  out +=
+      "\n\"settings\":{},\n\"instances\":[{\"id\":1,\"handle\":\"0x1000\","
       "\"application\":\"app\",\"engine\":null,\"api_version\":\"1.3.0\"}],\n"
       "\"devices\":[{\"id\":2,\"handle\":\"0x2000\",\"instance\":1,\"physical_device\":"
       "\"llvmpipe\",\"frame\":" +

@@ -99,6 +99,8 @@ class SnapshotBuilder {
   SnapshotBuilder& event(const EventSpec& spec);
   // The frame of the device (default: the snapshot's frame).
   SnapshotBuilder& device_frame(uint64_t frame);
+  // Another top-level member, as raw JSON (e.g. "final", "true"; "label", "\"SIGSEGV\"").
+  SnapshotBuilder& top(const std::string& key, const std::string& raw_json);
 
   // The snapshot as the layer would write it.
   std::string json() const;
@@ -111,6 +113,7 @@ class SnapshotBuilder {
   uint64_t pid_, sequence_, frame_;
   std::string reason_;
   std::optional<uint64_t> device_frame_;
+  std::vector<std::pair<std::string, std::string>> top_;
   std::vector<ObjectSpec> objects_;
   std::vector<EdgeSpec> edges_;
   std::vector<DestroyedSpec> destroyed_;

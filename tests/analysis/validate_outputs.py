@@ -46,7 +46,7 @@ def check_junit(text):
     root = ET.fromstring(text)
     assert root.tag == "testsuites"
     cases = root.findall("./testsuite/testcase")
-    assert len(cases) == 7, len(cases)
+    assert len(cases) == 8, len(cases)  # a kind each, and complete_run
     failures = [c for c in cases if c.find("failure") is not None]
     assert int(root.get("failures")) == len(failures) > 0
     return failures

@@ -297,7 +297,7 @@ class ReportTest(TempDirTestCase):
         self.assertGreater(loc["region"]["startLine"], 0)
         tree = ET.parse(files["junit"])
         cases = tree.getroot().findall("./testsuite/testcase")
-        self.assertEqual(len(cases), 7)
+        self.assertEqual(len(cases), 8)  # a kind each, and complete_run
         failed = {c.get("name") for c in cases if c.find("failure") is not None}
         self.assertEqual(failed, {"leak_at_exit", "growth", "retained"})
         with open(files["markdown"]) as f:

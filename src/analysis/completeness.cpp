@@ -1,0 +1,137 @@
+#include "analysis/completeness.h"
+
+#include <algorithm>
+
+#include "core/format.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+constexpr size_t kListAtMost = 5;  // problems of one kind listed before "and N more"
+
+std::string snapshot_name(uint64_t sequence, const std::string& reason) {
+  return "#" + std::to_string(sequence) + (reason.empty() ? "" : " (" + reason + ")");
+}
+
+std::string plural(uint64_t n, const char* one, const char* many) {
+  return format_count(n) + " " + (n == 1 ? one : many);
+}
+
+// Files of layers before "final" was written: the end-of-run snapshots were these.
+bool ends_run(const std::string& reason) {
+  return reason == "exit" || reason == "instance_destroy";
+}
+
+}  // namespace
+
+void CompletenessCheck::add(const Snapshot& s) {
+  pid_ = s.pid;
+  Seen& seen = by_sequence_[s.sequence];
+  ++seen.count;
+  seen.reason = s.reason;
+  seen.label = s.label;
+  seen.frame = s.frame;
+  seen.final_snapshot = s.final_snapshot.value_or(ends_run(s.reason));
+  if (s.sequence == by_sequence_.rbegin()->first) {
+    unwritten_count_ = s.unwritten_count;
+    unwritten_ = s.unwritten;
+    coalesced_signals_ = s.coalesced_signals;
+  }
+  // Destroy snapshots carry their device's or instance's frame; the others the run's.
+  if (!s.scope_device && !s.scope_instance) run_frames_.emplace_back(s.sequence, s.frame);
+}
+
+Completeness CompletenessCheck::finish() const {
+  Completeness c;
+  if (by_sequence_.empty()) return c;
+
+  std::vector<uint64_t> duplicated;
+  for (const auto& [sequence, seen] : by_sequence_) {
+    if (seen.count > 1) duplicated.push_back(sequence);
+  }
+  if (!duplicated.empty()) {
+    c.problems.push_back("snapshot " + snapshot_name(duplicated.front(), "") + " appears " +
+                         std::to_string(by_sequence_.at(duplicated.front()).count) +
+                         " times: several processes with pid " + std::to_string(pid_) +
+                         " wrote into the same directory (give each run its own directory)");
+  }
+
+  // What the layer says it could not write, then the other holes in the sequence.
+  std::map<uint64_t, const UnwrittenSnapshot*> unwritten_by_sequence;
+  for (const UnwrittenSnapshot& u : unwritten_) {
+    if (u.sequence) unwritten_by_sequence[*u.sequence] = &u;
+  }
+  if (unwritten_count_ > 0) {
+    std::string line =
+        "the layer could not write " + plural(unwritten_count_, "snapshot", "snapshots");
+    size_t listed = 0;
+    for (const UnwrittenSnapshot& u : unwritten_) {
+      if (listed == kListAtMost) break;
+      line += (listed++ ? "; " : ": ") +
+              (u.sequence ? snapshot_name(*u.sequence, u.reason) : u.reason + " (unnumbered)") +
+              ": " + u.error;
+    }
+    if (unwritten_count_ > listed)
+      line += "; and " + format_count(unwritten_count_ - listed) + " more";
+    c.problems.push_back(line);
+  }
+  // Walked gap by gap, not number by number: a hostile file may claim sequence 2^63.
+  std::vector<uint64_t> missing;
+  uint64_t missing_total = 0;
+  const uint64_t last = by_sequence_.rbegin()->first;
+  uint64_t next = 0;  // the lowest sequence number not yet accounted for
+  for (const auto& entry : by_sequence_) {
+    const uint64_t sequence = entry.first;
+    const uint64_t known = static_cast<uint64_t>(std::count_if(
+        unwritten_by_sequence.lower_bound(next), unwritten_by_sequence.lower_bound(sequence),
+        [](const auto&) { return true; }));
+    missing_total += sequence - next - known;
+    for (uint64_t m = next; m < sequence && missing.size() < kListAtMost; ++m) {
+      if (!unwritten_by_sequence.count(m)) missing.push_back(m);
+    }
+    next = sequence + 1;
+  }
+  if (missing_total > 0) {
+    std::string line = plural(missing_total, "snapshot is", "snapshots are") + " missing: ";
+    for (size_t i = 0; i < missing.size(); ++i)
+      line += (i ? ", #" : "#") + std::to_string(missing[i]);
+    if (missing_total > missing.size())
+      line += " and " + format_count(missing_total - missing.size()) + " more";
+    line += " (not among the inputs, or deleted)";
+    c.problems.push_back(line);
+  }
+
+  const Seen& end = by_sequence_.rbegin()->second;
+  if (end.reason == "crash") {
+    c.crash_signal = end.label.value_or("a fatal signal");
+    c.problems.push_back("the run crashed (" + c.crash_signal + ") at frame " +
+                         format_count(end.frame) + ": snapshot " + snapshot_name(last, "") +
+                         " shows what was alive then; leaks at exit were not checked");
+  } else if (!end.final_snapshot) {
+    c.problems.push_back(
+        "the run has no end-of-run snapshot: the last is " + snapshot_name(last, end.reason) +
+        " at frame " + format_count(end.frame) +
+        " (the process was killed, crashed, called _exit() or is still running, or the "
+        "snapshots at exit are off)");
+  }
+
+  std::vector<std::pair<uint64_t, uint64_t>> frames = run_frames_;
+  std::sort(frames.begin(), frames.end());
+  for (size_t i = 1; i < frames.size(); ++i) {
+    if (frames[i].second < frames[i - 1].second) {
+      c.warnings.push_back("frames go backwards: snapshot #" + std::to_string(frames[i].first) +
+                           " is at frame " + format_count(frames[i].second) + ", #" +
+                           std::to_string(frames[i - 1].first) + " was at frame " +
+                           format_count(frames[i - 1].second));
+      break;
+    }
+  }
+  if (coalesced_signals_ > 0) {
+    c.warnings.push_back(plural(coalesced_signals_, "snapshot signal", "snapshot signals") +
+                         " arrived while one was pending and shared its snapshot");
+  }
+  return c;
+}
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,13 @@
+// Ranges of the layer's settings that the CLI checks too (vkleak run --callstack-depth): one
+// definition, included by both, so a value the CLI accepts is one the layer takes.
+#pragma once
+
+#include <cstdint>
+
+namespace vkleak {
+
+// Return addresses recorded per creation call site (frames of the Vulkan stack not counted).
+inline constexpr uint32_t kDefaultCallstackDepth = 8;
+inline constexpr uint32_t kMaxCallstackDepth = 64;
+
+}  // namespace vkleak
