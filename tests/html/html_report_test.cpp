@@ -272,6 +272,24 @@ TEST(HtmlReport, FailingGateFails) {
             std::string::npos);
 }
 
+// A run not checked whole never shows PASS: with a gate's verdict or without one, the badge says
+// INCOMPLETE and the header lists why, escaped.
+TEST(HtmlReport, IncompleteRunNeverPasses) {
+  const json runs = {{{"pid", 9},
+                      {"incomplete", {"the run crashed (SIGSEGV) at frame 3 <b>"}},
+                      {"snapshots", json::array()}}};
+  for (const json& gate : {json{{"result", "incomplete"}}, json(nullptr)}) {
+    json doc = {{"runs", runs}, {"findings", json::array()}};
+    if (!gate.is_null()) doc["gate"] = gate;
+    const std::string page = render_html(doc);
+    EXPECT_NE(page.find("id=\"verdict\">INCOMPLETE \xc2\xb7 run not checked whole"),
+              std::string::npos);
+    EXPECT_EQ(page.find("PASS \xc2\xb7"), std::string::npos);
+    EXPECT_NE(page.find("<li>pid 9: the run crashed (SIGSEGV) at frame 3 &lt;b&gt;</li>"),
+              std::string::npos);
+  }
+}
+
 // --- charts ----------------------------------------------------------------------------------
 
 TEST(HtmlCharts, OneLinePerTypeWithLegendAxesAndTitle) {
