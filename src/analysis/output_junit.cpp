@@ -3,42 +3,17 @@
 #include <map>
 
 #include "analysis/output.h"
+#include "core/escape.h"
 
 namespace vkleak::analysis {
 
 namespace {
 
-// XML 1.0 text: escapes markup and drops characters XML cannot carry at all.
-std::string xml(const std::string& text) {
-  std::string out;
-  for (char ch : printable(text)) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
-
+// XML text: every field escaped on its own (core/escape.h), joined with real newlines.
 std::string describe(const Finding& f) {
-  std::string text = finding_title(f) + ": " + f.message;
-  if (!f.callsite.empty()) text += "\n    created at " + f.callsite.front().text;
-  if (f.pid != 0) text += "\n    pid " + std::to_string(f.pid) + ", " + f.snapshot;
+  std::string text = xml_text(finding_title(f), SIZE_MAX) + ": " + xml_text(f.message, SIZE_MAX);
+  if (!f.callsite.empty()) text += "\n    created at " + xml_text(f.callsite.front().text);
+  if (f.pid != 0) text += "\n    pid " + std::to_string(f.pid) + ", " + xml_text(f.snapshot);
   return text;
 }
 
@@ -75,16 +50,19 @@ std::string render_junit(const ReportDocument& doc) {
       for (size_t i = 0; i < fails.size(); ++i) {
         body += std::to_string(i + 1) + ". " + describe(*fails[i]) + "\n";
       }
-      out += "      <failure type=\"" + std::string(kind_name(kind)) + "\" message=\"" +
-             xml(std::to_string(fails.size()) + (fails.size() == 1 ? " finding: " : " findings: ") +
-                 kind_description(kind)) +
-             "\">" + xml(body) + "</failure>\n";
+      out +=
+          "      <failure type=\"" + std::string(kind_name(kind)) + "\" message=\"" +
+          xml_text(std::to_string(fails.size()) +
+                       (fails.size() == 1 ? " finding: " : " findings: ") + kind_description(kind),
+                   SIZE_MAX) +
+          "\">" + body + "</failure>\n";
     }
     const auto& others = passing[kind];
     if (!others.empty()) {
       std::string body;
-      for (const Finding* f : others) body += "[" + f->status + "] " + describe(*f) + "\n";
-      out += "      <system-out>" + xml(body) + "</system-out>\n";
+      for (const Finding* f : others)
+        body += "[" + xml_text(f->status) + "] " + describe(*f) + "\n";
+      out += "      <system-out>" + body + "</system-out>\n";
     }
     out += "    </testcase>\n";
   }

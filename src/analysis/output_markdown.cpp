@@ -1,43 +1,67 @@
 // Markdown for pull-request comments and CI step summaries (GitHub-flavoured: tables, <details>).
+#include <cctype>
+
 #include "analysis/output.h"
+#include "core/escape.h"
 
 namespace vkleak::analysis {
 
 namespace {
 
-// Text inside a table cell or inline code: no pipes, newlines or backticks to break it.
+// GitHub refuses step summaries over 1 MiB; stay under with room for the closing lines.
+constexpr size_t kMaxBytes = 1'000'000;
+
+// Untrusted text: only ever in a code span (core/escape.h), never as Markdown.
 std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : printable(text, 200)) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '`') {
-      out += '\'';
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return markdown_code(text, /*in_table=*/true);
 }
 
-std::string code(const std::string& text) {
-  return text.empty() ? "" : "`" + cell(text) + "`";
+// Identifiers (type names, the gate's statuses) as they are; anything else as code.
+std::string word(const std::string& text) {
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return cell(text);
+  }
+  return text;
 }
 
 std::string where(const Finding& f) {
   if (f.callsite.empty()) return "";
   const Frame& first = f.callsite.front();
-  std::string text = code(first.function.empty() ? first.text : first.function);
+  std::string text = cell(first.function.empty() ? first.text : first.function);
   if (const Frame* s = source_frame(f)) {
     const size_t slash = s->file.rfind('/');
     text += " " + cell(s->file.substr(slash == std::string::npos ? 0 : slash + 1)) + ":" +
             std::to_string(s->line);
   }
   return text;
+}
+
+std::string table_row(const Finding& f, size_t n, bool gated, bool several_runs) {
+  std::string names;
+  for (size_t i = 0; i < f.names.size() && i < 3; ++i) names += (i ? ", " : "") + cell(f.names[i]);
+  const uint64_t more = f.names.size() > 3 ? f.names.size() - 3 + f.names_omitted : f.names_omitted;
+  if (more > 0) names += " +" + format_count(more);
+  std::string out = "| " + std::to_string(n) + " |";
+  if (gated) out += " " + word(f.status) + " |";
+  if (several_runs) out += " " + std::to_string(f.pid) + " |";
+  out += " `" + std::string(kind_name(f.kind)) + "` | " + word(f.object_type) + " | " +
+         format_count(f.count) + " | " + (f.bytes > 0 ? format_bytes(f.bytes) : "") + " | " +
+         names + " | " + where(f) + " |\n";
+  return out;
+}
+
+std::string detail(const Finding& f, size_t n) {
+  std::string out = std::to_string(n) + ". **" + kind_name(f.kind) + "** " +
+                    markdown_code(finding_title(f), false, SIZE_MAX) + ": " +
+                    markdown_code(f.message, false, SIZE_MAX) + "\n";
+  if (!f.callsite.empty()) {
+    out += "   <br>created at: ";
+    for (size_t i = 0; i < f.callsite.size(); ++i) {
+      out += (i ? " ← " : "") + markdown_code(f.callsite[i].text, false);
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -67,47 +91,40 @@ std::string render_markdown(const ReportDocument& doc) {
       out += "> **Incomplete run** (pid " + std::to_string(r.pid) + "): " + cell(problem) + "\n\n";
     }
     for (const std::string& note : r.notes) {
-      out += "> **Note** (pid " + std::to_string(r.pid) + "): " + cell(note) + "\n\n";
+      out +=
+          "> **Note** (pid " + std::to_string(r.pid) + "): " + markdown_code(note, false) + "\n\n";
     }
   }
   if (findings.empty()) return out;
 
   const bool gated = doc.gate.has_value();
   const bool several_runs = doc.runs.size() > 1;
-  out += std::string("| # |") + (gated ? " Status |" : "") + (several_runs ? " PID |" : "") +
-         " Kind | Type | Count | Bytes | Names | Created at |\n";
-  out += std::string("|--:|") + (gated ? "---|" : "") + (several_runs ? "--:|" : "") +
-         "---|---|--:|--:|---|---|\n";
-  size_t n = 0;
+  std::string table = std::string("| # |") + (gated ? " Status |" : "") +
+                      (several_runs ? " PID |" : "") +
+                      " Kind | Type | Count | Bytes | Names | Created at |\n";
+  table += std::string("|--:|") + (gated ? "---|" : "") + (several_runs ? "--:|" : "") +
+           "---|---|--:|--:|---|---|\n";
+  std::string details;
+  // Findings are ranked: keep the first ones whole, and say where the rest are.
+  constexpr size_t kTail = 300;  // the "more" line and the closing tags
+  size_t shown = 0;
   for (const Finding* f : findings) {
-    std::string names;
-    for (size_t i = 0; i < f->names.size() && i < 3; ++i) {
-      names += (i ? ", " : "") + code(f->names[i]);
-    }
-    const uint64_t more =
-        f->names.size() > 3 ? f->names.size() - 3 + f->names_omitted : f->names_omitted;
-    if (more > 0) names += " +" + format_count(more);
-    out += "| " + std::to_string(++n) + " |";
-    if (gated) out += " " + cell(f->status) + " |";
-    if (several_runs) out += " " + std::to_string(f->pid) + " |";
-    out += " `" + std::string(kind_name(f->kind)) + "` | " + cell(f->object_type) + " | " +
-           format_count(f->count) + " | " + (f->bytes > 0 ? format_bytes(f->bytes) : "") + " | " +
-           names + " | " + where(*f) + " |\n";
+    std::string row = table_row(*f, shown + 1, gated, several_runs);
+    std::string item = detail(*f, shown + 1);
+    if (out.size() + table.size() + details.size() + row.size() + item.size() + kTail > kMaxBytes)
+      break;
+    table += row;
+    details += item;
+    ++shown;
   }
-  out += "\n<details><summary>Details</summary>\n\n";
-  n = 0;
-  for (const Finding* f : findings) {
-    out += std::to_string(++n) + ". **" + kind_name(f->kind) + "** " + cell(finding_title(*f)) +
-           ": " + cell(f->message) + "\n";
-    if (!f->callsite.empty()) {
-      out += "   <br>created at: ";
-      for (size_t i = 0; i < f->callsite.size(); ++i) {
-        out += (i ? " ← " : "") + code(f->callsite[i].text);
-      }
-      out += "\n";
-    }
+  out += table;
+  if (shown < findings.size()) {
+    const size_t more = findings.size() - shown;
+    out += "\n**" + format_count(more) + (more == 1 ? " more finding" : " more findings") +
+           " in the JSON** (`vkleak report --format json`): this summary stops under GitHub's "
+           "1 MiB limit.\n";
   }
-  out += "\n</details>\n";
+  out += "\n<details><summary>Details</summary>\n\n" + details + "\n</details>\n";
   return out;
 }
 

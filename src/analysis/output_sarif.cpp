@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "analysis/output.h"
+#include "core/escape.h"
 
 namespace vkleak::analysis {
 
@@ -36,6 +37,13 @@ std::string uri_path(const std::string& path) {
       out += kHex[c & 15];
     }
   }
+  return out;
+}
+
+// GitHub renders SARIF text: names as the other reports show them (bidi controls visible, cut).
+json display_names(const std::vector<std::string>& names) {
+  json out = json::array();
+  for (const std::string& n : names) out.push_back(printable(n, kDisplayChars));
   return out;
 }
 
@@ -88,13 +96,13 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
         {"ruleId", kind_name(f->kind)},
         {"ruleIndex", static_cast<int>(f->kind)},
         {"level", kind_is_error(f->kind) ? "error" : "warning"},
-        {"message", {{"text", finding_title(*f) + ": " + f->message}}},
+        {"message", {{"text", printable(finding_title(*f) + ": " + f->message)}}},
         {"partialFingerprints", {{"vkleakFingerprint/v1", stable_hash(f->fingerprint())}}},
         {"properties",
          {{"count", f->count},
           {"bytes", f->bytes},
-          {"objectType", f->object_type},
-          {"names", f->names},
+          {"objectType", printable(f->object_type, kDisplayChars)},
+          {"names", display_names(f->names)},
           {"pid", f->pid},
           {"snapshot", f->snapshot}}}};
     json locations = json::array();
@@ -104,21 +112,22 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
            {{"artifactLocation", artifact(s->file, root)}, {"region", {{"startLine", s->line}}}}}};
       if (!s->function.empty()) {
         location["logicalLocations"] = {
-            {{"fullyQualifiedName", s->function}, {"kind", "function"}}};
+            {{"fullyQualifiedName", printable(s->function, kDisplayChars)}, {"kind", "function"}}};
       }
       locations.push_back(std::move(location));
     } else if (!f->callsite.empty()) {
       // No source line: the function (or module+offset) is still worth showing.
       locations.push_back(
           {{"logicalLocations",
-            {{{"fullyQualifiedName", f->callsite.front().text}, {"kind", "function"}}}}});
+            {{{"fullyQualifiedName", printable(f->callsite.front().text, kDisplayChars)},
+              {"kind", "function"}}}}});
     }
     if (!locations.empty()) result["locations"] = std::move(locations);
     // The rest of the call stack, innermost first.
     if (f->callsite.size() > 1) {
       json frames = json::array();
       for (const Frame& frame : f->callsite) {
-        json location = {{"message", {{"text", frame.text}}}};
+        json location = {{"message", {{"text", printable(frame.text, kDisplayChars)}}}};
         if (!frame.file.empty() && frame.line > 0) {
           location["physicalLocation"] = {{"artifactLocation", artifact(frame.file, root)},
                                           {"region", {{"startLine", frame.line}}}};
@@ -130,7 +139,8 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
     if (!f->status.empty()) {
       result["baselineState"] = f->status == "new" ? "new" : "unchanged";
       if (f->status == "suppressed") {
-        result["suppressions"] = {{{"kind", "external"}, {"justification", f->suppressed_by}}};
+        result["suppressions"] = {
+            {{"kind", "external"}, {"justification", printable(f->suppressed_by, kDisplayChars)}}};
       }
     }
     results.push_back(std::move(result));

@@ -1,6 +1,7 @@
 #include <map>
 
 #include "analysis/output.h"
+#include "core/escape.h"
 #include "core/hex.h"
 
 namespace vkleak::analysis {
@@ -34,7 +35,8 @@ std::string snapshots_line(const RunReport& r) {
             std::to_string(last) + ")";
   }
   if (!ends.empty()) text += ", ends with " + ends;
-  if (!r.frame_boundary.empty()) text += "; frames end at " + printable(r.frame_boundary);
+  if (!r.frame_boundary.empty())
+    text += "; frames end at " + printable(r.frame_boundary, kDisplayChars);
   return text;
 }
 
@@ -55,13 +57,14 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
   }
   o += '\n';
   o += "      " + printable(f.message) + '\n';
-  if (!f.suppressed_by.empty()) o += "      suppressed by: " + printable(f.suppressed_by) + '\n';
+  if (!f.suppressed_by.empty())
+    o += "      suppressed by: " + printable(f.suppressed_by, kDisplayChars) + '\n';
   const std::string indent = "      ";
   if (f.callsite.empty()) {
     o += indent + "created at: " +
          style.dim(f.callsite_source == "none" ? "(no call site recorded)" : "(unknown)") + '\n';
   } else {
-    o += indent + "created at: " + style.cyan(printable(f.callsite.front().text)) +
+    o += indent + "created at: " + style.cyan(printable(f.callsite.front().text, kDisplayChars)) +
          (f.callsite_source == "same_name" ? style.dim("  (call site of a later object with "
                                                        "the same name)")
                                            : "") +
@@ -69,7 +72,7 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
     // The innermost frames say where; the rest (main, libc) is in the JSON.
     constexpr size_t kFramesShown = 4;
     for (size_t i = 1; i < f.callsite.size() && i < kFramesShown; ++i) {
-      o += indent + "            " + printable(f.callsite[i].text) + '\n';
+      o += indent + "            " + printable(f.callsite[i].text, kDisplayChars) + '\n';
     }
     if (f.callsite.size() > kFramesShown) {
       o += indent + "            " +
@@ -91,7 +94,7 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
     std::string chain;
     for (const ChainLink& l : c.links) {
       if (!chain.empty()) chain += " -> ";
-      chain += printable(l.type);
+      chain += printable(l.type, kDisplayChars);
       if (l.name) chain += " " + quote_printable(*l.name, 60);
       chain += " #" + std::to_string(l.id);
       if (l.state == "destroyed") {
@@ -126,7 +129,8 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
     std::string examples;
     for (const ExampleObject& e : f.examples) {
       if (!examples.empty()) examples += "\n" + indent + "            ";
-      examples += "#" + std::to_string(e.id) + " " + printable(e.type) + " " + format_hex(e.handle);
+      examples += "#" + std::to_string(e.id) + " " + printable(e.type, kDisplayChars) + " " +
+                  format_hex(e.handle);
       if (e.name) examples += " " + quote_printable(*e.name, 60);
       examples += ", created in frame " + std::to_string(e.frame);
       if (e.last_use_frame) examples += ", last used in frame " + std::to_string(*e.last_use_frame);
@@ -137,7 +141,7 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
     }
     o += indent + "examples:   " + examples + '\n';
   }
-  o += indent + "evidence:   " + style.dim(printable(f.snapshot)) + '\n';
+  o += indent + "evidence:   " + style.dim(printable(f.snapshot, kDisplayChars)) + '\n';
 }
 
 }  // namespace
@@ -170,7 +174,7 @@ std::string render_text(const ReportDocument& doc, const Style& style) {
 
   for (const RunReport& r : doc.runs) {
     out += '\n' + style.bold("Run pid " + std::to_string(r.pid)) +
-           (r.executable.empty() ? "" : ": " + printable(r.executable)) + '\n';
+           (r.executable.empty() ? "" : ": " + printable(r.executable, kDisplayChars)) + '\n';
     out += "  " + snapshots_line(r) + '\n';
     for (const std::string& problem : r.incomplete)
       out += "  " + style.red("incomplete: ") + printable(problem) + '\n';

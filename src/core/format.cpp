@@ -6,11 +6,15 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/escape.h"
+#include "core/utf8.h"
+
 namespace vkleak {
 
 std::string format_bytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return std::to_string(bytes) + " B";
+  if (bytes == UINT64_MAX) return ">= 16.0 EiB";  // a saturated sum (see core/escape.h)
   double value = static_cast<double>(bytes);
   size_t unit = 0;
   // Switch units before rounding would print "1024.0".
@@ -50,18 +54,16 @@ std::string format_duration_ms(uint64_t ms) {
 
 namespace {
 
-// Length of the UTF-8 sequence starting with lead byte c (1 for stray bytes).
-size_t utf8_length(unsigned char c) {
-  if (c < 0xc0) return 1;
-  if (c < 0xe0) return 2;
-  if (c < 0xf0) return 3;
-  return c < 0xf8 ? 4 : 1;
-}
-
 void append_escaped_byte(std::string* out, unsigned char c) {
   char buf[8];
   std::snprintf(buf, sizeof(buf), "\\x%02x", c);
   *out += buf;
+}
+
+uint32_t decode(const unsigned char* p, size_t len) {
+  if (len == 2) return (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu);
+  if (len == 3) return (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+  return (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
 }
 
 }  // namespace
@@ -69,31 +71,40 @@ void append_escaped_byte(std::string* out, unsigned char c) {
 std::string printable(std::string_view text, size_t max_chars) {
   std::string out;
   out.reserve(std::min(text.size(), size_t{256}));
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   size_t chars = 0;
   size_t i = 0;
   while (i < text.size()) {
     if (chars == max_chars) {
-      out += "...";
+      out += "\xe2\x80\xa6 (" + format_count(text.size()) + " bytes)";  // "… (N bytes)"
       break;
     }
-    const auto c = static_cast<unsigned char>(text[i]);
-    size_t len = std::min(utf8_length(c), text.size() - i);
-    bool valid = true;
-    for (size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) valid = false;
-    }
-    if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xc2) || c >= 0xf5 || !valid) {
-      append_escaped_byte(&out, c);
-      i += 1;
-    } else if (c == 0xc2 && len == 2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
-      // C1 controls (U+0080..U+009F): 0x9b alone is a CSI on some terminals.
-      append_escaped_byte(&out, c);
-      append_escaped_byte(&out, static_cast<unsigned char>(text[i + 1]));
-      i += 2;
+    const unsigned char c = bytes[i];
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) {
+        append_escaped_byte(&out, c);
+      } else {
+        if (c == '\\') out += '\\';  // keep escapes unambiguous
+        out += static_cast<char>(c);
+      }
+      ++i;
     } else {
-      if (c == '\\') out += '\\';  // keep escapes unambiguous
-      out.append(text.data() + i, len);
-      i += len;
+      bool valid = false;
+      const size_t len = utf8_sequence(bytes + i, text.size() - i, &valid);
+      const uint32_t cp = valid ? decode(bytes + i, len) : 0;
+      if (!valid || (cp >= 0x80 && cp < 0xa0)) {
+        // Invalid bytes one by one; C1 controls (0x9b alone is a CSI on some terminals) whole.
+        for (size_t k = 0; k < (valid ? len : 1); ++k) append_escaped_byte(&out, bytes[i + k]);
+        i += valid ? len : 1;
+      } else if (hidden_code_point(cp)) {
+        char buf[16];
+        std::snprintf(buf, sizeof(buf), "<U+%04X>", static_cast<unsigned>(cp));
+        out += buf;
+        i += len;
+      } else {
+        out.append(text.data() + i, len);
+        i += len;
+      }
     }
     ++chars;
   }

@@ -8,7 +8,8 @@
 
 namespace vkleak {
 
-// "0 B", "512 B", "1.5 KiB", "12.0 MiB", ... (binary units, one decimal above bytes).
+// "0 B", "512 B", "1.5 KiB", "12.0 MiB", ... (binary units, one decimal above bytes);
+// UINT64_MAX, where saturating sums stop, is ">= 16.0 EiB".
 std::string format_bytes(uint64_t bytes);
 
 // "1,234,567".
@@ -17,8 +18,10 @@ std::string format_count(uint64_t count);
 // "850 ms", "12.3 s", "4 min 05 s".
 std::string format_duration_ms(uint64_t ms);
 
-// Text from a snapshot is untrusted: escapes control characters (C0, DEL, C1) as \xNN so a debug
-// name cannot drive the terminal, and shortens it to max_chars code points with "...".
+// Text from a snapshot is untrusted: escapes control characters (C0, DEL, C1) and invalid UTF-8
+// as \xNN so a debug name cannot drive the terminal, shows bidi controls, line separators and
+// other invisible characters as <U+202E> so they cannot reorder or hide text, doubles '\', and
+// shortens it to max_chars code points + "… (N bytes)", N the full length.
 std::string printable(std::string_view text, size_t max_chars = SIZE_MAX);
 // The same, in double quotes.
 std::string quote_printable(std::string_view text, size_t max_chars = SIZE_MAX);

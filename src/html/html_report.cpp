@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/escape.h"
 #include "core/format.h"
 
 namespace vkleak {
@@ -51,7 +52,7 @@ size_t utf8_sequence(std::string_view text, size_t i) {
 }
 
 void append_hex_escape(std::string* out, const char* pattern, unsigned value) {
-  char buf[16];
+  char buf[24];
   std::snprintf(buf, sizeof(buf), pattern, value);
   *out += buf;
 }
@@ -128,7 +129,14 @@ std::string escape(std::string_view text) {
       append_hex_escape(&out, "\\u%04x", static_cast<unsigned char>(text[i + 1]));  // C1
       i += 2;
     } else {
-      out.append(text.data() + i, len);
+      const auto* p = reinterpret_cast<const unsigned char*>(text.data() + i);
+      uint32_t cp = p[0] & (len == 2 ? 0x1fu : len == 3 ? 0x0fu : 0x07u);
+      for (size_t k = 1; k < len; ++k) cp = cp << 6 | (p[k] & 0x3fu);
+      if (hidden_code_point(cp)) {
+        append_hex_escape(&out, "&lt;U+%04X&gt;", cp);  // as printable() shows it
+      } else {
+        out.append(text.data() + i, len);
+      }
       i += len;
     }
   }
@@ -386,9 +394,9 @@ std::string group_label(const json& g) {
   if (auto label = to_string(member(g, "label")); label && !label->empty()) return *label;
   std::string label = string_or(g, "object_type");
   const std::string pattern = string_or(g, "name_pattern");
-  if (!pattern.empty()) label += (label.empty() ? "" : " ") + pattern;
+  if (!pattern.empty()) label += (label.empty() ? "" : " ") + display_cut(pattern);
   const std::string function = string_or(g, "function");
-  if (!function.empty()) label += " @ " + function;
+  if (!function.empty()) label += " @ " + display_cut(function);
   return label.empty() ? "(unnamed group)" : label;
 }
 
@@ -835,7 +843,7 @@ std::string chain_text(const std::vector<Link>& chain) {
     const Link& l = chain[i];
     if (i > 0) s += " \xe2\x86\x92 ";  // →
     s += l.type.empty() ? "?" : l.type;
-    if (!l.name.empty()) s += " \xe2\x80\x9c" + l.name + "\xe2\x80\x9d";
+    if (!l.name.empty()) s += " \xe2\x80\x9c" + display_cut(l.name) + "\xe2\x80\x9d";
     if (l.id) s += " (id " + std::to_string(*l.id) + ")";
     if (l.bytes) s += " " + format_bytes(*l.bytes);
     if (l.destroyed) {
@@ -1146,21 +1154,21 @@ std::string summary(const Report& r) {
       if (f.kind != kind) continue;
       ++findings;
       objects += f.count.value_or(0);
-      bytes += f.bytes.value_or(0);
+      bytes = saturating_add(bytes, f.bytes.value_or(0));
     }
     if (findings == 0) continue;
-    total_bytes += bytes;
+    total_bytes = saturating_add(total_bytes, bytes);
     total_objects += objects;
     const KindInfo* info = kind_info(kind);
     s += "<div class=\"vk-card " + kind_class(kind) + "\" data-kind=\"" + escape(kind) +
          "\" title=\"" + escape(info ? info->blurb : "") + "\"><span class=\"vk-card-n\">" +
          std::to_string(findings) + "</span><span class=\"vk-card-label\">" +
          escape(kind_label(kind)) + "</span><span class=\"vk-card-sub\">" + format_count(objects) +
-         " objects \xc2\xb7 " + format_bytes(bytes) + "</span></div>\n";
+         " objects \xc2\xb7 " + escape(format_bytes(bytes)) + "</span></div>\n";
   }
   s += "<div class=\"vk-card vk-total\" id=\"total-bytes\" title=\"Sum over the findings; one "
        "object can appear in more than one finding\"><span class=\"vk-card-n\">" +
-       format_bytes(total_bytes) +
+       escape(format_bytes(total_bytes)) +
        "</span><span class=\"vk-card-label\">in findings</span>"
        "<span class=\"vk-card-sub\">" +
        format_count(total_objects) + " objects, " + std::to_string(r.findings.size()) +
@@ -1175,7 +1183,7 @@ std::string names_cell(const std::vector<std::string>& names, uint64_t omitted) 
   std::string s;
   for (size_t i = 0; i < names.size() && i < kShown; ++i) {
     if (i > 0) s += ", ";
-    s += escape(names[i]);
+    s += escape(display_cut(names[i]));
   }
   const uint64_t more = omitted + (names.size() > kShown ? names.size() - kShown : 0);
   if (more > 0) s += " <span class=\"vk-more\">+" + format_count(more) + " more</span>";
@@ -1184,8 +1192,10 @@ std::string names_cell(const std::vector<std::string>& names, uint64_t omitted) 
 
 // chain_rows: the diagram rows before this finding's chains (the diagram stops at kMaxChains).
 std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
-  std::string s = "<details class=\"vk-details\"><summary>" +
-                  escape(f.message.empty() ? "Details" : f.message) + "</summary>\n";
+  std::string s =
+      "<details class=\"vk-details\"><summary>" +
+      escape(f.message.empty() ? "Details" : display_cut(f.message, 4 * kDisplayChars)) +
+      "</summary>\n";
   s += "<dl class=\"vk-detail\">";
   if (const KindInfo* info = kind_info(f.kind)) {
     s += "<dt>What it means</dt><dd>" + escape(info->blurb) + "</dd>";
@@ -1195,13 +1205,15 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
   }
   if (!f.callsite.empty()) {
     s += "<dt>Call site</dt><dd><ol class=\"vk-stack\">";
-    for (const std::string& frame : f.callsite) s += "<li><code>" + escape(frame) + "</code></li>";
+    for (const std::string& frame : f.callsite) {
+      s += "<li><code>" + escape(display_cut(frame)) + "</code></li>";
+    }
     s += "</ol></dd>";
   }
   constexpr size_t kListed = 5;
   for (size_t k = 0; k < f.chains.size() && k < kListed; ++k) {
     s += "<dt>Chain</dt><dd class=\"vk-chain-text\">" + escape(chain_text(f.chains[k].links));
-    if (f.chains[k].bytes) s += ", holds " + format_bytes(*f.chains[k].bytes);
+    if (f.chains[k].bytes) s += ", holds " + escape(format_bytes(*f.chains[k].bytes));
     if (k < drawn_chains(f) && chain_rows + k < kMaxChains) {
       s += " <a href=\"#" + chain_anchor(rank, k) + "\">(diagram)</a>";
     }
@@ -1212,7 +1224,9 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
   }
   if (f.names.size() > 3) {
     s += "<dt>All names</dt><dd>";
-    for (size_t i = 0; i < f.names.size(); ++i) s += (i ? ", " : "") + escape(f.names[i]);
+    for (size_t i = 0; i < f.names.size(); ++i) {
+      s += (i ? ", " : "") + escape(display_cut(f.names[i]));
+    }
     s += "</dd>";
   }
   if (!f.examples.empty()) {
@@ -1220,7 +1234,7 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
          "<th>name</th></tr>";
     for (const Example& e : f.examples) {
       s += "<tr><td>" + (e.id ? std::to_string(*e.id) : "") + "</td><td><code>" + escape(e.handle) +
-           "</code></td><td>" + escape(e.name) + "</td></tr>";
+           "</code></td><td>" + escape(display_cut(e.name)) + "</td></tr>";
     }
     s += "</table></dd>";
   }
@@ -1255,14 +1269,16 @@ std::string findings_section(const Report& r) {
     s += "<td class=\"vk-type\">" + escape(f.type) + "</td>";
     s += "<td class=\"vk-num vk-count\">" + (f.count ? format_count(*f.count) : "") + "</td>";
     s += "<td class=\"vk-num vk-bytes\"" +
-         (f.bytes ? " title=\"" + std::to_string(*f.bytes) + " bytes\">" + format_bytes(*f.bytes)
+         (f.bytes ? " title=\"" + std::to_string(*f.bytes) + " bytes\">" +
+                        escape(format_bytes(*f.bytes))
                   : std::string(">")) +
          "</td>";
     s += "<td class=\"vk-names\">" + names_cell(f.names, f.names_omitted) + "</td>";
     s += "<td class=\"vk-callsite\">" +
-         (f.callsite.empty() ? "<span class=\"vk-more\">(unknown)</span>"
-                             : "<code title=\"" + escape(f.callsite.front()) + "\">" +
-                                   escape(short_frame(f.callsite.front())) + "</code>") +
+         (f.callsite.empty()
+              ? "<span class=\"vk-more\">(unknown)</span>"
+              : "<code title=\"" + escape(display_cut(f.callsite.front())) + "\">" +
+                    escape(display_cut(short_frame(f.callsite.front()))) + "</code>") +
          "</td>";
     s += "<td class=\"vk-frames\">" + escape(frames_text(f.frames)) + "</td></tr>\n";
     s += "<tr class=\"vk-finding-details\"><td></td><td colspan=\"7\">" +
@@ -1355,7 +1371,9 @@ std::string charts_section(const Report& r) {
       std::string change = html::tick_label(first, false) + " \xe2\x86\x92 " +
                            html::tick_label(last, false) + " live";
       if (auto b = last_value(g.bytes); b && *b >= 0) {
-        change += ", " + format_bytes(static_cast<uint64_t>(*b));
+        // 2^64 and above (a saturated series) does not fit: the cast would be undefined.
+        change += ", " + format_bytes(*b >= 18446744073709551615.0 ? UINT64_MAX
+                                                                   : static_cast<uint64_t>(*b));
       }
       spec.description = g.label + ": " + change + ".";
       s += "<figure><figcaption>" + escape(g.label) + " <span>" + escape(change) +

@@ -2,9 +2,15 @@
 // is checked by validate_outputs.py and the integration tests.)
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <regex>
 
 #include "analysis/output.h"
+#include "core/escape.h"
 #include "test_util.h"
 
 namespace vkleak {
@@ -173,6 +179,189 @@ TEST(OutputTest, TextColoursOnlyWhenAsked) {
   EXPECT_NE(analysis::render_text(sample(), Style(true)).find("\x1b["), std::string::npos);
   EXPECT_NE(analysis::render_text(analysis::ReportDocument{}, Style(false)).find("no findings"),
             std::string::npos);
+}
+
+// Names as an app might set them to disguise a report.
+const std::string kLink = "[click](https://evil.example/p)";
+const std::string kImage = "![i](x.png)";
+const std::string kTicks = "a`b``c";
+const std::string kHtml = "<img src=x onerror=alert(1)>";
+const std::string kBidi = "ok\u202e\u2066gnp.exe\u2069\u2028";
+const std::string kEsc = "red\x1b[31m\xc2\x9b";
+const std::string kHuge(1'000'000, 'n');
+
+analysis::ReportDocument hostile() {
+  analysis::ReportDocument doc = sample();
+  Finding& f = doc.runs[0].findings[0];
+  f.names = {kLink, kImage, kTicks, kHtml, kBidi, kEsc, "x|y", kHuge};
+  f.display_name = kBidi;
+  f.callsite[0].text = "fn\u202e (/src/[x](javascript:alert(1)).cpp:41)";
+  f.callsite[0].function = kTicks;
+  f.callsite[0].file = "/src/[x](javascript:alert(1)).cpp";
+  analysis::ExampleObject e;
+  e.id = 7;
+  e.type = "VkBuffer";
+  e.name = kHuge;
+  f.examples = {e, e};
+  doc.runs[0].notes = {"note about " + kLink};
+  return doc;
+}
+
+// Runs cmark-gfm, GitHub's renderer, when it is installed (tools/deps.sh test installs it).
+std::optional<std::string> github_html(const std::string& md) {
+  char path[] = "/tmp/vkleak-md-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) return std::nullopt;
+  FILE* f = ::fdopen(fd, "w");
+  std::fwrite(md.data(), 1, md.size(), f);
+  std::fclose(f);
+  const std::string cmd =
+      std::string("cmark-gfm -e table -e autolink -e strikethrough -e tagfilter ") + path +
+      " 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  if (p != nullptr) {
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  }
+  const int rc = p != nullptr ? ::pclose(p) : -1;
+  ::unlink(path);
+  if (rc != 0 || out.empty()) return std::nullopt;
+  return out;
+}
+
+TEST(OutputEscapingTest, MarkdownPutsNamesInCodeSpansTheyCannotLeave) {
+  const std::string md = analysis::render_markdown(hostile());
+  EXPECT_NE(md.find("`[click](https://evil.example/p)`"), std::string::npos) << md;
+  EXPECT_NE(md.find("`![i](x.png)`"), std::string::npos) << md;
+  // The names column shows three names, then a count.
+  EXPECT_NE(md.find("| `[click](https://evil.example/p)`, `![i](x.png)`, ```a`b``c``` +5 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("`VkBuffer \"ok<U+202E><U+2066>gnp.exe<U+2069><U+2028>\"`"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("> **Note** (pid 42): `note about [click](https://evil.example/p)`"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("\u202e"), std::string::npos);
+  EXPECT_EQ(md.find("\u2028"), std::string::npos);
+  EXPECT_EQ(md.find("&lt;"), std::string::npos) << "no entities inside code spans";
+  // The call site: function and file in code spans of their own.
+  EXPECT_NE(md.find("| ```a`b``c``` `[x](javascript:alert(1)).cpp`:41 |"), std::string::npos) << md;
+
+  const std::optional<std::string> html = github_html(md);
+  if (!html) GTEST_SKIP() << "cmark-gfm is not installed";
+  EXPECT_EQ(html->find("<a "), std::string::npos) << *html;
+  EXPECT_EQ(html->find("<img"), std::string::npos) << *html;
+  EXPECT_NE(html->find("<code>[click](https://evil.example/p)</code>"), std::string::npos) << *html;
+  EXPECT_NE(html->find("<code>a`b``c</code>"), std::string::npos) << *html;
+  // One table, every row with all its cells.
+  const std::regex row("<tr>");
+  EXPECT_EQ(
+      std::distance(std::sregex_iterator(html->begin(), html->end(), row), std::sregex_iterator()),
+      3);
+}
+
+TEST(OutputEscapingTest, MarkdownTableCellsHoldPipesAndBackslashes) {
+  analysis::ReportDocument doc = sample();
+  doc.runs[0].findings[0].names = {"a|b", "c\\|d", "`|`"};
+  const std::string md = analysis::render_markdown(doc);
+  EXPECT_NE(md.find("| `a\\|b`, `c\\\\\\|d`, `` `\\|` `` |"), std::string::npos) << md;
+  const std::optional<std::string> html = github_html(md);
+  if (!html) GTEST_SKIP() << "cmark-gfm is not installed";
+  EXPECT_NE(html->find("<td><code>a|b</code>, <code>c\\\\|d</code>, <code>`|`</code></td>"),
+            std::string::npos)
+      << *html;
+}
+
+TEST(OutputEscapingTest, MarkdownStaysUnderGitHubsStepSummaryLimit) {
+  analysis::ReportDocument doc = sample();
+  Finding big = doc.runs[0].findings[0];
+  big.names = {std::string(5000, 'x'), std::string(5000, 'y'), std::string(5000, 'z')};
+  doc.runs[0].findings.assign(2000, big);
+  const std::string md = analysis::render_markdown(doc);
+  EXPECT_LE(md.size(), 1'000'000u);
+  EXPECT_GT(md.size(), 900'000u) << "fills what it can";
+  const std::regex more(
+      "\\*\\*([0-9,]+) more findings in the JSON\\*\\* \\(`vkleak report --format "
+      "json`\\)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(md, m, more)) << md.substr(md.size() - 2000);
+  const std::regex row("\n\\| [0-9]+ \\| `retained`");
+  const auto shown = static_cast<size_t>(
+      std::distance(std::sregex_iterator(md.begin(), md.end(), row), std::sregex_iterator()));
+  std::string more_count = m[1];
+  more_count.erase(std::remove(more_count.begin(), more_count.end(), ','), more_count.end());
+  EXPECT_EQ(shown + std::stoul(more_count), 2000u);
+  EXPECT_NE(md.find("</details>"), std::string::npos);
+  // Under the limit: no such line.
+  EXPECT_EQ(analysis::render_markdown(sample()).find("more findings in the JSON"),
+            std::string::npos);
+}
+
+TEST(OutputEscapingTest, TextShowsBidiAndControlsAndCutsLongNames) {
+  const std::string text = analysis::render_text(hostile(), Style(false));
+  EXPECT_NE(text.find("\"ok<U+202E><U+2066>gnp.exe<U+2069><U+2028>\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"red\\x1b[31m\\xc2\\x9b\""), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find("\u202e"), std::string::npos);
+  EXPECT_EQ(text.find("\u2028"), std::string::npos);
+  EXPECT_NE(text.find("created at: fn<U+202E> (/src/"), std::string::npos) << text;
+  EXPECT_LT(text.size(), 10'000u) << "a 1 MB name is cut";
+  EXPECT_NE(text.find(std::string(60, 'n') + "\xe2\x80\xa6 (1,000,000 bytes)\""),
+            std::string::npos);
+}
+
+TEST(OutputEscapingTest, JUnitAndSarifShowBidiAndCutLongNames) {
+  const analysis::ReportDocument doc = hostile();
+  const std::string xml = analysis::render_junit(doc);
+  EXPECT_EQ(xml.find("\u202e"), std::string::npos);
+  EXPECT_EQ(xml.find('\x1b'), std::string::npos);
+  EXPECT_NE(xml.find("&quot;ok&lt;U+202E&gt;&lt;U+2066&gt;gnp.exe"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("created at fn&lt;U+202E&gt; (/src/[x]"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("\n    created at"), std::string::npos) << "real line breaks between fields";
+  EXPECT_LT(xml.size(), 20'000u);
+
+  const json sarif = analysis::render_sarif(doc, "");
+  const json& r = sarif["runs"][0]["results"][0];
+  const std::string message = r["message"]["text"];
+  EXPECT_NE(message.find("VkBuffer \"ok<U+202E><U+2066>gnp.exe<U+2069><U+2028>\""),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(r["properties"]["names"][4], "ok<U+202E><U+2066>gnp.exe<U+2069><U+2028>");
+  EXPECT_EQ(r["properties"]["names"][7], std::string(200, 'n') + "\xe2\x80\xa6 (1,000,000 bytes)");
+  EXPECT_EQ(r["stacks"][0]["frames"][0]["location"]["message"]["text"],
+            "fn<U+202E> (/src/[x](javascript:alert(1)).cpp:41)");
+  EXPECT_LT(sarif.dump().size(), 50'000u);
+}
+
+TEST(OutputEscapingTest, JsonKeepsTheFullName) {
+  const json j = analysis::findings_json(hostile());
+  const json& f = j["findings"][0];
+  EXPECT_EQ(f["names"][7], kHuge);
+  EXPECT_EQ(f["display_name"], kBidi) << "JSON carries the exact bytes";
+}
+
+TEST(OutputEscapingTest, ByteTotalsSaturateInsteadOfWrapping) {
+  test::SnapshotBuilder during(42, 1, "frame", 5);
+  test::SnapshotBuilder s(42, 3, "device_destroy", 10);
+  for (test::SnapshotBuilder* b : {&during, &s}) {
+    const int site = b->callsite(0x1000);
+    b->object({10, "VkBuffer", "huge.0", 1, UINT64_MAX, site});
+    b->object({11, "VkBuffer", "huge.1", 1, 4096, site});
+    b->object({12, "VkBuffer", "huge.2", 1, 4096, site});
+  }
+  analysis::ReportDocument doc;
+  doc.runs.push_back(test::analyse({during, s}));
+  const Finding* f = test::only(doc.runs[0], FindingKind::kLeakAtExit, "VkBuffer");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->bytes, UINT64_MAX) << "3 objects must not total 8.0 KiB";
+  const std::string text = analysis::render_text(doc, Style(false));
+  EXPECT_NE(text.find("3 objects, >= 16.0 EiB"), std::string::npos) << text;
+  EXPECT_EQ(text.find("8.0 KiB"), std::string::npos) << text;
+  ASSERT_FALSE(doc.runs[0].series.types.empty());
+  EXPECT_EQ(doc.runs[0].series.types[0].bytes.back(), UINT64_MAX);
 }
 
 }  // namespace

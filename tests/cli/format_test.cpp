@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "core/hex.h"
 
@@ -18,7 +19,7 @@ TEST(FormatTest, Bytes) {
   EXPECT_EQ(format_bytes(1572864), "1.5 MiB");
   EXPECT_EQ(format_bytes((uint64_t{1} << 20) - 1), "1.0 MiB");  // not "1024.0 KiB"
   EXPECT_EQ(format_bytes(uint64_t{3} << 30), "3.0 GiB");
-  EXPECT_EQ(format_bytes(UINT64_MAX), "16.0 EiB");
+  EXPECT_EQ(format_bytes(UINT64_MAX), ">= 16.0 EiB");  // where saturating sums stop
 }
 
 TEST(FormatTest, Counts) {
@@ -42,9 +43,54 @@ TEST(FormatTest, PrintableEscapesTerminalControls) {
   EXPECT_EQ(printable("bad \xff utf8"), "bad \\xff utf8");
   EXPECT_EQ(printable("back\\slash"), "back\\\\slash");
   EXPECT_EQ(printable("h\xc3\xa9llo w\xc3\xb6rld"), "h\xc3\xa9llo w\xc3\xb6rld");  // UTF-8 kept
-  EXPECT_EQ(printable("abcdef", 3), "abc...");
-  EXPECT_EQ(printable("\xc3\xa9\xc3\xa9\xc3\xa9", 2), "\xc3\xa9\xc3\xa9...");  // whole code points
+  EXPECT_EQ(printable("abcdef", 3), "abc\xe2\x80\xa6 (6 bytes)");
+  EXPECT_EQ(printable("abc", 3), "abc");
+  // Whole code points.
+  EXPECT_EQ(printable("\xc3\xa9\xc3\xa9\xc3\xa9", 2), "\xc3\xa9\xc3\xa9\xe2\x80\xa6 (6 bytes)");
+  EXPECT_EQ(printable(std::string(1'000'000, 'n'), 200),
+            std::string(200, 'n') + "\xe2\x80\xa6 (1,000,000 bytes)");
   EXPECT_EQ(quote_printable("say \"hi\""), "\"say \\\"hi\\\"\"");
+}
+
+TEST(FormatTest, PrintableShowsBidiAndInvisibleCodePoints) {
+  // Trojan Source: RLO, isolates, marks, line/paragraph separators, zero width, BOM, tags.
+  EXPECT_EQ(printable("a\u202e\u2066\u2069b"), "a<U+202E><U+2066><U+2069>b");
+  EXPECT_EQ(printable("\u200e\u200f\u061c"), "<U+200E><U+200F><U+061C>");
+  EXPECT_EQ(printable("l\u2028p\u2029"), "l<U+2028>p<U+2029>");
+  EXPECT_EQ(printable("z\u200bw\ufeff\U000e0041"), "z<U+200B>w<U+FEFF><U+E0041>");
+  EXPECT_EQ(printable("\u202a\u202b\u202c\u202d"), "<U+202A><U+202B><U+202C><U+202D>");
+  // Neighbours that are ordinary text stay.
+  EXPECT_EQ(printable("\u2027\u2030\u2070x"), "\u2027\u2030\u2070x");
+  // Overlong and surrogate encodings are invalid bytes, not code points.
+  EXPECT_EQ(printable("\xe0\x80\xae"), "\\xe0\\x80\\xae");
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+}
+
+TEST(FormatTest, SaturatingByteSums) {
+  EXPECT_EQ(saturating_add(UINT64_MAX, 4096), UINT64_MAX);
+  EXPECT_EQ(saturating_add(UINT64_MAX - 1, 1), UINT64_MAX);
+  EXPECT_EQ(saturating_add(4096, 8192), 12288u);
+  EXPECT_EQ(saturating_delta(0, UINT64_MAX), INT64_MAX);
+  EXPECT_EQ(saturating_delta(UINT64_MAX, 0), INT64_MIN);
+  EXPECT_EQ(saturating_delta(10, 4), -6);
+  EXPECT_EQ(magnitude(INT64_MIN), uint64_t{1} << 63);
+  EXPECT_EQ(format_bytes(UINT64_MAX), ">= 16.0 EiB");
+  EXPECT_EQ(format_bytes(UINT64_MAX - 1), "16.0 EiB");
+}
+
+TEST(FormatTest, MarkdownCodeSpansCannotBeBrokenOutOf) {
+  EXPECT_EQ(markdown_code("plain", false), "`plain`");
+  EXPECT_EQ(markdown_code("a`b``c", false), "```a`b``c```");
+  EXPECT_EQ(markdown_code("`lead", false), "`` `lead ``");
+  EXPECT_EQ(markdown_code(" both ", false), "`  both  `");
+  EXPECT_EQ(markdown_code("<b>&amp;", false), "`<b>&amp;`");
+  EXPECT_EQ(markdown_code("x|y", true), "`x\\|y`");
+  EXPECT_EQ(markdown_code("x|y", false), "`x|y`");
+  EXPECT_EQ(markdown_code("\u202eevil\n", true), "`<U+202E>evil\\x0a`");
+  EXPECT_EQ(markdown_code("", true), "");
+  EXPECT_EQ(xml_text("<a b='c'>&\x1b"), "&lt;a b=&apos;c&apos;&gt;&amp;\\x1b");
+  EXPECT_EQ(display_cut("abcdef", 3), "abc\xe2\x80\xa6 (6 bytes)");
+  EXPECT_EQ(display_cut("abc", 3), "abc");
 }
 
 TEST(FormatTest, DisplayWidthIgnoresAnsiAndCountsCodePoints) {

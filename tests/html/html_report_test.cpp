@@ -93,6 +93,25 @@ TEST(HtmlEscape, ControlsAreVisibleAndBadUtf8IsReplaced) {
   EXPECT_EQ(html::escape("tab\tnewline\n"), "tab\tnewline\n");
 }
 
+TEST(HtmlEscape, BidiAndInvisibleCodePointsAreShown) {
+  EXPECT_EQ(html::escape("ok\u202e\u2066exe\u2069\u2028"),
+            "ok&lt;U+202E&gt;&lt;U+2066&gt;exe&lt;U+2069&gt;&lt;U+2028&gt;");
+  EXPECT_EQ(html::escape("z\u200bw\ufeff\U000e0041"),
+            "z&lt;U+200B&gt;w&lt;U+FEFF&gt;&lt;U+E0041&gt;");
+}
+
+TEST(HtmlReport, LongNamesAreCut) {
+  const std::string huge(1'000'000, 'n');
+  const std::string page =
+      render_html({{"findings",
+                    {{{"kind", "leak_at_exit"},
+                      {"names", {huge, "b", "c", "d"}},
+                      {"callsite", {huge}},
+                      {"examples", {{{"id", 1}, {"handle", "0x1"}, {"name", huge}}}}}}}});
+  EXPECT_LT(page.size(), 200'000u);
+  EXPECT_NE(page.find(std::string(200, 'n') + "\xe2\x80\xa6 (1,000,000 bytes)"), std::string::npos);
+}
+
 TEST(HtmlReport, UserStringsNeverBecomeMarkup) {
   const std::string evil = "<script>alert(1)</script>";
   const std::string attr = "x\" onmouseover=\"alert(2)";
@@ -519,7 +538,9 @@ TEST(HtmlReport, CountsAndHugeNumbers) {
                                            {"bytes", UINT64_MAX},
                                            {"frames", {1e300, 5}}}}}});
   EXPECT_NE(page.find(">1,234,567</td>"), std::string::npos);
-  EXPECT_NE(page.find("title=\"18446744073709551615 bytes\">16.0 EiB</td>"), std::string::npos);
+  // UINT64_MAX is where saturating sums stop: shown as at least that much.
+  EXPECT_NE(page.find("title=\"18446744073709551615 bytes\">&gt;= 16.0 EiB</td>"),
+            std::string::npos);
   EXPECT_NE(page.find("<td class=\"vk-frames\">5</td>"), std::string::npos);
 }
 
