@@ -6,6 +6,7 @@
 
 #include "analysis/messages.h"
 #include "analysis/rules/rules.h"
+#include "core/escape.h"
 #include "core/format.h"
 #include "core/summary.h"
 
@@ -106,12 +107,12 @@ void RunAnalyzer::record_series(const SnapshotIndex& index) {
   for (size_t i = 0; i < index.size(); ++i) {
     auto& t = types[index.object(i).type];
     ++t.first;
-    t.second += index.object(i).size;
+    t.second = saturating_add(t.second, index.object(i).size);
     // Memory only one object is bound to is that object's bytes, not a group of its own.
     if (index.attached(i)) continue;
     auto& g = groups[index.group(i)];
     ++g.first;
-    g.second += index.held_bytes(i);
+    g.second = saturating_add(g.second, index.held_bytes(i));
   }
   for (const auto& [group, v] : groups) {
     group_series_[group].push_back(Point{point, v.first, v.second});

@@ -9,6 +9,7 @@
 #include "analysis/grouping.h"
 #include "analysis/hits.h"
 #include "analysis/snapshot_index.h"
+#include "core/escape.h"
 
 namespace vkleak::analysis {
 
@@ -27,11 +28,7 @@ DiffSide side_of(const Snapshot& s) {
 }
 
 int64_t delta(const std::vector<uint64_t>& v) {
-  return static_cast<int64_t>(v.back()) - static_cast<int64_t>(v.front());
-}
-
-uint64_t magnitude(int64_t v) {
-  return v < 0 ? static_cast<uint64_t>(-v) : static_cast<uint64_t>(v);
+  return saturating_delta(v.front(), v.back());
 }
 
 }  // namespace
@@ -69,7 +66,7 @@ DiffResult diff_snapshots(const Snapshot& a, const Snapshot& b, const Snapshot* 
         t.bytes.assign(n, 0);
       }
       ++t.live[k];
-      t.bytes[k] += ix.object(i).size;
+      t.bytes[k] = saturating_add(t.bytes[k], ix.object(i).size);
       if (ix.attached(i)) continue;  // counted with the object it is bound to
       DiffRow& g = rows[ix.group(i)];
       if (g.live.empty()) {
@@ -77,7 +74,7 @@ DiffResult diff_snapshots(const Snapshot& a, const Snapshot& b, const Snapshot* 
         g.bytes.assign(n, 0);
       }
       ++g.live[k];
-      g.bytes[k] += ix.held_bytes(i);
+      g.bytes[k] = saturating_add(g.bytes[k], ix.held_bytes(i));
     }
   }
 
@@ -99,7 +96,7 @@ DiffResult diff_snapshots(const Snapshot& a, const Snapshot& b, const Snapshot* 
     g.born = h.count;
     g.born_bytes = h.bytes;
     result.born += h.count;
-    result.born_bytes += h.bytes;
+    result.born_bytes = saturating_add(result.born_bytes, h.bytes);
     std::sort(h.names.begin(), h.names.end(), natural_less);
     const size_t shown = std::min<size_t>(h.names.size(), options.max_names);
     g.names.assign(h.names.begin(), h.names.begin() + static_cast<std::ptrdiff_t>(shown));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/escape.h"
+
 namespace vkleak::analysis {
 
 namespace {
@@ -32,7 +34,7 @@ ExampleObject example_of(const SnapshotIndex& index, size_t i) {
 
 void Hits::merge(Hits&& other, size_t max_examples) {
   count += other.count;
-  bytes += other.bytes;
+  bytes = saturating_add(bytes, other.bytes);
   first_frame = std::min(first_frame, other.first_frame);
   last_frame = std::max(last_frame, other.last_frame);
   keep_max(&last_used, other.last_used);
@@ -54,7 +56,7 @@ void Hits::merge(Hits&& other, size_t max_examples) {
     mine.relation = r.relation;
     mine.type = r.type;
     mine.count += r.count;
-    mine.bytes += r.bytes;
+    mine.bytes = saturating_add(mine.bytes, r.bytes);
   }
   for (Chain& c : other.chains) {
     if (chains.size() < max_examples) chains.push_back(std::move(c));
@@ -74,7 +76,7 @@ HitCollector::Pending& HitCollector::add(uint32_t group, size_t i, uint64_t byte
   Pending& p = pending_[group];
   const Object& o = index_.object(i);
   ++p.count;
-  p.bytes += bytes;
+  p.bytes = saturating_add(p.bytes, bytes);
   p.first_frame = std::min<uint64_t>(p.first_frame, o.frame);
   p.last_frame = std::max<uint64_t>(p.last_frame, o.frame);
   if (index_.last_use(i) != kNever)
@@ -102,7 +104,7 @@ void HitCollector::relate(Pending* entry, const std::string& relation, size_t j,
   r.relation = relation;
   r.type = type;
   ++r.count;
-  r.bytes += bytes;
+  r.bytes = saturating_add(r.bytes, bytes);
   const Object& o = index_.object(j);
   if (o.name != kNoName) entry->names.push_back(o.name);
 }

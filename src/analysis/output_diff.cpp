@@ -1,5 +1,6 @@
 #include "analysis/output_diff.h"
 
+#include "core/escape.h"
 #include "core/hex.h"
 
 namespace vkleak::analysis {
@@ -10,16 +11,17 @@ using nlohmann::json;
 
 std::string signed_count(int64_t v) {
   if (v == 0) return "0";
-  return (v > 0 ? "+" : "-") + format_count(static_cast<uint64_t>(v > 0 ? v : -v));
+  return (v > 0 ? "+" : "-") + format_count(magnitude(v));
 }
 
 std::string signed_bytes(int64_t v) {
   if (v == 0) return "0 B";
-  return (v > 0 ? "+" : "-") + format_bytes(static_cast<uint64_t>(v > 0 ? v : -v));
+  if (v == INT64_MAX || v == INT64_MIN) return (v > 0 ? "+" : "-") + std::string(">= 8.0 EiB");
+  return (v > 0 ? "+" : "-") + format_bytes(magnitude(v));
 }
 
 int64_t delta(const std::vector<uint64_t>& v) {
-  return static_cast<int64_t>(v.back()) - static_cast<int64_t>(v.front());
+  return saturating_delta(v.front(), v.back());
 }
 
 std::string side_label(const DiffSide& s, char letter) {

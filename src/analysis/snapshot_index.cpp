@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/escape.h"
+
 namespace vkleak::analysis {
 
 bool is_teardown(const Snapshot& snapshot) {
@@ -117,9 +119,10 @@ SnapshotIndex::SnapshotIndex(const Snapshot& snapshot, CallsiteTable* callsites,
       if (m == kNotFound || !is_memory(m)) continue;
       bound = true;
       // Shared memory: only this object's range of it.
-      if (attached_to_[m] != i) bytes += e->size != 0 ? e->size : s_.objects[i].size;
+      if (attached_to_[m] != i)
+        bytes = saturating_add(bytes, e->size != 0 ? e->size : s_.objects[i].size);
     }
-    for (size_t m : attached_memory(i)) bytes += s_.objects[m].size;
+    for (size_t m : attached_memory(i)) bytes = saturating_add(bytes, s_.objects[m].size);
     held_[i] = bound ? bytes : s_.objects[i].size;
   }
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/report_options.h"
+#include "core/escape.h"
 #include "core/format.h"
 #include "core/hex.h"
 #include "core/module_map.h"
@@ -60,7 +61,7 @@ ShowData collect(const Snapshot& snapshot, const ShowOptions& options, Symbolize
   ShowData data;
   data.snapshot = &snapshot;
   data.types = type_totals(snapshot);
-  for (const TypeTotal& t : data.types) data.bytes += t.bytes;
+  for (const TypeTotal& t : data.types) data.bytes = saturating_add(data.bytes, t.bytes);
   data.mismatches = check_counts(snapshot, data.types);
   data.groups = group_by_callsite(snapshot);
   const size_t limit = options.top == 0

@@ -4,6 +4,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/escape.h"
+
 namespace vkleak {
 
 std::vector<TypeTotal> type_totals(const Snapshot& snapshot) {
@@ -12,7 +14,7 @@ std::vector<TypeTotal> type_totals(const Snapshot& snapshot) {
   for (const Object& o : snapshot.objects) {
     TypeTotal& t = totals[o.type];
     ++t.live;
-    t.bytes += o.size;
+    t.bytes = saturating_add(t.bytes, o.size);
   }
   // The type table also names types only edges or destroyed objects have.
   totals.erase(
@@ -49,7 +51,7 @@ std::vector<CallsiteGroup> group_by_callsite(const Snapshot& snapshot, size_t ma
     const size_t g = static_cast<size_t>(o.callsite + 1);
     CallsiteGroup& group = groups[g];
     ++group.count;
-    group.bytes += o.size;
+    group.bytes = saturating_add(group.bytes, o.size);
     ++types[g][o.type];
     if (o.name != kNoName && group.example_names.size() < max_examples &&
         std::find(group.example_names.begin(), group.example_names.end(), o.name) ==
