@@ -1,6 +1,9 @@
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "analysis/output.h"
+#include "core/escape.h"
 #include "core/hex.h"
 
 namespace vkleak::analysis {
@@ -26,12 +29,33 @@ json series_json(const Series& s) {
   return {{"frames", s.frames}, {"live", s.live}, {"bytes", s.bytes}};
 }
 
-json chain_json(const Chain& c) {
+// A name longer than kDisplayChars code points is written whole once per finding (names first);
+// where it comes again (display_name, examples, chains, events) it is cut as the reports show it.
+class LongNames {
+ public:
+  explicit LongNames(const std::vector<std::string>& names) {
+    for (const std::string& n : names) seen_.insert(n);
+  }
+  json operator()(const std::optional<std::string>& name) {
+    return name ? (*this)(*name) : json(nullptr);
+  }
+  json operator()(const std::string& name) {
+    if (name.size() <= kDisplayChars) return name;
+    const std::string cut = display_cut(name);
+    if (cut.size() == name.size() || seen_.insert(name).second) return name;
+    return cut;
+  }
+
+ private:
+  std::set<std::string_view> seen_;
+};
+
+json chain_json(const Chain& c, LongNames& long_names) {
   json links = json::array();
   for (const ChainLink& l : c.links) {
     json link = {{"id", l.id},
                  {"type", l.type},
-                 {"name", opt(l.name)},
+                 {"name", long_names(l.name)},
                  {"state", l.state},
                  {"bytes", l.bytes}};
     if (l.destroyed_frame) link["destroyed_frame"] = *l.destroyed_frame;
@@ -41,6 +65,7 @@ json chain_json(const Chain& c) {
 }
 
 json finding_json(const Finding& f) {
+  LongNames long_names(f.names);
   json callsite = json::array();
   json callsite_frames = json::array();
   for (const Frame& frame : f.callsite) {
@@ -63,7 +88,7 @@ json finding_json(const Finding& f) {
     examples.push_back({{"id", e.id},
                         {"type", e.type},
                         {"handle", format_hex(e.handle)},
-                        {"name", opt(e.name)},
+                        {"name", long_names(e.name)},
                         {"frame", e.frame},
                         {"bytes", e.bytes},
                         {"last_use_frame", opt(e.last_use_frame)}});
@@ -74,7 +99,7 @@ json finding_json(const Finding& f) {
         {{"relation", r.relation}, {"type", r.type}, {"count", r.count}, {"bytes", r.bytes}});
   }
   json chains = json::array();
-  for (const Chain& c : f.chains) chains.push_back(chain_json(c));
+  for (const Chain& c : f.chains) chains.push_back(chain_json(c, long_names));
   json events = json::array();
   for (const EventExample& e : f.events) {
     json submission = nullptr;
@@ -85,7 +110,7 @@ json finding_json(const Finding& f) {
     }
     events.push_back({{"frame", e.frame},
                       {"object", opt(e.object)},
-                      {"name", opt(e.name)},
+                      {"name", long_names(e.name)},
                       {"submission", submission},
                       {"path", e.path},
                       {"message", e.message}});
@@ -99,7 +124,7 @@ json finding_json(const Finding& f) {
             {"names", f.names},
             {"names_omitted", f.names_omitted},
             {"name_pattern", f.name_pattern},
-            {"display_name", f.display_name.empty() ? json(nullptr) : json(f.display_name)},
+            {"display_name", f.display_name.empty() ? json(nullptr) : long_names(f.display_name)},
             {"callsite", std::move(callsite)},
             {"callsite_frames", std::move(callsite_frames)},
             {"callsite_source", f.callsite_source},
@@ -137,7 +162,8 @@ json run_series_json(const RunSeries& s) {
                       {"bytes", g.bytes}});
   }
   json chains = json::array();
-  for (const Chain& c : s.chains) chains.push_back(chain_json(c));
+  LongNames long_names({});
+  for (const Chain& c : s.chains) chains.push_back(chain_json(c, long_names));
   return {{"frames", s.frames},
           {"types", std::move(types)},
           {"groups", std::move(groups)},

@@ -341,6 +341,22 @@ TEST(OutputEscapingTest, JsonKeepsTheFullName) {
   const json& f = j["findings"][0];
   EXPECT_EQ(f["names"][7], kHuge);
   EXPECT_EQ(f["display_name"], kBidi) << "JSON carries the exact bytes";
+  // Whole once: the examples of the same name show it cut.
+  const std::string cut = std::string(200, 'n') + "\xe2\x80\xa6 (1,000,000 bytes)";
+  EXPECT_EQ(f["examples"][0]["name"], cut);
+  EXPECT_EQ(f["examples"][1]["name"], cut);
+  const std::string dumped = j.dump();
+  size_t copies = 0;
+  for (size_t at = dumped.find(kHuge); at != std::string::npos; at = dumped.find(kHuge, at + 1))
+    ++copies;
+  EXPECT_EQ(copies, 1u);
+
+  // Not among the names (omitted there): the first example keeps it whole.
+  analysis::ReportDocument doc = hostile();
+  doc.runs[0].findings[0].names.pop_back();
+  const json k = analysis::findings_json(doc);
+  EXPECT_EQ(k["findings"][0]["examples"][0]["name"], kHuge);
+  EXPECT_EQ(k["findings"][0]["examples"][1]["name"], cut);
 }
 
 TEST(OutputEscapingTest, ByteTotalsSaturateInsteadOfWrapping) {
