@@ -1,13 +1,16 @@
 """Whatever the app hands the layer, its output stays valid and its memory follows the live set:
 invalid UTF-8 in debug names, application/engine names, a snapshot label, the executable's path
 and the output directory (Latin-1 bytes); uniquely named create/destroy churn; a second
-vkDestroyDevice of one device; a trigger file before the first snapshot (hostile_inputs.cpp)."""
+vkDestroyDevice of one device; a trigger file before the first snapshot; names that would
+disguise a report, escaped in every format (hostile_inputs.cpp)."""
 
+import json
 import os
 import shutil
 import subprocess
 import time
 import unittest
+import xml.etree.ElementTree as ET
 
 from harness import (SANITIZE, VKLEAK, TempDirTestCase, explicit_env, load, run, scenario,
                      snapshot_files, validate)
@@ -142,6 +145,60 @@ class HostileInputsTest(TempDirTestCase):
         del env["VKLEAK_SNAPSHOT_AT_EXIT"]
         run([scenario("no_teardown")], env)
         self.assertEqual(len(snapshot_files(nested)), 1)
+
+    def test_disguised_names_are_escaped_in_every_format(self):
+        # Names that would be links, images, HTML or reordered text (hostile_inputs --mode
+        # disguise): each report shows them as text, cut when long; the JSON keeps them whole.
+        run([scenario("hostile_inputs"), "--mode", "disguise"], explicit_env(self.tmp, self.out))
+
+        def report(fmt):
+            proc = subprocess.run([VKLEAK, "report", self.out, "--format", fmt, "--color",
+                                   "never"], capture_output=True, timeout=300,
+                                  env={**os.environ, "DEBUGINFOD_URLS": ""})
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            return proc.stdout.decode("utf-8")
+
+        cut = "n" * 200 + "\u2026 (100,000 bytes)"
+        bidi = "ok<U+202E><U+2066>gnp.exe<U+2069><U+2028>"
+        text = report("text")
+        for raw in ("\x1b", "\u202e", "\u2066", "\u2028"):
+            self.assertNotIn(raw, text)
+        self.assertIn('"%s"' % bidi, text)
+        self.assertIn('"red\\x1b[31m"', text)
+        self.assertIn("\u2026 (100,000 bytes)", text)
+        self.assertLess(len(text), 20000)
+
+        md = report("markdown")
+        self.assertIn("| `![i](x.png)`, `<img src=x onerror=alert(1)>`, "
+                      "`[click](https://evil.example/p)` +4 |", md)
+        self.assertIn("`%s`" % cut, md)
+        self.assertNotIn("\u202e", md)
+        self.assertNotIn("&lt;", md)
+        if shutil.which("cmark-gfm"):
+            html = subprocess.run(["cmark-gfm", "-e", "table", "-e", "autolink", "-e",
+                                   "tagfilter"], input=md.encode(), capture_output=True,
+                                  check=True).stdout.decode()
+            self.assertNotIn("<a ", html)
+            self.assertNotIn("<img", html)
+            self.assertIn("<code>[click](https://evil.example/p)</code>", html)
+            self.assertIn("<code>&lt;img src=x onerror=alert(1)&gt;</code>", html)
+
+        junit = report("junit")
+        ET.fromstring(junit.encode())  # well-formed
+        self.assertNotIn("\u202e", junit)
+        self.assertLess(len(junit), 20000)
+
+        sarif = json.loads(report("sarif"))
+        names = [n for r in sarif["runs"][0]["results"] for n in r["properties"]["names"]]
+        self.assertIn(bidi, names)
+        self.assertIn(cut, names)
+
+        doc = json.loads(report("json"))
+        dumped = json.dumps(doc, ensure_ascii=False)
+        self.assertEqual(dumped.count("n" * 100000), 3,
+                         "whole in names, name_pattern and fingerprint; cut elsewhere")
+        self.assertIn("ok\u202e\u2066gnp.exe\u2069\u2028",
+                      [n for f in doc["findings"] for n in f["names"]])
 
 
 if __name__ == "__main__":

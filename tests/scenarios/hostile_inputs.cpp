@@ -8,6 +8,8 @@
 //   --mode double-destroy: vkDestroyDevice twice on the same device (the second call goes
 //     through the function pointer from vkGetDeviceProcAddr, as engines hold it), then prints
 //     "survived" and destroys the instance.
+//   --mode disguise: leaks buffers named to disguise a report (a Markdown link and image,
+//     backticks, HTML, bidi controls, ESC, a 100,000-byte name, a pipe); clean teardown.
 //   --mode wait: creates the instance and device, prints "ready", waits for a line on stdin
 //     (the test makes a trigger file meanwhile), then tears down.
 // stdout ends with "done: <mode>".
@@ -29,6 +31,11 @@ const char* const kBadNames[] = {
     "ff-\xff\xfe-end",                // never valid
     "ctrl-\x01\x1f\"\\-end",          // controls and JSON's specials
     "past-max-\xf4\x90\x80\x80-end",  // U+110000
+};
+// Names that would turn into links, images or reordered text if a report did not escape them.
+const char* const kDisguiseNames[] = {
+    "[click](https://evil.example/p)",   "![i](x.png)", "a`b``c", "<img src=x onerror=alert(1)>",
+    "ok\u202e\u2066gnp.exe\u2069\u2028", "red\x1b[31m", "x|y",
 };
 const char kBadApp[] = "app-\xc3\x28-\xe9t\xe9";  // Latin-1 "été" and a broken pair
 const char kBadEngine[] = "engine-\xf0\x9f\x98";  // a truncated 4-byte sequence
@@ -128,7 +135,8 @@ int main(int argc, char** argv) {
   scenario::Options options("hostile_inputs", "invalid UTF-8, unique names, double destroys", 0);
   std::string mode = "names";
   uint32_t iterations = 100000;
-  options.add_string("--mode", &mode, "what to do", {"names", "churn", "double-destroy", "wait"});
+  options.add_string("--mode", &mode, "what to do",
+                     {"names", "churn", "double-destroy", "wait", "disguise"});
   options.add_uint("--iterations", &iterations, "create/destroy pairs of --mode churn");
   options.parse(argc, argv);
 
@@ -145,6 +153,11 @@ int main(int argc, char** argv) {
     vk.insert_label(vk.queue, &label);
     for (VkBuffer b : buffers) vkDestroyBuffer(vk.device, b, nullptr);
     vk.destroy();
+  } else if (mode == "disguise") {
+    vk.create("hostile_inputs", "disguise");
+    for (const char* n : kDisguiseNames) vk.name(vk.buffer(), n);
+    vk.name(vk.buffer(), std::string(100000, 'n').c_str());
+    vk.destroy();  // the buffers leak: findings with these names
   } else if (mode == "churn") {
     vk.create("hostile_inputs", "churn");
     const uint32_t quarter = iterations / 4 ? iterations / 4 : 1;
