@@ -97,10 +97,10 @@ std::string render_diff_text(const DiffResult& d, const Style& style, size_t top
       out += "      " + style.dim("(no call site recorded)") + '\n';
     } else {
       for (size_t f = 0; f < r.callsite.size(); ++f) {
-        out +=
-            "      " +
-            (f == 0 ? style.cyan(printable(r.callsite[f].text)) : printable(r.callsite[f].text)) +
-            '\n';
+        out += "      " +
+               (f == 0 ? style.cyan(printable(r.callsite[f].text, kDisplayChars))
+                       : printable(r.callsite[f].text, kDisplayChars)) +
+               '\n';
       }
     }
     if (!r.names.empty()) {

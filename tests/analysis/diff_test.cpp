@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/diff.h"
+#include "analysis/output_diff.h"
 #include "test_util.h"
 
 namespace vkleak {
@@ -81,6 +82,25 @@ TEST(DiffTest, DifferentProcessesCompareCountsOnly) {
   // Call sites match across processes (module + offset): one group, +5.
   ASSERT_EQ(d.groups.size(), 1u);
   EXPECT_EQ(d.groups[0].live, (std::vector<uint64_t>{3, 8}));
+}
+
+TEST(DiffTest, ByteTotalsAndDeltasSaturate) {
+  SnapshotBuilder a(kPid, 1, "frame", 10);
+  const int site = a.callsite(0x1000);
+  add(&a, site, 1, 1, "VkBuffer");
+  SnapshotBuilder b(kPid, 2, "frame", 20);
+  b.callsite(0x1000);
+  add(&b, site, 1, 1, "VkBuffer");
+  b.object({2, "VkBuffer", "huge.2", 2, UINT64_MAX, site});
+  b.object({3, "VkBuffer", "huge.3", 3, 4096, site});
+  const analysis::DiffResult d =
+      analysis::diff_snapshots(a.read(), b.read(), nullptr, test::test_options());
+  ASSERT_EQ(d.types.size(), 1u);
+  EXPECT_EQ(d.types[0].bytes, (std::vector<uint64_t>{100, UINT64_MAX}));
+  EXPECT_EQ(d.born_bytes, UINT64_MAX) << "not 4,095 bytes";
+  const std::string text = analysis::render_diff_text(d, Style(false), 0);
+  EXPECT_NE(text.find("+>= 8.0 EiB"), std::string::npos) << text;
+  EXPECT_NE(text.find(">= 16.0 EiB"), std::string::npos) << text;
 }
 
 }  // namespace
