@@ -204,7 +204,7 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
     }
     if (points >= 2) {
       const auto grew = [&](const std::vector<uint64_t>& v) {
-        return static_cast<int64_t>(v.back()) - static_cast<int64_t>(v[first_point]);
+        return saturating_delta(v[first_point], v.back());
       };
       if (grew(s.bytes) > 0 || grew(s.live) > 0) {
         by_growth.push_back({{grew(s.bytes), grew(s.live)}, {group, s}});

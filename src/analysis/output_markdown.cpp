@@ -91,8 +91,8 @@ std::string render_markdown(const ReportDocument& doc) {
       out += "> **Incomplete run** (pid " + std::to_string(r.pid) + "): " + cell(problem) + "\n\n";
     }
     for (const std::string& note : r.notes) {
-      out +=
-          "> **Note** (pid " + std::to_string(r.pid) + "): " + markdown_code(note, false) + "\n\n";
+      out += "> **Note** (pid " + std::to_string(r.pid) +
+             "): " + markdown_code(note, false, 4 * kDisplayChars) + "\n\n";
     }
   }
   if (findings.empty()) return out;
