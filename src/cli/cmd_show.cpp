@@ -183,7 +183,7 @@ void print_text(const ShowData& data, const Style& style, std::ostream& out) {
     }
     if (view.frames.empty()) out << "      " << style.dim("(no frames recorded)") << '\n';
     for (size_t f = 0; f < view.frames.size(); ++f) {
-      const std::string text = view.frames[f]->to_string();
+      const std::string text = display_cut(view.frames[f]->to_string());  // already printable
       out << "      " << (f == 0 ? style.cyan(text) : text) << '\n';
     }
     if (view.skipped_frames > 0) {
