@@ -31,7 +31,7 @@ std::string render_junit(const ReportDocument& doc) {
   std::string incomplete;
   for (const RunReport& r : doc.runs) {
     for (const std::string& problem : r.incomplete)
-      incomplete += "pid " + std::to_string(r.pid) + ": " + problem + "\n";
+      incomplete += "pid " + std::to_string(r.pid) + ": " + xml_text(problem, SIZE_MAX) + "\n";
   }
   const bool incomplete_fails = !incomplete.empty() && !(doc.gate && doc.gate->allow_incomplete);
   failures += incomplete_fails ? 1 : 0;
@@ -69,10 +69,11 @@ std::string render_junit(const ReportDocument& doc) {
   out += "    <testcase classname=\"vkleak\" name=\"complete_run\">\n";
   if (incomplete_fails) {
     out += "      <failure type=\"incomplete_run\" message=\"" +
-           xml("the snapshots do not cover the whole run: leaks were not fully checked") + "\">" +
-           xml(incomplete) + "</failure>\n";
+           xml_text("the snapshots do not cover the whole run: leaks were not fully checked",
+                    SIZE_MAX) +
+           "\">" + incomplete + "</failure>\n";
   } else if (!incomplete.empty()) {
-    out += "      <system-out>" + xml("[allowed] " + incomplete) + "</system-out>\n";
+    out += "      <system-out>[allowed] " + incomplete + "</system-out>\n";
   }
   out += "    </testcase>\n";
   out += "  </testsuite>\n</testsuites>\n";

@@ -88,7 +88,8 @@ std::string render_markdown(const ReportDocument& doc) {
   }
   for (const RunReport& r : doc.runs) {
     for (const std::string& problem : r.incomplete) {
-      out += "> **Incomplete run** (pid " + std::to_string(r.pid) + "): " + cell(problem) + "\n\n";
+      out += "> **Incomplete run** (pid " + std::to_string(r.pid) +
+             "): " + markdown_code(problem, false, 4 * kDisplayChars) + "\n\n";
     }
     for (const std::string& note : r.notes) {
       out += "> **Note** (pid " + std::to_string(r.pid) +
