@@ -92,6 +92,14 @@ Object graph (graph.h)
         input structs walked as above, inlined) calls add_ref() for each (add_secondary() for
         command buffers) when command_refs() gives the command buffer's list, then calls down.
 
+Error results (error_snapshot.h)
+    Every generated hook whose command lists VK_ERROR_OUT_OF_DEVICE_MEMORY,
+    VK_ERROR_OUT_OF_HOST_MEMORY or VK_ERROR_DEVICE_LOST in its vk.xml `errorcodes` passes a
+    result < 0 to on_error_result(). watch: a device-level command returning VkResult, not
+    classified otherwise, whose errorcodes hold VK_ERROR_DEVICE_LOST or
+    VK_ERROR_OUT_OF_DEVICE_MEMORY (vkMapMemory, vkEndCommandBuffer, vkGetQueryPoolResults...)
+    gets a hook that calls down, checks the result and returns it.
+
 vkGetInstanceProcAddr / vkGetDeviceProcAddr are deliberately NOT in "manual" nor in the hook
 table: the layer's exported entry points answer their own names before consulting find_hook().
 They are in the dispatch tables like any other command.
@@ -196,6 +204,7 @@ class Command:
     ret: str
     params: List[Param]
     successcodes: List[str]
+    errorcodes: List[str] = field(default_factory=list)
     aliases: List[str] = field(default_factory=list)
     guard: Guard = ()
 
@@ -302,11 +311,13 @@ class Registry:
             ret = decl_text(proto)
             ret = ret[: ret.rfind(name)].strip()
             codes = c.get("successcodes")
+            errors = c.get("errorcodes")
             self.commands[name] = Command(
                 name=name,
                 ret=ret,
                 params=[parse_param(p) for p in c.findall("param") if api_ok(p)],
                 successcodes=codes.split(",") if codes else [],
+                errorcodes=errors.split(",") if errors else [],
             )
 
     def _guard_of(self, ext: ET.Element) -> Optional[str]:
@@ -532,6 +543,27 @@ def classify_by_rule(reg: Registry, cmd: Command, as_create: Set[str],
     return result
 
 
+# Results that take an error snapshot (error_snapshot.h). Every hook whose command can return
+# one checks its result; device-level commands hooked for nothing else that can return
+# VK_ERROR_DEVICE_LOST or VK_ERROR_OUT_OF_DEVICE_MEMORY get a "watch" hook (call down, check,
+# return). Instance-level ones are physical-device queries: the driver's state, not the app's.
+ERROR_SNAPSHOT_RESULTS = {"VK_ERROR_OUT_OF_DEVICE_MEMORY", "VK_ERROR_OUT_OF_HOST_MEMORY",
+                          "VK_ERROR_DEVICE_LOST"}
+WATCH_RESULTS = {"VK_ERROR_OUT_OF_DEVICE_MEMORY", "VK_ERROR_DEVICE_LOST"}
+
+
+def is_watched(cmd: Command) -> bool:
+    return (cmd.level == "device" and cmd.ret == "VkResult"
+            and bool(WATCH_RESULTS & set(cmd.errorcodes)))
+
+
+def error_check(cmd: Command) -> List[str]:
+    """The one compare on the hot path; on_error_result() sorts the errors out."""
+    if cmd.ret != "VkResult" or not ERROR_SNAPSHOT_RESULTS & set(cmd.errorcodes):
+        return []
+    return [f'if (__builtin_expect(result < 0, 0)) on_error_result(result, "{cmd.name}");']
+
+
 def load_exceptions(path: str) -> dict:
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
@@ -586,6 +618,8 @@ def classify(reg: Registry, exc: dict) -> Dict[str, Classified]:
             problems.append(f'"retrieve_as_create": {name}: {c.why_not or "not a create"}')
         elif not c.kind and looks_like_lifetime(reg, cmd):
             unclassified.append(f"  {name}: {c.why_not or 'not classified by rule'}")
+        elif not c.kind and is_watched(cmd):
+            c.kind = "watch"
         result[name] = c
     for name in sorted(exc["sizes"]):
         if name in result and result[name].kind not in ("create", "allocate"):
@@ -1364,6 +1398,7 @@ def create_body(reg: Registry, c: Classified, exc: dict, graph: Graph) -> List[s
     lines = state_lines(cmd)
     is_void = cmd.ret == "void"
     lines.append(f"{call_down(cmd)};" if is_void else f"VkResult result = {call_down(cmd)};")
+    lines += error_check(cmd)
     if not target.len:
         cond = f"*{target.name} != VK_NULL_HANDLE"
         if not is_void:
@@ -1422,8 +1457,20 @@ def destroy_body(reg: Registry, c: Classified) -> List[str]:
         lines += [f"if ({target.name} != VK_NULL_HANDLE) {{",
                   f"  on_destroy(scope_of(*state), {otype}, to_u64({target.name}));",
                   "}"]
-    lines.append(f"{call_down(cmd)};" if cmd.ret == "void" else f"return {call_down(cmd)};")
+    if cmd.ret == "void":
+        lines.append(f"{call_down(cmd)};")
+    elif error_check(cmd):
+        lines += [f"VkResult result = {call_down(cmd)};"] + error_check(cmd) + ["return result;"]
+    else:
+        lines.append(f"return {call_down(cmd)};")
     return lines
+
+
+def watch_body(c: Classified) -> List[str]:
+    """A command hooked only to see its errors: call down, check, return."""
+    cmd = c.command
+    return (state_lines(cmd) + [f"VkResult result = {call_down(cmd)};"] + error_check(cmd)
+            + ["return result;"])
 
 
 def cmd_body(reg: Registry, c: Classified) -> List[str]:
@@ -1450,6 +1497,8 @@ def emit_hook(reg: Registry, c: Classified, exc: dict, graph: Graph) -> str:
         body = destroy_body(reg, c)
     elif c.kind == "cmd":
         body = cmd_body(reg, c)
+    elif c.kind == "watch":
+        body = watch_body(c)
     else:
         body = create_body(reg, c, exc, graph)
     head = (f"static VKAPI_ATTR {cmd.ret} VKAPI_CALL hook_{cmd.short}({cmd.signature_params()}) "
@@ -1457,7 +1506,7 @@ def emit_hook(reg: Registry, c: Classified, exc: dict, graph: Graph) -> str:
     return head + "".join(f"{line}\n" for line in indent(body)) + "}\n"
 
 
-GENERATED_KINDS = ("create", "allocate", "retrieve", "destroy", "free", "cmd")
+GENERATED_KINDS = ("create", "allocate", "retrieve", "destroy", "free", "cmd", "watch")
 
 
 @dataclass
@@ -1494,10 +1543,13 @@ def emit_hooks_cpp(reg: Registry, classes: Dict[str, Classified], exc: dict,
     return f"""{banner(reg)}// Hooks for the commands classified by rule (see generate.py): call down, then record
 // (create-like, with the new object's edges when its create info holds handles), or forget,
 // then call down (destroy-like); vkCmd* hooks add what the command references to the command
-// buffer's list, then call down.
+// buffer's list, then call down; "watch" hooks only check the result. Hooks whose command can
+// return VK_ERROR_OUT_OF_DEVICE_MEMORY, _HOST_MEMORY or VK_ERROR_DEVICE_LOST pass errors to
+// on_error_result().
 #include <cstddef>
 #include <cstdint>
 
+#include "error_snapshot.h"
 #include "graph.h"
 #include "graph_walkers.h"
 #include "hook_table.h"

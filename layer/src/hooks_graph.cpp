@@ -4,6 +4,7 @@
 // (fences, semaphores, idle waits).
 #include <algorithm>
 
+#include "error_snapshot.h"
 #include "graph.h"
 #include "graph_walkers.h"
 #include "layer_state.h"
@@ -175,6 +176,7 @@ VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory(VkDevice device, VkBuffer buffer
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.BindBufferMemory(device, buffer, memory, memoryOffset);
+  check_result(result, "vkBindBufferMemory");
   if (result == VK_SUCCESS)
     bind_memory(*state, ObjectType::kBuffer, to_u64(buffer), to_u64(memory), memoryOffset);
   return result;
@@ -185,6 +187,7 @@ VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2(
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.BindBufferMemory2(device, bindInfoCount, pBindInfos);
+  check_result(result, "vkBindBufferMemory2");
   if (result == VK_SUCCESS)
     for (uint32_t i = 0; i < bindInfoCount; ++i)
       bind_memory(*state, ObjectType::kBuffer, to_u64(pBindInfos[i].buffer),
@@ -198,6 +201,7 @@ VKAPI_ATTR VkResult VKAPI_CALL BindImageMemory(VkDevice device, VkImage image,
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.BindImageMemory(device, image, memory, memoryOffset);
+  check_result(result, "vkBindImageMemory");
   if (result == VK_SUCCESS)
     bind_memory(*state, ObjectType::kImage, to_u64(image), to_u64(memory), memoryOffset);
   return result;
@@ -208,6 +212,7 @@ VKAPI_ATTR VkResult VKAPI_CALL BindImageMemory2(VkDevice device, uint32_t bindIn
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.BindImageMemory2(device, bindInfoCount, pBindInfos);
+  check_result(result, "vkBindImageMemory2");
   if (result == VK_SUCCESS)
     for (uint32_t i = 0; i < bindInfoCount; ++i)
       bind_memory(*state, ObjectType::kImage, to_u64(pBindInfos[i].image),
@@ -222,6 +227,7 @@ VKAPI_ATTR VkResult VKAPI_CALL BindAccelerationStructureMemoryNV(
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result =
       state->dispatch.BindAccelerationStructureMemoryNV(device, bindInfoCount, pBindInfos);
+  check_result(result, "vkBindAccelerationStructureMemoryNV");
   if (result == VK_SUCCESS)
     for (uint32_t i = 0; i < bindInfoCount; ++i)
       bind_memory(*state, ObjectType::kAccelerationStructureNV,
@@ -238,8 +244,10 @@ VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImageKHR(VkDevice device, VkSwapchainK
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   // A fence reused for an acquire no longer stands for its earlier submission.
   if (fence) state->submissions.fence_reset(to_u64(fence));
-  return state->dispatch.AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence,
-                                             pImageIndex);
+  VkResult result = state->dispatch.AcquireNextImageKHR(device, swapchain, timeout, semaphore,
+                                                        fence, pImageIndex);
+  check_result(result, "vkAcquireNextImageKHR");
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImage2KHR(VkDevice device,
@@ -249,7 +257,9 @@ VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImage2KHR(VkDevice device,
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   if (pAcquireInfo && pAcquireInfo->fence)
     state->submissions.fence_reset(to_u64(pAcquireInfo->fence));
-  return state->dispatch.AcquireNextImage2KHR(device, pAcquireInfo, pImageIndex);
+  VkResult result = state->dispatch.AcquireNextImage2KHR(device, pAcquireInfo, pImageIndex);
+  check_result(result, "vkAcquireNextImage2KHR");
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(
@@ -259,6 +269,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result =
       state->dispatch.CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
+  check_result(result, "vkCreateDescriptorSetLayout");
   if (result != VK_SUCCESS) return result;
   on_create(*state, ObjectType::kDescriptorSetLayout, to_u64(*pSetLayout), Origin::kCreated,
             state->handle, ObjectType::kDevice, 0, capture_callsite());
@@ -295,6 +306,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplate(
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.CreateDescriptorUpdateTemplate(device, pCreateInfo, pAllocator,
                                                                    pDescriptorUpdateTemplate);
+  check_result(result, "vkCreateDescriptorUpdateTemplate");
   if (result != VK_SUCCESS) return result;
   on_create(*state, ObjectType::kDescriptorUpdateTemplate, to_u64(*pDescriptorUpdateTemplate),
             Origin::kCreated, state->handle, ObjectType::kDevice, 0, capture_callsite());
@@ -444,7 +456,9 @@ VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(
       add_ref(refs, ObjectType::kFramebuffer, to_u64(pBeginInfo->pInheritanceInfo->framebuffer));
     }
   }
-  return state->dispatch.BeginCommandBuffer(commandBuffer, pBeginInfo);
+  VkResult result = state->dispatch.BeginCommandBuffer(commandBuffer, pBeginInfo);
+  check_result(result, "vkBeginCommandBuffer");
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer commandBuffer,
@@ -457,7 +471,9 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer commandBuffer,
       check_in_flight(*state, r, "reset");
     refs->clear();
   }
-  return state->dispatch.ResetCommandBuffer(commandBuffer, flags);
+  VkResult result = state->dispatch.ResetCommandBuffer(commandBuffer, flags);
+  check_result(result, "vkResetCommandBuffer");
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL ResetCommandPool(VkDevice device, VkCommandPool commandPool,
@@ -480,7 +496,9 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandPool(VkDevice device, VkCommandPool c
       state->degraded.store(true, std::memory_order_relaxed);
     }
   }
-  return state->dispatch.ResetCommandPool(device, commandPool, flags);
+  VkResult result = state->dispatch.ResetCommandPool(device, commandPool, flags);
+  check_result(result, "vkResetCommandPool");
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device,
@@ -490,6 +508,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device,
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.CreateSemaphore(device, pCreateInfo, pAllocator, pSemaphore);
+  check_result(result, "vkCreateSemaphore");
   if (result != VK_SUCCESS) return result;
   on_create(*state, ObjectType::kSemaphore, to_u64(*pSemaphore), Origin::kCreated, state->handle,
             ObjectType::kDevice, 0, capture_callsite());
@@ -508,6 +527,7 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t fenceCoun
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.WaitForFences(device, fenceCount, pFences, waitAll, timeout);
+  check_result(result, "vkWaitForFences");
   // With waitAll false, success says only that one of them signalled: which one is unknown
   // unless there is just one.
   if (result == VK_SUCCESS && (waitAll || fenceCount == 1))
@@ -519,6 +539,7 @@ VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) no
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.GetFenceStatus(device, fence);
+  check_result(result, "vkGetFenceStatus");
   if (result == VK_SUCCESS) state->submissions.fence_signaled(to_u64(fence));
   return result;
 }
@@ -528,13 +549,16 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetFences(VkDevice device, uint32_t fenceCount,
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   for (uint32_t i = 0; i < fenceCount; ++i) state->submissions.fence_reset(to_u64(pFences[i]));
-  return state->dispatch.ResetFences(device, fenceCount, pFences);
+  VkResult result = state->dispatch.ResetFences(device, fenceCount, pFences);
+  check_result(result, "vkResetFences");
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) noexcept {
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueueWaitIdle(queue);
+  check_result(result, "vkQueueWaitIdle");
   if (result == VK_SUCCESS)
     if (QueueState* q = state->submissions.queue(queue)) state->submissions.queue_idle(*q);
   return result;
@@ -544,6 +568,7 @@ VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) noexcept {
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.DeviceWaitIdle(device);
+  check_result(result, "vkDeviceWaitIdle");
   if (result == VK_SUCCESS) state->submissions.device_idle();
   return result;
 }
@@ -553,6 +578,7 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.WaitSemaphores(device, pWaitInfo, timeout);
+  check_result(result, "vkWaitSemaphores");
   if (result == VK_SUCCESS && pWaitInfo &&
       (!(pWaitInfo->flags & VK_SEMAPHORE_WAIT_ANY_BIT) || pWaitInfo->semaphoreCount == 1))
     for (uint32_t i = 0; i < pWaitInfo->semaphoreCount; ++i)
@@ -565,6 +591,7 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemap
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.GetSemaphoreCounterValue(device, semaphore, pValue);
+  check_result(result, "vkGetSemaphoreCounterValue");
   if (result == VK_SUCCESS && pValue)
     state->submissions.timeline_reached(to_u64(semaphore), *pValue);
   return result;
@@ -576,7 +603,9 @@ VKAPI_ATTR VkResult VKAPI_CALL SignalSemaphore(VkDevice device,
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   // A host signal sets the value; it proves no submission complete (a submission signalling a
   // lower value must already have been waited for, which its own proof covers).
-  return state->dispatch.SignalSemaphore(device, pSignalInfo);
+  VkResult result = state->dispatch.SignalSemaphore(device, pSignalInfo);
+  check_result(result, "vkSignalSemaphore");
+  return result;
 }
 
 }  // namespace manual

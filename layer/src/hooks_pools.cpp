@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "callsite.h"
+#include "error_snapshot.h"
 #include "layer_state.h"
 #include "manual_hooks.h"
 #include "tracker_hot.h"
@@ -18,6 +19,7 @@ AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo* pAllo
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.AllocateCommandBuffers(device, pAllocateInfo, pCommandBuffers);
+  check_result(result, "vkAllocateCommandBuffers");
   if (result == VK_SUCCESS) {
     const CallsiteId cs = capture_callsite();
     const bool secondary = pAllocateInfo->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY;
@@ -60,6 +62,7 @@ AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllo
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  check_result(result, "vkAllocateDescriptorSets");
   if (result == VK_SUCCESS) {
     const CallsiteId cs = capture_callsite();
     for (uint32_t i = 0; i < pAllocateInfo->descriptorSetCount; ++i) {
@@ -82,8 +85,10 @@ VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorP
   for (uint32_t i = 0; pDescriptorSets && i < descriptorSetCount; ++i)
     on_free_from_pool(*state, ObjectType::kDescriptorPool, to_u64(descriptorPool),
                       to_u64(pDescriptorSets[i]));
-  return state->dispatch.FreeDescriptorSets(device, descriptorPool, descriptorSetCount,
-                                            pDescriptorSets);
+  VkResult result = state->dispatch.FreeDescriptorSets(device, descriptorPool, descriptorSetCount,
+                                                       pDescriptorSets);
+  check_result(result, "vkFreeDescriptorSets");
+  return result;
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
@@ -99,7 +104,9 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptor
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   if (!passthrough()) free_children(*state, ObjectType::kDescriptorPool, to_u64(descriptorPool));
-  return state->dispatch.ResetDescriptorPool(device, descriptorPool, flags);
+  VkResult result = state->dispatch.ResetDescriptorPool(device, descriptorPool, flags);
+  check_result(result, "vkResetDescriptorPool");
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device,
@@ -109,6 +116,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device,
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.CreateSwapchainKHR(device, pCreateInfo, pAllocator, pSwapchain);
+  check_result(result, "vkCreateSwapchainKHR");
   if (result == VK_SUCCESS)
     on_create(*state, ObjectType::kSwapchainKHR, to_u64(*pSwapchain), Origin::kCreated,
               state->handle, ObjectType::kDevice, 0, capture_callsite());
@@ -122,6 +130,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSharedSwapchainsKHR(
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.CreateSharedSwapchainsKHR(device, swapchainCount, pCreateInfos,
                                                               pAllocator, pSwapchains);
+  check_result(result, "vkCreateSharedSwapchainsKHR");
   if (result == VK_SUCCESS) {
     const CallsiteId cs = capture_callsite();
     for (uint32_t i = 0; i < swapchainCount; ++i)
@@ -150,6 +159,7 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSwapchainImagesKHR(VkDevice device, VkSwapchai
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.GetSwapchainImagesKHR(device, swapchain, pSwapchainImageCount,
                                                           pSwapchainImages);
+  check_result(result, "vkGetSwapchainImagesKHR");
   if ((result == VK_SUCCESS || result == VK_INCOMPLETE) && pSwapchainImages) {
     // The same handles come back from every call: recording is idempotent.
     std::vector<uint64_t> images;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "error_snapshot.h"
 #include "layer_state.h"
 #include "log.h"
 #include "manual_hooks.h"
@@ -121,6 +122,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t submitCount,
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueueSubmit(queue, submitCount, pSubmits, fence);
+  check_result(result, "vkQueueSubmit");
   if (result == VK_SUCCESS && !passthrough()) {
     try {
       std::vector<SubmissionTracker::Batch> batches(submitCount);
@@ -161,6 +163,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t submitCount,
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueueSubmit2(queue, submitCount, pSubmits, fence);
+  check_result(result, "vkQueueSubmit2");
   if (result == VK_SUCCESS && !passthrough()) {
     try {
       std::vector<SubmissionTracker::Batch> batches(submitCount);
@@ -192,6 +195,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t bindInfoC
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueueBindSparse(queue, bindInfoCount, pBindInfo, fence);
+  check_result(result, "vkQueueBindSparse");
   if (result == VK_SUCCESS && !passthrough()) {
     try {
       // Sparse memory bindings are edges resource -> memory, one per bound range (keyed by
@@ -234,6 +238,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue,
   DeviceState* state = get_device_state(queue);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueuePresentKHR(queue, pPresentInfo);
+  check_result(result, "vkQueuePresentKHR");
   if (pPresentInfo && !passthrough()) {
     try {
       std::vector<uint64_t> images;
@@ -328,6 +333,7 @@ GetDeferredOperationResultKHR(VkDevice device, VkDeferredOperationKHR operation)
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.GetDeferredOperationResultKHR(device, operation);
+  check_result(result, "vkGetDeferredOperationResultKHR");
   if (result != VK_NOT_READY) resolve_deferred(*state, to_u64(operation));
   return result;
 }
@@ -337,6 +343,7 @@ VKAPI_ATTR VkResult VKAPI_CALL DeferredOperationJoinKHR(VkDevice device,
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.DeferredOperationJoinKHR(device, operation);
+  check_result(result, "vkDeferredOperationJoinKHR");
   if (result == VK_SUCCESS) resolve_deferred(*state, to_u64(operation));
   return result;
 }

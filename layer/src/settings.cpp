@@ -28,7 +28,7 @@ constexpr const char* kLayerName = "VK_LAYER_VKLEAK_tracker";
 constexpr const char* kSettingKeys[] = {
     "output_dir",       "snapshot_every",       "frame_boundary", "callstack_depth",
     "snapshot_at_exit", "snapshot_signal",      "trigger_file",   "log_level",
-    "log_file",         "vulkan_stack_modules",
+    "log_file",         "vulkan_stack_modules", "crash_snapshot",
 };
 constexpr const char* kLoaderKeys[] = {"enable", "disable", "layer_dir"};
 
@@ -229,6 +229,8 @@ bool apply_setting(Settings& s, const std::string& key, const std::string& value
       return bad("expected 0.." + std::to_string(kMaxCallstackDepth));
   } else if (key == "snapshot_at_exit") {
     if (!parse_bool(value, &s.snapshot_at_exit)) return bad("expected true or false");
+  } else if (key == "crash_snapshot") {
+    if (!parse_bool(value, &s.crash_snapshot)) return bad("expected true or false");
   } else if (key == "snapshot_signal") {
     std::string v = to_lower(value);
     if (v != "none" && v != "sigusr1" && v != "sigusr2")
@@ -269,6 +271,7 @@ std::vector<std::pair<std::string, std::string>> describe(const Settings& s) {
       {"callstack_depth", std::to_string(s.callstack_depth)},
       {"snapshot_at_exit", s.snapshot_at_exit ? "true" : "false"},
       {"snapshot_signal", s.snapshot_signal},
+      {"crash_snapshot", s.crash_snapshot ? "true" : "false"},
       {"trigger_file", s.trigger_file},
       {"log_level", s.log_level},
       {"log_file", s.log_file},

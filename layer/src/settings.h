@@ -38,6 +38,7 @@ struct Settings {
   // frames do not count toward callstack_depth.
   std::string vulkan_stack_modules;
   bool snapshot_at_exit = true;
+  bool crash_snapshot = true;  // a snapshot on SIGABRT/SEGV/BUS/FPE/ILL (crash_snapshot.h)
   std::string snapshot_signal = "SIGUSR1";  // "none" to disable
   std::string trigger_file;                 // default: <output_dir>/vkleak.trigger
   std::string log_level = "warn";

@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "callsite.h"
+#include "crash_snapshot.h"
 #include "creation_context.h"
+#include "error_snapshot.h"
 #include "json_writer.h"
 #include "layer_state.h"
 #include "log.h"
@@ -575,6 +577,7 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
   write_unwritten(w);
   w.raw(",\"coalesced_signals\":");
   w.u64(g_coalesced_signals.load(std::memory_order_relaxed));
+  write_error_results(w);
 
   w.raw(",\n\"settings\":{");
   bool first = true;
@@ -974,6 +977,7 @@ void poll_triggers(Writer& w) {
 }
 
 void writer_main() {
+  note_writer_thread();
   Writer& w = writer();
   std::unique_lock<std::mutex> lock(w.mutex);
   while (true) {
@@ -1064,6 +1068,14 @@ const char* to_string(SnapshotReason r) noexcept {
       return "signal";
     case SnapshotReason::kTrigger:
       return "trigger";
+    case SnapshotReason::kCrash:
+      return "crash";
+    case SnapshotReason::kOutOfDeviceMemory:
+      return "out_of_device_memory";
+    case SnapshotReason::kOutOfHostMemory:
+      return "out_of_host_memory";
+    case SnapshotReason::kDeviceLost:
+      return "device_lost";
   }
   return "frame";
 }
@@ -1080,6 +1092,15 @@ void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* ins
   }
 }
 
+void snapshot_sync(SnapshotReason reason, const std::string& label) noexcept {
+  try {
+    auto c = collect(reason, nullptr, nullptr, label);
+    write_snapshot(*c);
+  } catch (...) {
+    log().warn("snapshot not written: out of memory");
+  }
+}
+
 void start_writer(const Settings& settings) noexcept {
   Writer& w = writer();
   try {
@@ -1092,6 +1113,7 @@ void start_writer(const Settings& settings) noexcept {
     w.stop = false;
     w.thread = std::thread(writer_main);
     w.running = true;
+    start_crash_snapshots(settings);
     // The snapshot signal, only where the app left it at its default.
     int sig = signal_from_name(settings.snapshot_signal);
     if (sig) {
@@ -1111,6 +1133,7 @@ void start_writer(const Settings& settings) noexcept {
 }
 
 void stop_writer() noexcept {
+  stop_crash_snapshots();  // also in a forked child, which has no writer
   Writer& w = writer();
   std::thread t;
   {

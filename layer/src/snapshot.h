@@ -13,7 +13,18 @@ namespace vkleak {
 struct DeviceState;
 struct InstanceState;
 
-enum class SnapshotReason { kDeviceDestroy, kInstanceDestroy, kExit, kFrame, kSignal, kTrigger };
+enum class SnapshotReason {
+  kDeviceDestroy,
+  kInstanceDestroy,
+  kExit,
+  kFrame,
+  kSignal,
+  kTrigger,
+  kCrash,              // a fatal signal (crash_snapshot.h); label: the signal's name
+  kOutOfDeviceMemory,  // a command returned the error (error_snapshot.h); label: the command
+  kOutOfHostMemory,
+  kDeviceLost,
+};
 const char* to_string(SnapshotReason r) noexcept;
 
 // Copies the records on the calling thread (so the snapshot is exact at this point of the app's
@@ -22,6 +33,10 @@ const char* to_string(SnapshotReason r) noexcept;
 // that device/instance owns (destroy snapshots); both null = everything in the process.
 void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* instance,
                   const std::string& label) noexcept;
+
+// Collects and writes on the calling thread, now: the crash thread's snapshot (the writer may
+// be busy or be the thread that crashed).
+void snapshot_sync(SnapshotReason reason, const std::string& label) noexcept;
 
 // The writer thread: started with the first instance, stopped (queue drained, joined) with the
 // last one, before the loader unloads the layer. Also watches the snapshot signal and the

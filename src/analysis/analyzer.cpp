@@ -61,6 +61,8 @@ void RunAnalyzer::add(Snapshot snapshot) {
   auto index = std::make_unique<SnapshotIndex>(*snap, &callsites_, &groups_);
   events_.add(*index, previous_);
 
+  // Crash and error snapshots are taken during the run (never teardown: no leak_at_exit).
+  note_incident(*snap);
   const bool teardown = is_teardown(*snap);
   saw_teardown_ |= teardown;
   saw_exit_ |= snap->reason == "exit";
@@ -96,6 +98,26 @@ void RunAnalyzer::add(Snapshot snapshot) {
   if (!teardown) {
     last_index_ = std::move(index);  // before the snapshot it points into
     last_ = std::move(snap);
+  }
+}
+
+void RunAnalyzer::note_incident(const Snapshot& snap) {
+  static const std::pair<const char*, const char*> kErrors[] = {
+      {"out_of_device_memory", "VK_ERROR_OUT_OF_DEVICE_MEMORY"},
+      {"out_of_host_memory", "VK_ERROR_OUT_OF_HOST_MEMORY"},
+      {"device_lost", "VK_ERROR_DEVICE_LOST"}};
+  const std::string where = " at frame " + std::to_string(snap.frame) + " (snapshot #" +
+                            std::to_string(snap.sequence) + ")";
+  const std::string label = snap.label.value_or("");
+  if (snap.reason == "crash") {
+    incidents_.push_back("the run crashed: " + (label.empty() ? "a fatal signal" : label) + where);
+    return;
+  }
+  for (const auto& [reason, result] : kErrors) {
+    if (snap.reason == reason) {
+      incidents_.push_back(std::string(result) + (label.empty() ? "" : " from " + label) + where +
+                           ": see what was alive then");
+    }
   }
 }
 
@@ -342,6 +364,7 @@ RunReport RunAnalyzer::finish() {
   std::sort(report_.series.types.begin(), report_.series.types.end(),
             [](const TypeSeries& a, const TypeSeries& b) { return a.type < b.type; });
 
+  report_.notes.insert(report_.notes.begin(), incidents_.begin(), incidents_.end());
   Completeness completeness = completeness_.finish();
   report_.incomplete = std::move(completeness.problems);
   report_.crash_signal = std::move(completeness.crash_signal);

@@ -42,6 +42,7 @@ class RunAnalyzer {
     uint64_t bytes;
   };
 
+  void note_incident(const Snapshot& snap);  // crash and error snapshots
   void record_series(const SnapshotIndex& index);
   void add_growth_findings(std::vector<Finding>* findings);
   Finding make_finding(FindingKind kind, uint32_t group, Hits&& hits);
@@ -64,6 +65,7 @@ class RunAnalyzer {
   std::unordered_map<std::string, std::vector<Point>> type_series_;
   std::unique_ptr<Snapshot> last_;
   std::unique_ptr<SnapshotIndex> last_index_;
+  std::vector<std::string> incidents_;  // crash and error snapshots, as notes
   bool saw_teardown_ = false;
   bool saw_exit_ = false;
   bool degraded_ = false;

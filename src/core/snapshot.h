@@ -173,14 +173,16 @@ struct Snapshot {
   uint64_t pid = 0;
   uint64_t sequence = 0;
   std::string executable;  // empty when the layer could not read it
-  std::string reason;      // device_destroy, instance_destroy, exit, frame, signal, trigger
+  // device_destroy, instance_destroy, exit, frame, signal, trigger, crash (label: the signal),
+  // out_of_device_memory, out_of_host_memory, device_lost (label: the command)
+  std::string reason;
   std::optional<int64_t> scope_device;    // set for reason device_destroy
   std::optional<int64_t> scope_instance;  // set for reason instance_destroy
   uint64_t frame = 0;
   std::string frame_boundary;  // "present", "submit" or empty when absent
   uint64_t time_ms = 0;
   bool degraded = false;
-  std::optional<std::string> label;  // for reason "trigger": the trigger's text
+  std::optional<std::string> label;  // trigger: its text; crash: the signal; errors: the command
   // The run's last snapshot (at exit, or as its last instance was destroyed); absent in files of
   // layers before it was written.
   std::optional<bool> final_snapshot;

@@ -205,7 +205,7 @@ class GenerateTest(GeneratedOutput):
                 self.assertIn(kind[len("alias-of "):], kinds, line)
             else:
                 self.assertIn(kind, {"create", "allocate", "retrieve", "destroy", "free",
-                                     "manual", "cmd"}, line)
+                                     "manual", "cmd", "watch"}, line)
 
     def test_every_handle_type_is_created_by_a_hooked_command(self):
         produced = set()
@@ -412,6 +412,43 @@ class GraphTest(GeneratedOutput):
             if name.startswith("vkCmd") and types - {"VkCommandBuffer"}:
                 if name not in excluded:
                     self.assertIn(kinds.get(name), {"cmd", "manual"}, name)
+
+    def test_every_device_command_that_can_lose_the_device_is_hooked(self):
+        # Read from vk.xml independently: a device-level command returning VkResult whose
+        # errorcodes hold VK_ERROR_DEVICE_LOST or VK_ERROR_OUT_OF_DEVICE_MEMORY.
+        root = ET.parse(ARGS.registry).getroot()
+        kinds = dict(self.hooked())
+        excluded = set(self.exceptions["excluded"])
+        watched = 0
+        for c in root.find("commands"):
+            if c.get("alias") or c.find("proto/name").text not in self.vk.commands:
+                continue
+            name = c.find("proto/name").text
+            errors = set((c.get("errorcodes") or "").split(","))
+            first = c.find("param/type").text
+            if (c.find("proto/type").text != "VkResult" or name in excluded
+                    or first not in ("VkDevice", "VkQueue", "VkCommandBuffer")
+                    or not errors & {"VK_ERROR_DEVICE_LOST", "VK_ERROR_OUT_OF_DEVICE_MEMORY"}):
+                continue
+            self.assertIn(name, kinds, name)
+            if kinds[name] != "manual":
+                self.assertIn("on_error_result(result, \"%s\")" % name, self.hooks[name[2:]])
+            watched += kinds[name] == "watch"
+        self.assertGreater(watched, 10)
+        for name in ("vkMapMemory", "vkEndCommandBuffer", "vkGetQueryPoolResults",
+                     "vkGetEventStatus"):
+            self.assertEqual(kinds.get(name), "watch", name)
+            body = self.hooks[name[2:]]
+            self.assertIn(f"state->dispatch.{name[2:]}(", body)
+            self.assertIn("return result;", body)
+
+    def test_create_hooks_check_their_result(self):
+        for hook in ("AllocateMemory", "CreateBuffer", "CreateGraphicsPipelines"):
+            self.assertIn(
+                f'if (__builtin_expect(result < 0, 0)) on_error_result(result, "vk{hook}");',
+                self.hooks[hook])
+        # vkGetDeviceMemoryCommitment and the like return void: no check.
+        self.assertNotIn("on_error_result", self.hooks["DestroyBuffer"])
 
     def broken_run(self, edit):
         broken = json.loads(json.dumps(self.exceptions))

@@ -1,0 +1,126 @@
+// Crashes on demand under a live device holding buffers "alive.0".."alive.2" (the tests check
+// the layer's crash snapshot and that the process still dies of the same signal), or fails an
+// allocation on purpose. --mode:
+//   abort        abort() (SIGABRT)
+//   segv         a write through a null pointer (SIGSEGV, a fault that re-executes)
+//   fpe          raise(SIGFPE)
+//   own_handler  installs a SIGSEGV handler before Vulkan starts and uses SIGSEGV for control
+//                flow (100 faults recovered with siglongjmp, like a JVM); exits 0
+//   chain_after  installs a SIGSEGV handler after the instance exists that calls through to the
+//                one it replaced, then faults (a crash reporter installed late)
+//   oom          --count vkAllocateMemory calls of 4x the largest heap (each fails with
+//                VK_ERROR_OUT_OF_DEVICE_MEMORY), then a normal teardown; exits 0
+#include <setjmp.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "scenario_common.h"
+
+namespace {
+
+sigjmp_buf g_recover;
+volatile sig_atomic_t g_recovered = 0;
+struct sigaction g_previous;
+
+void recovering_handler(int) {
+  ++g_recovered;
+  siglongjmp(g_recover, 1);
+}
+
+void chaining_handler(int sig, siginfo_t* info, void* context) {
+  static const char msg[] = "chain_after: app handler calls through\n";
+  (void)!write(2, msg, sizeof(msg) - 1);
+  if (g_previous.sa_flags & SA_SIGINFO) {
+    g_previous.sa_sigaction(sig, info, context);
+  } else if (g_previous.sa_handler == SIG_DFL) {
+    signal(sig, SIG_DFL);
+  } else if (g_previous.sa_handler != SIG_IGN) {
+    g_previous.sa_handler(sig);
+  }
+}
+
+void fault() {
+  volatile int* volatile p = nullptr;
+  *p = 42;
+}
+
+// Each fault jumps back here; the counter lives in the handler's global, not in a clobbered local.
+void recover_from_faults(int n) {
+  while (g_recovered < n) {
+    if (sigsetjmp(g_recover, 1) == 0) fault();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  scenario::Options options("crash_on_demand", "Crashes on demand under a live device.", 1);
+  std::string mode = "abort";
+  uint32_t count = 100;
+  options.add_string("--mode", &mode, "how to crash",
+                     {"abort", "segv", "fpe", "own_handler", "chain_after", "oom"});
+  options.add_uint("--count", &count, "failing allocations (--mode oom)");
+  options.parse(argc, argv);
+
+  if (mode == "own_handler") {
+    struct sigaction act {};
+    act.sa_handler = recovering_handler;
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGSEGV, &act, nullptr);
+  }
+
+  scenario::Context ctx({"crash_on_demand", false});
+  scenario::Buffer alive[3];
+  for (int i = 0; i < 3; ++i)
+    alive[i] = scenario::create_buffer(ctx, 4096, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                       "alive." + std::to_string(i));
+  std::fflush(stdout);
+
+  if (mode == "abort") std::abort();
+  if (mode == "segv") fault();
+  if (mode == "fpe") raise(SIGFPE);
+  if (mode == "chain_after") {
+    struct sigaction act {};
+    act.sa_sigaction = chaining_handler;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &act, &g_previous);
+    fault();
+  }
+  if (mode == "own_handler") {
+    recover_from_faults(100);
+    std::printf("recovered from %d faults\n", static_cast<int>(g_recovered));
+    if (g_recovered != 100) return 3;
+  }
+  if (mode == "oom") {
+    VkPhysicalDeviceMemoryProperties props;
+    vkGetPhysicalDeviceMemoryProperties(ctx.physical_device, &props);
+    VkDeviceSize largest = 0;
+    for (uint32_t i = 0; i < props.memoryHeapCount; ++i)
+      if (props.memoryHeaps[i].size > largest) largest = props.memoryHeaps[i].size;
+    // 4x the largest heap (lavapipe: host memory, overcommitted), and never under 2^52 bytes:
+    // beyond what the address space holds, so that the driver must fail it.
+    const VkDeviceSize size = std::max<VkDeviceSize>(largest * 4, VkDeviceSize{1} << 52);
+    uint32_t failed = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+      info.allocationSize = size;
+      info.memoryTypeIndex = 0;
+      VkDeviceMemory memory = VK_NULL_HANDLE;
+      VkResult r = vkAllocateMemory(ctx.device, &info, nullptr, &memory);
+      if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY) ++failed;
+      if (r == VK_SUCCESS) vkFreeMemory(ctx.device, memory, nullptr);
+    }
+    std::printf("%u allocations failed with VK_ERROR_OUT_OF_DEVICE_MEMORY\n", failed);
+    if (failed != count) return 3;
+  }
+  for (scenario::Buffer& b : alive) scenario::destroy_buffer(ctx, b);
+  ctx.destroy();
+  return 0;
+}
