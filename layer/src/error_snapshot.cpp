@@ -65,14 +65,21 @@ void on_error_result(VkResult result, const char* command) noexcept {
   snapshot_now(kKinds[k].reason, nullptr, nullptr, command);
 }
 
-void write_error_results(JsonWriter& w) {
+ErrorCounts error_counts() noexcept {
+  return {g_seen[0].load(std::memory_order_relaxed), g_seen[1].load(std::memory_order_relaxed),
+          g_seen[2].load(std::memory_order_relaxed)};
+}
+
+void write_error_results(JsonWriter& w, const ErrorCounts& counts) {
+  const uint64_t values[kKindCount] = {counts.out_of_device_memory, counts.out_of_host_memory,
+                                       counts.device_lost};
   w.raw(",\"error_results\":{");
   for (int k = 0; k < kKindCount; ++k) {
     if (k) w.raw(",");
     w.raw("\"");
     w.raw(kKinds[k].key);
     w.raw("\":");
-    w.u64(g_seen[k].load(std::memory_order_relaxed));
+    w.u64(values[k]);
   }
   w.raw("}");
 }

@@ -7,6 +7,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include <cstdint>
+
 namespace vkleak {
 
 class JsonWriter;
@@ -23,7 +25,13 @@ inline void check_result(VkResult result, const char* command) noexcept {
   if (__builtin_expect(result < 0, 0)) on_error_result(result, command);
 }
 
+// Totals seen so far, copied when a snapshot is collected.
+struct ErrorCounts {
+  uint64_t out_of_device_memory = 0, out_of_host_memory = 0, device_lost = 0;
+};
+ErrorCounts error_counts() noexcept;
+
 // ,"error_results":{...} for the snapshot's top level.
-void write_error_results(JsonWriter& w);
+void write_error_results(JsonWriter& w, const ErrorCounts& counts);
 
 }  // namespace vkleak

@@ -105,6 +105,7 @@ struct Collected {
   // The run's last snapshot: at exit, or as its last instance is destroyed. A run whose last
   // snapshot is not final ended early (killed, crashed, _exit()) or is still running.
   bool final_snapshot = false;
+  ErrorCounts errors;  // error_results, as of the copy
   std::vector<InstanceInfo> instances;
   std::vector<DeviceInfo> devices;
   // Copied on the requesting thread (exact at that point of the app's calls): the records.
@@ -358,6 +359,7 @@ std::unique_ptr<Collected> collect_tables(SnapshotReason reason, DeviceState* de
   auto c = std::make_unique<Collected>();
   c->reason = reason;
   c->label = label;
+  c->errors = error_counts();
   c->time_ms = refresh_clock();
   auto instances = all_instances();
   auto devices = all_devices();
@@ -577,7 +579,7 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
   write_unwritten(w);
   w.raw(",\"coalesced_signals\":");
   w.u64(g_coalesced_signals.load(std::memory_order_relaxed));
-  write_error_results(w);
+  write_error_results(w, c.errors);
 
   w.raw(",\n\"settings\":{");
   bool first = true;
