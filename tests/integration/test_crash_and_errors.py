@@ -100,6 +100,21 @@ class CrashSnapshotTest(TempDirTestCase):
         self.assert_crash_snapshot("SIGSEGV")
 
 
+    def test_a_forked_child_crashes_on_its_own(self):
+        # The child has its own crash thread and pipes: its crash is its snapshot, the parent
+        # goes on and tears down.
+        proc, _ = self.crash("fork_abort")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        child = int(proc.stdout.split("child ")[1].split()[0])
+        self.assertIn(f"child {child} signal {int(signal.SIGABRT)}", proc.stdout)
+        snaps = snapshots(self.out)
+        crashes = [s for s in snaps if s["reason"] == "crash"]
+        self.assertEqual([(s["pid"], s["label"]) for s in crashes], [(child, "SIGABRT")])
+        validate(crashes[0])
+        parent = [s["reason"] for s in snaps if s["pid"] != child]
+        self.assertIn("device_destroy", parent)
+
+
 class ErrorSnapshotTest(TempDirTestCase):
     def test_out_of_device_memory_one_snapshot_for_100_failures(self):
         proc = run([APP, "--mode", "oom", "--count", "100"], explicit_env(self.tmp, self.out))

@@ -8,10 +8,13 @@
 //                flow (100 faults recovered with siglongjmp, like a JVM); exits 0
 //   chain_after  installs a SIGSEGV handler after the instance exists that calls through to the
 //                one it replaced, then faults (a crash reporter installed late)
+//   fork_abort   fork()s; the child aborts (SIGABRT), the parent waits for it, prints the
+//                child's status ("child <pid> signal <n>") and tears down; exits 0
 //   oom          --count vkAllocateMemory calls of 4x the largest heap (each fails with
 //                VK_ERROR_OUT_OF_DEVICE_MEMORY), then a normal teardown; exits 0
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,7 +67,7 @@ int main(int argc, char** argv) {
   std::string mode = "abort";
   uint32_t count = 100;
   options.add_string("--mode", &mode, "how to crash",
-                     {"abort", "segv", "fpe", "own_handler", "chain_after", "oom"});
+                     {"abort", "segv", "fpe", "own_handler", "chain_after", "fork_abort", "oom"});
   options.add_uint("--count", &count, "failing allocations (--mode oom)");
   options.parse(argc, argv);
 
@@ -92,6 +95,14 @@ int main(int argc, char** argv) {
     act.sa_flags = SA_SIGINFO;
     sigaction(SIGSEGV, &act, &g_previous);
     fault();
+  }
+  if (mode == "fork_abort") {
+    const pid_t child = fork();
+    if (child == 0) std::abort();
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child) return 3;
+    std::printf("child %d signal %d\n", static_cast<int>(child),
+                WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   }
   if (mode == "own_handler") {
     recover_from_faults(100);
