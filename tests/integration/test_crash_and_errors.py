@@ -107,6 +107,14 @@ class CrashSnapshotTest(TempDirTestCase):
         self.assert_crash_snapshot("SIGSEGV")
 
 
+    def test_a_snapshot_that_cannot_be_written_does_not_hang_the_crash(self):
+        # The crash snapshot's temporary file is a FIFO: open() blocks the crash thread.
+        proc, elapsed = self.crash("abort_blocked")
+        self.assertEqual(proc.returncode, -signal.SIGABRT, proc.stderr)
+        self.assertGreaterEqual(elapsed, 4.5)  # it waited for the snapshot, 5 s at most
+        self.assertLess(elapsed, 20)
+        self.assertEqual(snapshot_files(self.out), [])
+
     def test_a_forked_child_crashes_on_its_own(self):
         # The child has its own crash thread and pipes: its crash is its snapshot, the parent
         # goes on and tears down.

@@ -8,12 +8,16 @@
 //                flow (100 faults recovered with siglongjmp, like a JVM); exits 0
 //   chain_after  installs a SIGSEGV handler after the instance exists that calls through to the
 //                one it replaced, then faults (a crash reporter installed late)
+//   abort_blocked  makes the file the crash snapshot would be written to first a FIFO (in
+//                $VKLEAK_OUTPUT_DIR), so that writing it blocks, then abort()s: the layer
+//                must give up after its bound and let the process die
 //   fork_abort   fork()s; the child aborts (SIGABRT), the parent waits for it, prints the
 //                child's status ("child <pid> signal <n>") and tears down; exits 0
 //   oom          --count vkAllocateMemory calls of 4x the largest heap (each fails with
 //                VK_ERROR_OUT_OF_DEVICE_MEMORY), then a normal teardown; exits 0
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,8 +70,9 @@ int main(int argc, char** argv) {
   scenario::Options options("crash_on_demand", "Crashes on demand under a live device.", 1);
   std::string mode = "abort";
   uint32_t count = 100;
-  options.add_string("--mode", &mode, "how to crash",
-                     {"abort", "segv", "fpe", "own_handler", "chain_after", "fork_abort", "oom"});
+  options.add_string(
+      "--mode", &mode, "how to crash",
+      {"abort", "segv", "fpe", "own_handler", "chain_after", "fork_abort", "abort_blocked", "oom"});
   options.add_uint("--count", &count, "failing allocations (--mode oom)");
   options.parse(argc, argv);
 
@@ -86,6 +91,15 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   if (mode == "abort") std::abort();
+  if (mode == "abort_blocked") {
+    const char* dir = std::getenv("VKLEAK_OUTPUT_DIR");
+    if (!dir) return 3;
+    mkdir(dir, 0755);
+    const std::string fifo =
+        std::string(dir) + "/.vkleak-" + std::to_string(getpid()) + "-0000-crash.json.tmp";
+    if (mkfifo(fifo.c_str(), 0644) != 0) return 3;
+    std::abort();
+  }
   if (mode == "segv") fault();
   if (mode == "fpe") raise(SIGFPE);
   if (mode == "chain_after") {
