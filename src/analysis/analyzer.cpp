@@ -109,10 +109,7 @@ void RunAnalyzer::note_incident(const Snapshot& snap) {
   const std::string where = " at frame " + std::to_string(snap.frame) + " (snapshot #" +
                             std::to_string(snap.sequence) + ")";
   const std::string label = snap.label.value_or("");
-  if (snap.reason == "crash") {
-    incidents_.push_back("the run crashed: " + (label.empty() ? "a fatal signal" : label) + where);
-    return;
-  }
+  // A crash is said by the completeness check (RunReport::incomplete), which fails the gate.
   for (const auto& [reason, result] : kErrors) {
     if (snap.reason == reason) {
       incidents_.push_back(std::string(result) + (label.empty() ? "" : " from " + label) + where +
@@ -369,7 +366,7 @@ RunReport RunAnalyzer::finish() {
   report_.incomplete = std::move(completeness.problems);
   report_.crash_signal = std::move(completeness.crash_signal);
   for (std::string& warning : completeness.warnings) report_.notes.push_back(std::move(warning));
-  if (!saw_teardown_ && !saw_exit_) {
+  if (!saw_teardown_ && !saw_exit_ && report_.crash_signal.empty()) {
     report_.notes.push_back(
         "leaks at exit not checked: no device_destroy, instance_destroy or exit snapshot (did "
         "the application crash or is it still running?)");

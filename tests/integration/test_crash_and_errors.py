@@ -38,8 +38,14 @@ class CrashSnapshotTest(TempDirTestCase):
                   check=False)
         self.assertIn(rep.returncode, (0, 1), rep.stderr)
         report = json.loads(rep.stdout)
-        text = json.dumps(report)
-        self.assertIn(f"the run crashed: {signame} at frame ", text)
+        [run_doc] = report["runs"]
+        self.assertFalse(run_doc["complete"])
+        self.assertEqual(run_doc["crashed"], signame)
+        self.assertTrue(run_doc["incomplete"][0].startswith(f"the run crashed ({signame}) at frame "),
+                        run_doc["incomplete"])
+        # The gate fails it as a run not checked whole.
+        gate = run([VKLEAK, "gate", self.out], base_env(self.tmp), check=False)
+        self.assertEqual(gate.returncode, 3, gate.stderr)
         self.assertNotIn("leak_at_exit", [f["kind"] for f in report.get("findings", [])])
         return snap
 
