@@ -1,11 +1,10 @@
 #include "analysis/baseline.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
 #include "analysis/output.h"
+#include "core/input_file.h"
 
 namespace vkleak::analysis {
 
@@ -54,11 +53,11 @@ Baseline Baseline::parse(const std::string& text, const std::string& path) {
 }
 
 Baseline Baseline::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read the baseline file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  std::string text, error;
+  if (!read_input_file(path, kMaxBaselineBytes, &text, &error)) {
+    throw std::runtime_error(path + ": cannot read the baseline file: " + error);
+  }
+  return parse(text, path);
 }
 
 }  // namespace vkleak::analysis

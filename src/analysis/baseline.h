@@ -3,6 +3,7 @@
 // of its call site and name pattern: counts, bytes, handles and line numbers may change.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -10,10 +11,14 @@
 
 namespace vkleak::analysis {
 
+// Larger baselines are refused unread: parsing costs several times the file's size in memory.
+inline constexpr uint64_t kMaxBaselineBytes = uint64_t{64} << 20;
+
 class Baseline {
  public:
-  // Throws std::runtime_error when the file cannot be read or is not a findings document of a
-  // version this build knows.
+  // Throws std::runtime_error when the file cannot be read (missing, a directory, a FIFO, a
+  // device, larger than kMaxBaselineBytes) or is not a findings document of a version this build
+  // knows.
   static Baseline load(const std::string& path);
   static Baseline parse(const std::string& text, const std::string& path);
 

@@ -2,9 +2,10 @@
 
 #include <fnmatch.h>
 
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/input_file.h"
 
 namespace vkleak::analysis {
 
@@ -90,11 +91,11 @@ Suppressions Suppressions::parse(const std::string& text, const std::string& pat
 }
 
 Suppressions Suppressions::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read the suppression file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  std::string text, error;
+  if (!read_input_file(path, kMaxSuppressionBytes, &text, &error)) {
+    throw std::runtime_error(path + ": cannot read the suppression file: " + error);
+  }
+  return parse(text, path);
 }
 
 const SuppressionRule* Suppressions::match(const Finding& f) const {

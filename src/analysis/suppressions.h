@@ -10,6 +10,7 @@
 // KIND may be * for any kind. Globs use * and ? and [...], as in fnmatch(3).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,11 +30,15 @@ struct SuppressionRule {
   std::string frame;  // empty: any
 };
 
+// Larger suppression files are refused unread (a real one has a few hundred lines).
+inline constexpr uint64_t kMaxSuppressionBytes = uint64_t{16} << 20;
+
 class Suppressions {
  public:
   // Throws std::runtime_error "<path>:<line>: <problem>" on a malformed rule.
   static Suppressions parse(const std::string& text, const std::string& path);
-  // Throws std::runtime_error when the file cannot be read or is malformed.
+  // Throws std::runtime_error when the file cannot be read (missing, a directory, a FIFO, a
+  // device, larger than kMaxSuppressionBytes) or is malformed.
   static Suppressions load(const std::string& path);
 
   // The first rule matching f, or nullptr.

@@ -1,9 +1,11 @@
 #include "cli/report_options.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "analysis/analyzer.h"
@@ -179,11 +181,18 @@ std::string render(const analysis::ReportDocument& doc, const std::string& forma
 }
 
 bool write_file(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-  out.close();
-  if (!out) {
-    print_error(path + ": cannot write");
+  // open/write rather than a stream: the error says why (ENOSPC, EACCES, EISDIR...).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+  int err = fd < 0 ? errno : 0;
+  for (size_t done = 0; err == 0 && done < content.size();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) err = errno;
+    if (n > 0) done += static_cast<size_t>(n);
+  }
+  if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    print_error(path + ": cannot write: " + std::strerror(err));
     return false;
   }
   return true;

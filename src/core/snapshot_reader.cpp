@@ -1,57 +1,24 @@
 #include "core/snapshot_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <utility>
 
+#include "core/input_file.h"
 #include "core/snapshot_parser.h"
 
 namespace vkleak {
-namespace {
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
 
 Snapshot read_snapshot(const std::string& path, const ReadOptions& options) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) {
-    const int err = errno;
-    throw SnapshotError(path, std::string("cannot open: ") + std::strerror(err));
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) {
-    const int err = errno;
-    throw SnapshotError(path, std::string("cannot stat: ") + std::strerror(err));
-  }
-  if (S_ISDIR(st.st_mode)) throw SnapshotError(path, "is a directory, not a snapshot file");
-  // Pipes are fine (vkleak show <(zcat x.json.gz)); devices are not snapshots.
-  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-    throw SnapshotError(path, "is not a regular file");
-  }
-  if (S_ISREG(st.st_mode)) {
-    if (st.st_size == 0) throw SnapshotError(path, "file is empty");
-    if (static_cast<uint64_t>(st.st_size) > options.max_file_bytes) {
-      throw SnapshotError(path, "file is " + std::to_string(st.st_size) +
+  // Regular files, and pipes (vkleak show <(zcat x.json.gz)); never a named FIFO or a device.
+  OpenedInput in;
+  std::string error;
+  if (!open_input_file(path, &in, &error)) throw SnapshotError(path, error);
+  if (!in.is_pipe) {
+    if (in.size == 0) throw SnapshotError(path, "file is empty");
+    if (in.size > options.max_file_bytes) {
+      throw SnapshotError(path, "file is " + std::to_string(in.size) +
                                     " bytes, more than the limit of " +
                                     std::to_string(options.max_file_bytes));
     }
@@ -59,8 +26,7 @@ Snapshot read_snapshot(const std::string& path, const ReadOptions& options) {
 
   Snapshot snapshot;
   snapshot.path = path;
-  parse_snapshot(fd.get(), path, S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0,
-                 options, &snapshot);
+  parse_snapshot(in.fd.get(), path, in.size, options, &snapshot);
   return snapshot;
 }
 

@@ -31,7 +31,8 @@ struct ReadOptions {
 };
 
 // Reads and validates one snapshot (format versions 1 and 2). Throws SnapshotError on any
-// problem: missing or unreadable file, directory, empty or oversized file, invalid or truncated
+// problem: missing or unreadable file, directory, named FIFO or device (refused without blocking;
+// anonymous pipes are read), empty or oversized file, invalid or truncated
 // JSON, a foreign document, a newer format version, missing keys, wrong types, bad handles,
 // dangling call-site indices. Unknown keys are ignored (newer producers of the same version may
 // add some).

@@ -16,6 +16,7 @@
 
 #include "core/format.h"
 #include "core/hex.h"
+#include "core/input_file.h"
 
 namespace vkleak {
 
@@ -91,19 +92,6 @@ std::string to_hex(const unsigned char* bytes, int len) {
     out += kDigits[bytes[i] & 0xf];
   }
   return out;
-}
-
-// Opens path for reading only when it is a regular file: a FIFO or device named by an untrusted
-// path (module paths come from snapshots) must not block or be read. -1 otherwise.
-int open_regular_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -1;
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 // Whether the ELF file at fd carries this build-id (a separate debug file keeps its module's).
@@ -209,8 +197,18 @@ Symbolizer::OpenModule& Symbolizer::open_module(int index) {
   OpenModule& m = *slot;
   const Module& info = modules_[static_cast<size_t>(index)];
 
-  if (::access(info.path.c_str(), R_OK) != 0) {
-    m.note = "file not found";
+  // Module paths come from the snapshot: untrusted. Only a regular ELF file is handed to
+  // libdwfl, by descriptor (given a path it would open a FIFO and block).
+  const int fd = open_regular_file(info.path);
+  if (fd < 0) {
+    m.note = ::access(info.path.c_str(), F_OK) == 0 ? "not a regular file" : "file not found";
+    return m;
+  }
+  unsigned char magic[4] = {};
+  if (::pread(fd, magic, sizeof magic, 0) != static_cast<ssize_t>(sizeof magic) ||
+      std::memcmp(magic, "\177ELF", 4) != 0) {
+    ::close(fd);
+    m.note = "not a usable ELF file";
     return m;
   }
   m.callbacks.find_elf = dwfl_build_id_find_elf;
@@ -219,16 +217,18 @@ Symbolizer::OpenModule& Symbolizer::open_module(int index) {
   m.debug_file_directory = options_.debug_file_directory;
   m.dwfl = dwfl_begin(&m.callbacks);
   if (m.dwfl == nullptr) {
+    ::close(fd);
     m.note = "libdwfl failed";
     return m;
   }
   dwfl_report_begin(m.dwfl);
   // With add_p_vaddr, the address given is the load bias itself, which is right for PIE, shared
-  // libraries and fixed-address executables (bias 0) alike.
+  // libraries and fixed-address executables (bias 0) alike. On success libdwfl owns fd.
   Dwfl_Module* module = dwfl_report_elf(m.dwfl, std::string(base_name(info.path)).c_str(),
-                                        info.path.c_str(), -1, info.bias, true);
+                                        info.path.c_str(), fd, info.bias, true);
   dwfl_report_end(m.dwfl, nullptr, nullptr);
   if (module == nullptr) {
+    ::close(fd);
     m.note = "not a usable ELF file";
     return m;
   }

@@ -2,18 +2,24 @@
 invalid UTF-8 in debug names, application/engine names, a snapshot label, the executable's path
 and the output directory (Latin-1 bytes); uniquely named create/destroy churn; a second
 vkDestroyDevice of one device; a trigger file before the first snapshot; names that would
-disguise a report, escaped in every format (hostile_inputs.cpp)."""
+disguise a report, escaped in every format (hostile_inputs.cpp).
+
+Whatever files the CLI is handed, it never hangs or floods: named FIFOs, devices and directories
+as snapshots, baselines, suppression files or a snapshot's module paths; oversized baselines and
+suppression files (CliHostileInputsTest, no Vulkan needed)."""
 
 import json
 import os
 import shutil
+import signal
 import subprocess
+import threading
 import time
 import unittest
 import xml.etree.ElementTree as ET
 
-from harness import (SANITIZE, VKLEAK, TempDirTestCase, explicit_env, load, run, scenario,
-                     snapshot_files, validate)
+from harness import (SANITIZE, SOURCE, VKLEAK, TempDirTestCase, explicit_env, load, run,
+                     scenario, snapshot_files, validate)
 
 # The scenario's bytes (hostile_inputs.cpp), and what the snapshot must show: each maximal
 # invalid subpart one U+FFFD, as Python's errors="replace".
@@ -199,6 +205,157 @@ class HostileInputsTest(TempDirTestCase):
                          "whole in names, name_pattern and fingerprint; cut elsewhere")
         self.assertIn("ok\u202e\u2066gnp.exe\u2069\u2028",
                       [n for f in doc["findings"] for n in f["names"]])
+
+
+SMALL = os.path.join(SOURCE, "tests/cli/data/small.json")
+
+
+def run_cli(args, timeout=20, pass_fds=()):
+    """vkleak ARGS: (rc, stderr, peak RSS in KiB of that child alone). A hang fails the test after
+    timeout seconds instead of hanging the suite."""
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen([VKLEAK] + list(args), stdout=null, stderr=subprocess.PIPE,
+                                pass_fds=pass_fds, env={**os.environ, "DEBUGINFOD_URLS": ""})
+    err = []
+    reader = threading.Thread(target=lambda: err.append(proc.stderr.read()))
+    reader.start()
+    end = time.time() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.time() > end:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            reader.join()
+            raise AssertionError(f"vkleak {args} still running after {timeout} s: it hangs")
+        time.sleep(0.02)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    reader.join()
+    proc.stderr.close()
+    return proc.returncode, err[0].decode("utf-8", "replace"), usage.ru_maxrss
+
+
+class CliHostileInputsTest(TempDirTestCase):
+    def setUp(self):
+        super().setUp()
+        self.fifo = os.path.join(self.tmp, "fifo.json")
+        os.mkfifo(self.fifo)  # nobody ever writes: open() for reading would block forever
+        self.dir = os.path.join(self.tmp, "dir.json")
+        os.mkdir(self.dir)
+
+    def assert_refused(self, args, path, what, reason):
+        rc, err, _ = run_cli(args)
+        self.assertEqual(rc, 2, err)
+        self.assertIn(f"vkleak: error: {path}: {what}{reason}, not a regular file", err)
+
+    def test_snapshot_inputs_that_are_not_files(self):
+        for path, reason in [(self.fifo, "is a named pipe (FIFO)"),
+                             ("/dev/zero", "is a character device")]:
+            for command in ("show", "report", "gate"):
+                with self.subTest(path=path, command=command):
+                    self.assert_refused([command, path], path, "", reason)
+        self.assert_refused(["show", self.dir], self.dir, "", "is a directory")
+
+    def test_run_dir_with_a_fifo_and_a_device_for_snapshots(self):
+        # Named like snapshots, in a run directory: skipped, never opened.
+        os.mkfifo(os.path.join(self.dir, "vkleak-1-1-frame.json"))
+        os.symlink("/dev/zero", os.path.join(self.dir, "vkleak-1-2-exit.json"))
+        for command in ("report", "gate"):
+            with self.subTest(command=command):
+                rc, err, _ = run_cli([command, self.dir])
+                self.assertEqual(rc, 2, err)
+                self.assertIn(f"vkleak: error: {self.dir}: no snapshots", err)
+
+    def test_policy_files_that_are_not_files(self):
+        for flag, what in [("--baseline", "baseline"), ("--suppressions", "suppression")]:
+            for path, reason in [(self.fifo, "is a named pipe (FIFO)"),
+                                 ("/dev/zero", "is a character device"),
+                                 (self.dir, "is a directory")]:
+                with self.subTest(flag=flag, path=path):
+                    self.assert_refused(["gate", SMALL, flag, path], path,
+                                        f"cannot read the {what} file: ", reason)
+
+    def test_oversized_policy_files(self):
+        for flag, what, limit in [("--baseline", "baseline", 64), ("--suppressions",
+                                                                   "suppression", 16)]:
+            with self.subTest(flag=flag):
+                # Sparse: 300 MB of zeros on no disk; read in full, it took 1.4 GB.
+                big = os.path.join(self.tmp, what)
+                with open(big, "wb") as f:
+                    f.truncate(300 << 20)
+                rc, err, rss_kb = run_cli(["gate", SMALL, flag, big])
+                self.assertEqual(rc, 2, err)
+                self.assertIn(f"vkleak: error: {big}: cannot read the {what} file: is "
+                              f"{300 << 20} bytes, more than the limit of {limit} MiB", err)
+                if not SANITIZE:
+                    self.assertLess(rss_kb, 64 * 1024, err)
+
+    def test_pipes_are_read_and_bounded(self):
+        # An anonymous pipe (what <(cmd) gives) is read; one that streams more than the limit is
+        # cut off there, not buffered.
+        def pipe_of(data, repeat=1):
+            r, w = os.pipe()
+
+            def write():
+                try:
+                    for _ in range(repeat):
+                        os.write(w, data)
+                except BrokenPipeError:
+                    pass
+                finally:
+                    os.close(w)
+            writer = threading.Thread(target=write)
+            writer.start()
+            return r, writer
+
+        rc_without, err_without, _ = run_cli(["gate", SMALL])
+        r, writer = pipe_of(b"# nothing suppressed\n")
+        rc, err, _ = run_cli(["gate", SMALL, "--suppressions", f"/dev/fd/{r}"], pass_fds=(r,))
+        os.close(r)
+        writer.join()
+        self.assertEqual((rc, err), (rc_without, err_without))
+        r, writer = pipe_of(b" " * (1 << 20), repeat=20)
+        rc, err, rss_kb = run_cli(["gate", SMALL, "--suppressions", f"/dev/fd/{r}"],
+                                  pass_fds=(r,))
+        os.close(r)
+        writer.join()
+        self.assertEqual(rc, 2, err)
+        self.assertIn(f"/dev/fd/{r}: cannot read the suppression file: is larger than the limit "
+                      "of 16 MiB", err)
+        if not SANITIZE:
+            self.assertLess(rss_kb, 64 * 1024, err)
+
+    def test_module_paths_that_are_not_elf_files(self):
+        # Module paths come from the snapshot: a FIFO, a device, a directory or a large non-ELF
+        # file there costs that module its symbols, nothing else.
+        big = os.path.join(self.tmp, "big.so")
+        with open(big, "wb") as f:
+            f.truncate(1 << 30)
+        with open(SMALL) as f:
+            snap = json.load(f)
+        with open(os.path.join(self.tmp, "plain.json"), "w") as f:
+            json.dump(snap, f)
+        rc_plain, err_plain, _ = run_cli(["report", os.path.join(self.tmp, "plain.json")])
+        for paths in [(self.fifo, "/dev/zero", self.dir), (big, self.fifo, "/dev/urandom")]:
+            with self.subTest(paths=paths):
+                for module, path in zip(snap["modules"], paths):
+                    module["path"] = path
+                hostile = os.path.join(self.tmp, "hostile.json")
+                with open(hostile, "w") as f:
+                    json.dump(snap, f)
+                rc, err, _ = run_cli(["report", hostile])
+                self.assertEqual(rc, rc_plain, (err, err_plain))
+                rc, err, _ = run_cli(["report", "--format", "json", hostile])
+                self.assertEqual(rc, rc_plain, (err, err_plain))
+
+    def test_cannot_write_says_why(self):
+        rc, err, _ = run_cli(["report", SMALL, "--json", "/dev/full"])
+        self.assertEqual(rc, 2, err)
+        self.assertIn("vkleak: error: /dev/full: cannot write: No space left on device", err)
+        rc, err, _ = run_cli(["report", SMALL, "--markdown", self.dir])
+        self.assertEqual(rc, 2, err)
+        self.assertIn(f"vkleak: error: {self.dir}: cannot write: Is a directory", err)
 
 
 if __name__ == "__main__":
