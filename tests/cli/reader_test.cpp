@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "core/snapshot_reader.h"
 #include "synthetic_snapshot.h"
@@ -266,6 +267,41 @@ TEST(ReaderErrorTest, DeviceFile) {
   } catch (const SnapshotError& e) {
     EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
   }
+}
+
+TEST(ReaderErrorTest, NamedFifoIsRefusedWithoutBlocking) {
+  // Nobody writes to it: a blocking open() would wait forever.
+  TempDir dir;
+  ASSERT_EQ(::mkfifo(dir.file("vkleak-1-1-exit.json").c_str(), 0600), 0);
+  try {
+    read_snapshot(dir.file("vkleak-1-1-exit.json"));
+    FAIL() << "no error";
+  } catch (const SnapshotError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a named pipe (FIFO), not a regular file"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ReaderTest, AnonymousPipeIsRead) {
+  // What `vkleak show <(zcat x.json.gz)` hands the reader.
+  const std::string text = small();
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  const std::string path = "/proc/self/fd/" + std::to_string(fds[0]);
+  size_t objects = 0;
+  EXPECT_NO_THROW(objects = read_snapshot(path).objects.size());
+  EXPECT_EQ(objects, 8u);
+  writer.join();
+  ::close(fds[0]);
 }
 
 TEST(ReaderErrorTest, EmptyFile) {

@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/symbolizer.h"
@@ -175,6 +177,33 @@ TEST(SymbolizerTest, MissingFileFallsBackToModuleOffset) {
   EXPECT_EQ(frame.offset, 0x1234u);
   EXPECT_EQ(frame.note, "file not found");
   EXPECT_EQ(frame.to_string(), "libgone.so.1+0x1234");
+}
+
+TEST(SymbolizerTest, ModulePathsThatAreNotElfFilesAreSkipped) {
+  // Module paths come from snapshots: a FIFO (opening it would block), a device, a directory,
+  // a large non-ELF file. Each loses its symbols, quickly.
+  test::TempDir dir;
+  ASSERT_EQ(::mkfifo(dir.file("fifo.so").c_str(), 0600), 0);
+  {
+    std::FILE* f = std::fopen(dir.file("big.so").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+    ASSERT_EQ(::truncate(dir.file("big.so").c_str(), off_t{1} << 30), 0);  // sparse
+  }
+  const std::pair<std::string, const char*> cases[] = {
+      {dir.file("fifo.so"), "not a regular file"},
+      {"/dev/zero", "not a regular file"},
+      {dir.path(), "not a regular file"},
+      {dir.file("big.so"), "not a usable ELF file"}};
+  for (const auto& [path, note] : cases) {
+    std::vector<Module> modules(1);
+    modules[0] = {path, 0x7f0000000000, 0x10000, 0x7f0000000000, ""};
+    Symbolizer symbolizer(modules);
+    const SymbolizedFrame& frame = symbolizer.symbolize(0x7f0000001234);
+    EXPECT_EQ(frame.note, note) << path;
+    EXPECT_EQ(frame.function, "") << path;
+    EXPECT_EQ(frame.offset, 0x1234u) << path;
+  }
 }
 
 TEST(SymbolizerTest, OffsetIsRelativeToTheLoadBias) {
