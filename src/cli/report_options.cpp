@@ -187,7 +187,7 @@ bool write_file(const std::string& path, const std::string& content) {
   for (size_t done = 0; err == 0 && done < content.size();) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) err = errno;
+    if (n <= 0) err = n < 0 ? errno : EIO;
     if (n > 0) done += static_cast<size_t>(n);
   }
   if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
