@@ -1,16 +1,15 @@
 #include "analysis/suppressions.h"
 
-#include <fnmatch.h>
-
 #include <sstream>
 #include <stdexcept>
 
+#include "core/glob.h"
 #include "core/input_file.h"
 
 namespace vkleak::analysis {
 
 bool glob_match(const std::string& pattern, const std::string& text) {
-  return ::fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+  return glob_matches(pattern, text);  // not fnmatch(3): exponential in the number of '*'s
 }
 
 namespace {

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "glob.h"  // relative: the layer includes this header by path
+
 namespace vkleak {
 
 // Shell-style patterns ('*', '?') on a module's file name. The loader and layers: plumbing
@@ -62,25 +64,9 @@ inline constexpr const char* kVulkanStackModulePatterns[] = {
     "libwebgpu_dawn*.so*",
 };
 
-// Shell-style match of `name` against `pattern` ('*' any run, '?' one character).
+// Shell-style match of `name` against `pattern` (glob.h).
 inline bool stack_pattern_matches(std::string_view pattern, std::string_view name) noexcept {
-  size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-      ++p;
-      ++n;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = n;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      n = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
+  return glob_matches(pattern, name);
 }
 
 // A pattern with a '/' matches the whole path, else the file name.
