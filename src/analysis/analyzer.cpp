@@ -56,6 +56,12 @@ void RunAnalyzer::add(Snapshot snapshot) {
   degraded_ |= snapshot.degraded;
   events_dropped_ += snapshot.events_dropped;
   completeness_.add(snapshot);
+  error_results_.out_of_device_memory =
+      std::max(error_results_.out_of_device_memory, snapshot.error_results.out_of_device_memory);
+  error_results_.out_of_host_memory =
+      std::max(error_results_.out_of_host_memory, snapshot.error_results.out_of_host_memory);
+  error_results_.device_lost =
+      std::max(error_results_.device_lost, snapshot.error_results.device_lost);
 
   auto snap = std::make_unique<Snapshot>(std::move(snapshot));
   auto index = std::make_unique<SnapshotIndex>(*snap, &callsites_, &groups_);
@@ -361,6 +367,16 @@ RunReport RunAnalyzer::finish() {
   std::sort(report_.series.types.begin(), report_.series.types.end(),
             [](const TypeSeries& a, const TypeSeries& b) { return a.type < b.type; });
 
+  // Error snapshots are rate limited; the counts say how often the errors came.
+  for (const auto& [count, result] :
+       {std::pair{error_results_.out_of_device_memory, "VK_ERROR_OUT_OF_DEVICE_MEMORY"},
+        std::pair{error_results_.out_of_host_memory, "VK_ERROR_OUT_OF_HOST_MEMORY"},
+        std::pair{error_results_.device_lost, "VK_ERROR_DEVICE_LOST"}}) {
+    if (count > 0) {
+      incidents_.push_back(format_count(count) + (count == 1 ? " call" : " calls") + " returned " +
+                           result + " in this run");
+    }
+  }
   report_.notes.insert(report_.notes.begin(), incidents_.begin(), incidents_.end());
   Completeness completeness = completeness_.finish();
   report_.incomplete = std::move(completeness.problems);

@@ -72,6 +72,7 @@ class RunAnalyzer {
   uint64_t events_dropped_ = 0;
   FrameCounting frame_counting_;  // for the notes on how frames were counted
   CompletenessCheck completeness_;
+  Snapshot::ErrorResults error_results_;  // the highest counts seen (they only grow)
 };
 
 }  // namespace vkleak::analysis

@@ -189,6 +189,13 @@ struct Snapshot {
   uint64_t unwritten_count = 0;              // snapshots of this process not written so far
   std::vector<UnwrittenSnapshot> unwritten;  // the most recent of them
   uint64_t coalesced_signals = 0;            // snapshot signals folded into another's snapshot
+  // Commands that returned these errors in the process so far (error snapshots are rate
+  // limited; these count every one).
+  struct ErrorResults {
+    uint64_t out_of_device_memory = 0;
+    uint64_t out_of_host_memory = 0;
+    uint64_t device_lost = 0;
+  } error_results;
 
   std::vector<Instance> instances;
   std::vector<Device> devices;

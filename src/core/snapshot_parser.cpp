@@ -32,6 +32,7 @@ enum class Ctx : uint8_t {
   kTop,
   kProducer,
   kScope,
+  kErrorResults,
   kInstances,
   kInstance,
   kDevices,
@@ -139,20 +140,32 @@ enum TopField {
   kTopUnwritten,
   kTopUnwrittenCount,
   kTopCoalescedSignals,
+  kTopErrorResults,
 };
-constexpr std::string_view kTopNames[] = {
-    "format",           "version",        "producer",  "pid",       "executable",
-    "sequence",         "reason",         "scope",     "frame",     "frame_boundary",
-    "time_ms",          "degraded",       "instances", "devices",   "objects",
-    "callsites",        "modules",        "counts",    "label",     "destroyed",
-    "events",           "events_dropped", "final",     "unwritten", "unwritten_count",
-    "coalesced_signals"};
+constexpr std::string_view kTopNames[] = {"format",          "version",
+                                          "producer",        "pid",
+                                          "executable",      "sequence",
+                                          "reason",          "scope",
+                                          "frame",           "frame_boundary",
+                                          "time_ms",         "degraded",
+                                          "instances",       "devices",
+                                          "objects",         "callsites",
+                                          "modules",         "counts",
+                                          "label",           "destroyed",
+                                          "events",          "events_dropped",
+                                          "final",           "unwritten",
+                                          "unwritten_count", "coalesced_signals",
+                                          "error_results"};
 
 enum ProducerField { kProducerName, kProducerVersion };
 constexpr std::string_view kProducerNames[] = {"name", "version"};
 
 enum ScopeField { kScopeDevice, kScopeInstance };
 constexpr std::string_view kScopeNames[] = {"device", "instance"};
+
+enum ErrorResultField { kErrOutOfDeviceMemory, kErrOutOfHostMemory, kErrDeviceLost };
+constexpr std::string_view kErrorResultNames[] = {"out_of_device_memory", "out_of_host_memory",
+                                                  "device_lost"};
 
 enum InstanceField { kInstId, kInstHandle, kInstApplication, kInstEngine, kInstApiVersion };
 constexpr std::string_view kInstanceNames[] = {"id", "handle", "application", "engine",
@@ -297,6 +310,7 @@ constexpr ObjectSpec kSpecTop =
 constexpr ObjectSpec kSpecProducer =
     make_spec(kProducerNames, bit(kProducerName) | bit(kProducerVersion));
 constexpr ObjectSpec kSpecScope = make_spec(kScopeNames, 0);
+constexpr ObjectSpec kSpecErrorResults = make_spec(kErrorResultNames, 0);
 constexpr ObjectSpec kSpecInstance = make_spec(kInstanceNames, bit(kInstId) | bit(kInstHandle));
 constexpr ObjectSpec kSpecDevice =
     make_spec(kDeviceNames, bit(kDevId) | bit(kDevHandle) | bit(kDevInstance) | bit(kDevFrame));
@@ -331,6 +345,8 @@ constexpr const ObjectSpec& spec_of(Ctx ctx) {
       return kSpecProducer;
     case Ctx::kScope:
       return kSpecScope;
+    case Ctx::kErrorResults:
+      return kSpecErrorResults;
     case Ctx::kInstance:
       return kSpecInstance;
     case Ctx::kDevice:
@@ -389,6 +405,8 @@ std::optional<ChildSpec> child_of(Ctx ctx, int field) {
           return ChildSpec{Ctx::kProducer, true};
         case kTopScope:
           return ChildSpec{Ctx::kScope, true};
+        case kTopErrorResults:
+          return ChildSpec{Ctx::kErrorResults, true};
         case kTopCounts:
           return ChildSpec{Ctx::kCounts, true};
         case kTopInstances:
@@ -1138,6 +1156,11 @@ class SnapshotHandler {
       case Ctx::kCount:
         get_u64(v, field_ == kCountLive ? &count_.live : &count_.bytes);
         return true;
+      case Ctx::kErrorResults:
+        get_u64(v, field_ == kErrOutOfDeviceMemory ? &snap_.error_results.out_of_device_memory
+                   : field_ == kErrOutOfHostMemory ? &snap_.error_results.out_of_host_memory
+                                                   : &snap_.error_results.device_lost);
+        return true;
       default:
         return true;
     }
@@ -1228,6 +1251,7 @@ class SnapshotHandler {
         return true;
       case kTopProducer:
       case kTopCounts:
+      case kTopErrorResults:
         return type_error("an object", v);
       default:
         return type_error("an array", v);

@@ -157,6 +157,7 @@ class ErrorSnapshotTest(TempDirTestCase):
         rep = run([VKLEAK, "report", self.out], base_env(self.tmp), check=False)
         self.assertIn("VK_ERROR_OUT_OF_DEVICE_MEMORY from vkAllocateMemory at frame ", rep.stdout)
         self.assertIn("see what was alive then", rep.stdout)
+        self.assertIn("100 calls returned VK_ERROR_OUT_OF_DEVICE_MEMORY in this run", rep.stdout)
 
 
 if __name__ == "__main__":
