@@ -180,16 +180,21 @@ std::string render(const analysis::ReportDocument& doc, const std::string& forma
   return analysis::render_text(doc, Style(color));
 }
 
+// Writes all of content to fd; 0 or the errno of the failure.
+int write_all(int fd, const std::string& content) {
+  for (size_t done = 0; done < content.size();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 bool write_file(const std::string& path, const std::string& content) {
   // open/write rather than a stream: the error says why (ENOSPC, EACCES, EISDIR...).
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
-  int err = fd < 0 ? errno : 0;
-  for (size_t done = 0; err == 0 && done < content.size();) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) err = n < 0 ? errno : EIO;
-    if (n > 0) done += static_cast<size_t>(n);
-  }
+  int err = fd < 0 ? errno : write_all(fd, content);
   if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
     print_error(path + ": cannot write: " + std::strerror(err));
@@ -217,10 +222,10 @@ int write_outputs(const analysis::ReportDocument& doc, const ReportFlags& flags)
     ok = false;
 #endif
   }
-  std::cout << render(doc, flags.format, flags, should_color(flags.color, STDOUT_FILENO));
-  std::cout.flush();
-  if (!std::cout) {
-    print_error("cannot write to stdout");
+  std::cout.flush();  // nothing should be buffered there; keep the order if something is
+  if (const int err = write_all(STDOUT_FILENO, render(doc, flags.format, flags,
+                                                      should_color(flags.color, STDOUT_FILENO)))) {
+    print_error(std::string("cannot write to stdout: ") + std::strerror(err));
     ok = false;
   }
   return ok ? kExitOk : kExitUsage;

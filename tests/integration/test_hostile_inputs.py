@@ -356,6 +356,12 @@ class CliHostileInputsTest(TempDirTestCase):
         rc, err, _ = run_cli(["report", SMALL, "--markdown", self.dir])
         self.assertEqual(rc, 2, err)
         self.assertIn(f"vkleak: error: {self.dir}: cannot write: Is a directory", err)
+        with open("/dev/full", "wb") as full:
+            proc = subprocess.run([VKLEAK, "report", SMALL], stdout=full, stderr=subprocess.PIPE,
+                                  timeout=20, env={**os.environ, "DEBUGINFOD_URLS": ""})
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn(b"vkleak: error: cannot write to stdout: No space left on device",
+                      proc.stderr)
 
 
 if __name__ == "__main__":
