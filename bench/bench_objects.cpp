@@ -169,6 +169,22 @@ void BM_MemoryPair(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// A call the layer only watches for errors (vkGetFenceStatus: no object is made or used): what
+// watching costs, against no layer and the validation layer.
+void BM_FenceStatus(benchmark::State& state) {
+  Context& ctx = context();
+  VkFenceCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  info.flags = VK_FENCE_CREATE_SIGNALED_BIT;
+  VkFence fence;
+  BENCH_VK_CHECK(vkCreateFence(ctx.device, &info, nullptr, &fence));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(vkGetFenceStatus(ctx.device, fence));
+  }
+  vkDestroyFence(ctx.device, fence, nullptr);
+  state.SetItemsProcessed(state.iterations());
+}
+
 // N threads creating and destroying buffers on one device. Real time, so items_per_second is the
 // aggregate throughput of all threads (Google Benchmark sums the threads' items).
 void BM_ThreadChurn(benchmark::State& state) {
@@ -335,6 +351,7 @@ void register_object_benchmarks(const Options& o) {
       }
     }
   }
+  benchmark::RegisterBenchmark("BM_FenceStatus", BM_FenceStatus)->MinWarmUpTime(o.warmup_s);
   auto* churn = benchmark::RegisterBenchmark("BM_ThreadChurn", BM_ThreadChurn)
                     ->UseRealTime()
                     ->MinWarmUpTime(o.warmup_s);
