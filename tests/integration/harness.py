@@ -44,7 +44,10 @@ def base_env(tmp):
         libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
                                  text=True).stdout.strip()
         env["LD_PRELOAD"] = libasan
-        env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0:exitcode=86"
+        # allocator_may_return_null: a driver's malloc of a huge size fails as it would
+        # without ASan (the OOM scenarios), instead of ASan aborting the process.
+        env["ASAN_OPTIONS"] = ("detect_leaks=0:abort_on_error=0:exitcode=86:"
+                               "allocator_may_return_null=1")
         env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1:exitcode=87"
     return env
 

@@ -481,9 +481,18 @@ VkDeviceMemory allocate_memory(const Context& ctx, VkDeviceSize size, uint32_t t
   VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   info.pNext = p_next;
   info.allocationSize = size;
-  info.memoryTypeIndex = ctx.find_memory_type(
-      type_bits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  // Host-visible where the resource allows it (the scenarios map buffers); optimal-tiling images
+  // on a discrete GPU allow only device-local types.
+  VkMemoryPropertyFlags required =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  bool host_visible = false;
+  for (uint32_t i = 0; i < ctx.memory_properties.memoryTypeCount; ++i) {
+    host_visible |= (type_bits & (1u << i)) != 0 &&
+                    (ctx.memory_properties.memoryTypes[i].propertyFlags & required) == required;
+  }
+  if (!host_visible) required = 0;
+  info.memoryTypeIndex =
+      ctx.find_memory_type(type_bits, required, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   VkDeviceMemory memory = VK_NULL_HANDLE;
   VK_CHECK(vkAllocateMemory(ctx.device, &info, nullptr, &memory));
   ctx.name(VK_OBJECT_TYPE_DEVICE_MEMORY, memory, name);
