@@ -66,16 +66,19 @@ const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
   }
   Symbolizer& symbolizer = *process.symbolizer;
   for (uint64_t address : entry.addresses) {
-    const SymbolizedFrame& f = symbolizer.symbolize(address);
-    Frame frame;
-    frame.text = f.to_string();
-    // Shown because nothing else was recorded: say the frame is not the program's own.
-    if (entry.all_in_stack) frame.text += " [Vulkan stack]";
-    frame.function = f.function;
-    frame.file = f.file;
-    frame.line = f.line;
-    frame.module = f.module_name;
-    entry.frames.push_back(std::move(frame));
+    for (const SymbolizedFrame& f : symbolizer.symbolize(address)) {
+      Frame frame;
+      frame.text = f.to_string();
+      if (f.inlined) frame.text += " (inlined)";
+      // Shown because nothing else was recorded: say the frame is not the program's own.
+      if (entry.all_in_stack) frame.text += " [Vulkan stack]";
+      frame.function = f.function;
+      frame.file = f.file;
+      frame.line = f.line;
+      frame.module = f.module_name;
+      frame.inlined = f.inlined;
+      entry.frames.push_back(std::move(frame));
+    }
   }
   return entry.frames;
 }

@@ -70,9 +70,14 @@ bool kind_is_error(FindingKind kind) {
   }
 }
 
-const std::string& Finding::function() const {
-  static const std::string kNone;
-  return callsite.empty() ? kNone : callsite.front().function;
+std::string Finding::function() const {
+  std::string out;
+  for (const Frame& frame : callsite) {
+    if (frame.function.empty()) break;
+    out = out.empty() ? frame.function : frame.function + " > " + out;
+    if (!frame.inlined) break;
+  }
+  return out;
 }
 
 std::string make_fingerprint(const std::string& kind, const std::string& object_type,

@@ -38,6 +38,8 @@ struct Frame {
   std::string file;      // empty when unknown
   int line = 0;
   std::string module;  // file name of the module, empty when unknown
+  // Inlined into the next frame (no call of its own): line is where that one "called" it.
+  bool inlined = false;
 };
 
 struct ExampleObject {
@@ -130,15 +132,18 @@ struct Finding {
   std::string suppressed_by;  // the suppression rule, as written
 
   // The innermost application function ("" when unknown): with kind, type and name pattern the
-  // identity of a finding across runs (see fingerprint()).
-  const std::string& function() const;
+  // identity of a finding across runs (see fingerprint()). When it was inlined, the inline
+  // chain up to the function it was compiled into, outermost first ("draw > make_buffer"):
+  // the helper alone would merge all its callers.
+  std::string function() const;
   std::string fingerprint() const;
 };
 
 // Ranking: bytes, then count, descending; then kind and type for a stable order.
 void rank_findings(std::vector<Finding>* findings);
 
-// Identity of a finding for baselines: kind, type, innermost application function, name pattern.
+// Identity of a finding for baselines: kind, type, innermost application function (with its
+// inline chain), name pattern.
 std::string make_fingerprint(const std::string& kind, const std::string& object_type,
                              const std::string& function, const std::string& name_pattern);
 
@@ -181,8 +186,8 @@ struct RunReport {
   std::vector<std::string> notes;  // what the analysis could not check, and why
   // Why the snapshots do not cover the whole run (empty: they do); a gate fails such a run.
   std::vector<std::string> incomplete;
-  std::string crash_signal;  // "SIGSEGV" when the run crashed
-  std::vector<Finding> findings;   // ranked
+  std::string crash_signal;       // "SIGSEGV" when the run crashed
+  std::vector<Finding> findings;  // ranked
   RunSeries series;
 };
 

@@ -54,7 +54,13 @@ nlohmann::json render_sarif(const ReportDocument& doc, const std::string& source
 std::string finding_title(const Finding& f);  // "VkBuffer \"wrapper.vertices\""
 // The innermost application frame that has a source file, or nullptr.
 const Frame* source_frame(const Finding& f);
-// "GpuBuffer::GpuBuffer(...) (file.cpp:52)": the innermost application frame, short.
+// The program's own functions of the call site, outermost first: "cache_thumbnail > make", at
+// most max_functions, up to main (libc's start code left out), inlined frames included. Empty
+// when the innermost frame has no function.
+inline constexpr size_t kSummaryFunctions = 3;
+std::string callsite_path(const Finding& f, size_t max_functions = kSummaryFunctions);
+// "cache_thumbnail > make (file.cpp:52)": the short path and the innermost frame's line; the
+// innermost frame's text when it has no function.
 std::string callsite_summary(const Finding& f);
 // Findings of all runs, in the order shown (runs in order, each ranked).
 std::vector<const Finding*> all_findings(const ReportDocument& doc);

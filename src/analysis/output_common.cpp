@@ -28,10 +28,39 @@ const Frame* source_frame(const Finding& f) {
   return nullptr;
 }
 
+std::string callsite_path(const Finding& f, size_t max_functions) {
+  std::vector<const std::string*> path;  // innermost first
+  for (const Frame& frame : f.callsite) {
+    if (path.size() == max_functions) break;
+    // libc's start code is no part of the story; main ends it.
+    if (frame.function.empty() || frame.function.rfind("__libc_start", 0) == 0 ||
+        frame.function == "_start")
+      break;
+    // Recursion reads as one step.
+    if (path.empty() || *path.back() != frame.function) path.push_back(&frame.function);
+    if (frame.function == "main") break;
+  }
+  std::string out;
+  for (size_t i = path.size(); i-- > 0;) {
+    if (!out.empty()) out += " > ";
+    out += *path[i];
+  }
+  return out;
+}
+
 std::string callsite_summary(const Finding& f) {
   if (f.callsite.empty()) return "";
   const Frame& first = f.callsite.front();
-  return first.text;
+  // Without symbols (or with only the Vulkan stack's frames) the frame itself says most.
+  if (first.function.empty() || first.text.find(" [Vulkan stack]") != std::string::npos)
+    return first.text;
+  std::string out = callsite_path(f, kSummaryFunctions);
+  if (!first.file.empty()) {
+    const size_t slash = first.file.rfind('/');
+    out += " (" + first.file.substr(slash == std::string::npos ? 0 : slash + 1) + ":" +
+           std::to_string(first.line) + ")";
+  }
+  return out;
 }
 
 std::vector<const Finding*> all_findings(const ReportDocument& doc) {

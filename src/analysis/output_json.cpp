@@ -22,7 +22,8 @@ json frame_json(const Frame& f) {
           {"function", f.function.empty() ? json(nullptr) : json(f.function)},
           {"file", f.file.empty() ? json(nullptr) : json(f.file)},
           {"line", f.file.empty() ? json(nullptr) : json(f.line)},
-          {"module", f.module.empty() ? json(nullptr) : json(f.module)}};
+          {"module", f.module.empty() ? json(nullptr) : json(f.module)},
+          {"inlined", f.inlined}};
 }
 
 json series_json(const Series& s) {
@@ -128,6 +129,7 @@ json finding_json(const Finding& f) {
             {"callsite", std::move(callsite)},
             {"callsite_frames", std::move(callsite_frames)},
             {"callsite_source", f.callsite_source},
+            {"callsite_summary", f.callsite.empty() ? json(nullptr) : json(callsite_summary(f))},
             {"function", f.function().empty() ? json(nullptr) : json(f.function())},
             {"location", std::move(location)},
             {"frames", std::move(frames)},

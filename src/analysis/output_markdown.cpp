@@ -25,15 +25,7 @@ std::string word(const std::string& text) {
 }
 
 std::string where(const Finding& f) {
-  if (f.callsite.empty()) return "";
-  const Frame& first = f.callsite.front();
-  std::string text = cell(first.function.empty() ? first.text : first.function);
-  if (const Frame* s = source_frame(f)) {
-    const size_t slash = s->file.rfind('/');
-    text += " " + cell(s->file.substr(slash == std::string::npos ? 0 : slash + 1)) + ":" +
-            std::to_string(s->line);
-  }
-  return text;
+  return cell(callsite_summary(f));
 }
 
 std::string table_row(const Finding& f, size_t n, bool gated, bool several_runs) {

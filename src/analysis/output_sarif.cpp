@@ -132,7 +132,9 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
           location["physicalLocation"] = {{"artifactLocation", artifact(frame.file, root)},
                                           {"region", {{"startLine", frame.line}}}};
         }
-        frames.push_back({{"location", std::move(location)}});
+        json stack_frame = {{"location", std::move(location)}};
+        if (frame.inlined) stack_frame["properties"] = {{"inlined", true}};
+        frames.push_back(std::move(stack_frame));
       }
       result["stacks"] = {{{"message", {{"text", "creation call site"}}}, {"frames", frames}}};
     }

@@ -69,16 +69,18 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
                                                        "the same name)")
                                            : "") +
          '\n';
-    // The innermost frames say where; the rest (main, libc) is in the JSON.
-    constexpr size_t kFramesShown = 4;
-    for (size_t i = 1; i < f.callsite.size() && i < kFramesShown; ++i) {
+    // The innermost calls say where; the rest (main, libc) is in the JSON. Inlined frames
+    // come with the call they were compiled into and do not count.
+    constexpr size_t kCallsShown = 4;
+    size_t calls = f.callsite.front().inlined ? 0 : 1;
+    size_t i = 1;
+    for (; i < f.callsite.size() && calls < kCallsShown; ++i) {
       o += indent + "            " + printable(f.callsite[i].text, kDisplayChars) + '\n';
+      if (!f.callsite[i].inlined) ++calls;
     }
-    if (f.callsite.size() > kFramesShown) {
+    if (i < f.callsite.size()) {
       o += indent + "            " +
-           style.dim("(" + plural(f.callsite.size() - kFramesShown, "more frame", "more frames") +
-                     ")") +
-           '\n';
+           style.dim("(" + plural(f.callsite.size() - i, "more frame", "more frames") + ")") + '\n';
     }
   }
   if (!f.names.empty()) {

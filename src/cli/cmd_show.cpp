@@ -46,6 +46,7 @@ struct CallsiteView {
   size_t skipped_frames = 0;  // frames in the Vulkan stack left out
   bool all_in_stack = false;  // every frame is in the Vulkan stack: all shown
   std::vector<const SymbolizedFrame*> frames;
+  std::vector<const std::string*> inlined_into;  // by frame: the next frame's function, or null
 };
 
 struct ShowData {
@@ -76,7 +77,14 @@ ShowData collect(const Snapshot& snapshot, const ShowOptions& options, Symbolize
       const std::vector<size_t> kept =
           application_frames(frames, symbolizer->module_map(), &view.all_in_stack);
       view.skipped_frames = frames.size() - kept.size();
-      for (size_t f : kept) view.frames.push_back(&symbolizer->symbolize(frames[f]));
+      for (size_t f : kept) {
+        // Each address as its inline chain, innermost first.
+        const std::vector<SymbolizedFrame>& chain = symbolizer->symbolize(frames[f]);
+        for (size_t c = 0; c < chain.size(); ++c) {
+          view.frames.push_back(&chain[c]);
+          view.inlined_into.push_back(c + 1 < chain.size() ? &chain[c + 1].function : nullptr);
+        }
+      }
     }
     data.shown.push_back(std::move(view));
   }
@@ -183,7 +191,8 @@ void print_text(const ShowData& data, const Style& style, std::ostream& out) {
     }
     if (view.frames.empty()) out << "      " << style.dim("(no frames recorded)") << '\n';
     for (size_t f = 0; f < view.frames.size(); ++f) {
-      const std::string text = display_cut(view.frames[f]->to_string());  // already printable
+      const std::string text =
+          display_cut(view.frames[f]->to_string() + (view.frames[f]->inlined ? " (inlined)" : ""));
       out << "      " << (f == 0 ? style.cyan(text) : text) << '\n';
     }
     if (view.skipped_frames > 0) {
@@ -209,15 +218,18 @@ void print_text(const ShowData& data, const Style& style, std::ostream& out) {
   }
 }
 
-nlohmann::json frame_json(const SymbolizedFrame& f, const Snapshot& s) {
+nlohmann::json frame_json(const SymbolizedFrame& f, const std::string* inlined_into,
+                          const Snapshot& s) {
   nlohmann::json j;
   j["address"] = format_hex(f.address);
   j["module"] = f.module >= 0 ? nlohmann::json(s.modules[static_cast<size_t>(f.module)].path)
                               : nlohmann::json(nullptr);
   j["offset"] = f.module >= 0 ? nlohmann::json(format_hex(f.offset)) : nlohmann::json(nullptr);
   j["function"] = f.function.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.function);
-  j["inlined_into"] =
-      f.inlined_into.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.inlined_into);
+  j["inlined"] = f.inlined;
+  j["inlined_into"] = inlined_into == nullptr || inlined_into->empty()
+                          ? nlohmann::json(nullptr)
+                          : nlohmann::json(*inlined_into);
   j["file"] = f.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.file);
   j["line"] = f.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.line);
   j["note"] = f.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.note);
@@ -283,7 +295,8 @@ nlohmann::json to_json(const ShowData& data) {
     site["skipped_frames"] = view.skipped_frames;
     site["all_in_vulkan_stack"] = view.all_in_stack;
     nlohmann::json& frames = site["frames"] = nlohmann::json::array();
-    for (const SymbolizedFrame* f : view.frames) frames.push_back(frame_json(*f, s));
+    for (size_t f = 0; f < view.frames.size(); ++f)
+      frames.push_back(frame_json(*view.frames[f], view.inlined_into[f], s));
     sites.push_back(std::move(site));
   }
   return j;

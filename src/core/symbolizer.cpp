@@ -63,25 +63,65 @@ std::string die_function_name(Dwarf_Die* die) {
   return name ? name : "";
 }
 
-// When pc is in code inlined into its symbol's function, the innermost inlined function: the
-// line table already points into it, so the name must match.
-std::string inlined_function(Dwfl_Module* module, Dwarf_Addr pc) {
+// One inlined subroutine pc is in: its function, and where the next frame out called it.
+struct InlineScope {
+  std::string function;
+  std::string call_file;
+  int call_line = 0;
+};
+
+// The inlined subroutines that hold pc, innermost first, from the scopes of its compilation
+// unit (libdw caches the unit and its file table); *host gets the subprogram's DWARF name.
+std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc, std::string* host) {
+  std::vector<InlineScope> out;
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias);
-  if (cu == nullptr) return "";
+  if (cu == nullptr) return out;
+  // dwarf_getscopes follows an inlined function into its abstract definition's scopes; the
+  // physical nesting (inlined into inlined into subprogram) is that of the innermost one.
+  Dwarf_Die* found = nullptr;
+  const int n_found = dwarf_getscopes(cu, pc - bias, &found);
   Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes(cu, pc - bias, &scopes);
-  std::string name;
-  for (int i = 0; i < n; ++i) {  // innermost first
-    const int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_subprogram) break;
+  int n = 0;
+  for (int i = 0; i < n_found; ++i) {
+    const int tag = dwarf_tag(&found[i]);
+    if (tag == DW_TAG_subprogram) {
+      *host = die_function_name(&found[i]);
+      break;
+    }
     if (tag == DW_TAG_inlined_subroutine) {
-      name = die_function_name(&scopes[i]);
+      n = dwarf_getscopes_die(&found[i], &scopes);
       break;
     }
   }
+  std::free(found);
+  if (n <= 0) return out;
+  Dwarf_Files* files = nullptr;
+  size_t file_count = 0;
+  if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) file_count = 0;
+  Dwarf_Attribute attr;
+  const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+  for (int i = 0; i < n; ++i) {  // innermost first; lexical blocks in between are skipped
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_subprogram) {
+      *host = die_function_name(&scopes[i]);
+      break;
+    }
+    if (tag != DW_TAG_inlined_subroutine) continue;
+    InlineScope scope;
+    scope.function = die_function_name(&scopes[i]);
+    Dwarf_Word value = 0;
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &value) == 0 &&
+        value < file_count) {
+      if (const char* file = dwarf_filesrc(files, value, nullptr, nullptr))
+        scope.call_file = absolute_source_path(file, comp_dir);
+    }
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &value) == 0)
+      scope.call_line = static_cast<int>(value);
+    out.push_back(std::move(scope));
+  }
   std::free(scopes);
-  return name;
+  return out;
 }
 
 std::string to_hex(const unsigned char* bytes, int len) {
@@ -249,41 +289,42 @@ Symbolizer::OpenModule& Symbolizer::open_module(int index) {
   return m;
 }
 
-const SymbolizedFrame& Symbolizer::symbolize(uint64_t address) {
-  std::unique_ptr<SymbolizedFrame>& cached = cache_[address];
+const std::vector<SymbolizedFrame>& Symbolizer::symbolize(uint64_t address) {
+  std::unique_ptr<std::vector<SymbolizedFrame>>& cached = cache_[address];
   if (cached) return *cached;
-  cached = std::make_unique<SymbolizedFrame>();
-  SymbolizedFrame& frame = *cached;
+  cached = std::make_unique<std::vector<SymbolizedFrame>>(1);
+  std::vector<SymbolizedFrame>& chain = *cached;
+  SymbolizedFrame& frame = chain.front();
   frame.address = address;
   frame.module = map_.find(address);
-  if (frame.module < 0) return frame;
+  if (frame.module < 0) return chain;
   const Module& info = modules_[static_cast<size_t>(frame.module)];
   frame.module_name = std::string(base_name(info.path));
   // The ELF virtual address, what `addr2line -e <module>` takes.
   frame.offset = address - info.bias;
-  if (!options_.symbolize) return frame;
+  if (!options_.symbolize) return chain;
 
   OpenModule& m = open_module(frame.module);
   frame.note = m.note;
-  if (m.module == nullptr || address == 0) return frame;
+  if (m.module == nullptr || address == 0) return chain;
   // A return address points after the call; the call itself may end a function or an inlined
   // range, so look up the byte before it.
   const Dwarf_Addr pc = address - 1;
   GElf_Off symbol_offset = 0;
   GElf_Sym symbol;
   bool have_symbol = false;
+  std::string outer;  // the function the machine code belongs to
   if (const char* name =
           dwfl_module_addrinfo(m.module, pc, &symbol_offset, &symbol, nullptr, nullptr, nullptr)) {
     // Drop a symbol version ("__libc_start_main@@GLIBC_2.34"): noise in a stack.
     std::string plain(name);
     if (const size_t at = plain.find('@'); at != std::string::npos && at > 0) plain.resize(at);
-    frame.function = demangle(plain.c_str());
+    outer = demangle(plain.c_str());
     have_symbol = true;
   }
-  if (std::string inlined = inlined_function(m.module, pc); !inlined.empty()) {
-    frame.inlined_into = std::move(frame.function);
-    frame.function = std::move(inlined);
-  }
+  std::string host;
+  const std::vector<InlineScope> scopes = inline_scopes(m.module, pc, &host);
+  if (outer.empty()) outer = std::move(host);
   if (Dwfl_Line* line = dwfl_module_getsrc(m.module, pc)) {
     int lineno = 0;
     Dwarf_Addr line_address = 0;
@@ -295,8 +336,22 @@ const SymbolizedFrame& Symbolizer::symbolize(uint64_t address) {
       frame.line = lineno;
     }
   }
-  if (frame.function.empty() && frame.file.empty() && frame.note.empty()) frame.note = "no symbols";
-  return frame;
+  // The line table names the innermost inlined function's line; each inlined subroutine's
+  // call site is the line in the frame out from it.
+  const SymbolizedFrame base = frame;
+  for (size_t i = 0; i < scopes.size(); ++i) {
+    chain[i].function = scopes[i].function;
+    chain[i].inlined = true;
+    SymbolizedFrame next = base;
+    next.file = scopes[i].call_file;
+    next.line = scopes[i].call_line;
+    chain.push_back(std::move(next));
+  }
+  chain.back().function = std::move(outer);
+  for (SymbolizedFrame& f : chain) {
+    if (f.function.empty() && f.file.empty() && f.note.empty()) f.note = "no symbols";
+  }
+  return chain;
 }
 
 }  // namespace vkleak

@@ -18,13 +18,14 @@ namespace vkleak {
 
 struct SymbolizedFrame {
   uint64_t address = 0;
-  int module = -1;           // index into the modules, -1 when no module holds the address
-  std::string module_name;   // file name of the module
-  uint64_t offset = 0;       // address - load bias: the ELF virtual address in the module
-  std::string function;      // demangled; empty when unknown
-  std::string inlined_into;  // when function was inlined: the function it was inlined into
-  std::string file;          // source file; empty when unknown
+  int module = -1;          // index into the modules, -1 when no module holds the address
+  std::string module_name;  // file name of the module
+  uint64_t offset = 0;      // address - load bias: the ELF virtual address in the module
+  std::string function;     // demangled; empty when unknown
+  std::string file;         // source file; empty when unknown
   int line = 0;
+  // Code of function was inlined into the next frame of the chain: no call of its own.
+  bool inlined = false;
   std::string note;  // why there are no symbols when that is worth saying: "build-id mismatch"
 
   // "function (file:line)", "function (module+0x1f)", "module+0x1f (note)" or "0x7f0012".
@@ -51,9 +52,11 @@ class Symbolizer {
   Symbolizer(const Symbolizer&) = delete;
   Symbolizer& operator=(const Symbolizer&) = delete;
 
-  // address is a return address: the call instruction is looked up (address - 1). The result
+  // address is a return address: the call instruction is looked up (address - 1). Its inline
+  // chain, innermost first, as `addr2line -i` prints it: every frame but the last is inlined
+  // into the next, which it was called from at that frame's file:line. Never empty. The result
   // stays valid for the symbolizer's lifetime.
-  const SymbolizedFrame& symbolize(uint64_t address);
+  const std::vector<SymbolizedFrame>& symbolize(uint64_t address);
 
   const ModuleMap& module_map() const { return map_; }
 
@@ -68,7 +71,7 @@ class Symbolizer {
   ModuleMap map_;
   SymbolizerOptions options_;
   std::vector<std::unique_ptr<OpenModule>> open_;  // by module index, opened on first use
-  std::unordered_map<uint64_t, std::unique_ptr<SymbolizedFrame>> cache_;
+  std::unordered_map<uint64_t, std::unique_ptr<std::vector<SymbolizedFrame>>> cache_;
 };
 
 }  // namespace vkleak

@@ -291,6 +291,7 @@ struct Finding {
   std::vector<std::string> names;
   uint64_t names_omitted = 0;
   std::vector<std::string> callsite;
+  std::string callsite_summary;  // "caller > helper (file:line)"; empty in older documents
   std::vector<uint64_t> frames;
   std::vector<Chain> chains;
   std::vector<Example> examples;
@@ -355,6 +356,7 @@ Finding read_finding(const json& f) {
   out.bytes = to_u64(member(f, "bytes"));
   out.names = strings_of(f, "names");
   out.names_omitted = to_u64(member(f, "names_omitted")).value_or(0);
+  out.callsite_summary = string_or(f, "callsite_summary");
   for (const json& frame : array_of(f, "callsite")) {
     if (frame.is_string()) {
       out.callsite.push_back(frame.get<std::string>());
@@ -1278,7 +1280,9 @@ std::string findings_section(const Report& r) {
          (f.callsite.empty()
               ? "<span class=\"vk-more\">(unknown)</span>"
               : "<code title=\"" + escape(display_cut(f.callsite.front())) + "\">" +
-                    escape(display_cut(short_frame(f.callsite.front()))) + "</code>") +
+                    escape(display_cut(f.callsite_summary.empty() ? short_frame(f.callsite.front())
+                                                                  : f.callsite_summary)) +
+                    "</code>") +
          "</td>";
     s += "<td class=\"vk-frames\">" + escape(frames_text(f.frames)) + "</td></tr>\n";
     s += "<tr class=\"vk-finding-details\"><td></td><td colspan=\"7\">" +

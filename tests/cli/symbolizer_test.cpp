@@ -32,16 +32,25 @@ __attribute__((noinline)) void* KnownCallerFunction() {
   return address;
 }
 
-constexpr int kInlinedCallLine = __LINE__ + 3;
-// Always inlined into OuterFunction: the frame must name this function, not only its host.
+// An inline chain two deep, as -O2 makes of small helpers: InlinedHelper into InlinedMiddle
+// into OuterFunction. Each must come back as a frame, with the line of its call.
+constexpr int kInlinedCallLine = __LINE__ + 2;
 inline __attribute__((always_inline)) void* InlinedHelper() {
   void* address = ReturnAddress();
   asm volatile("" : : "r"(address) : "memory");
   return address;
 }
 
-__attribute__((noinline)) void* OuterFunction() {
+constexpr int kMiddleCallLine = __LINE__ + 2;
+static inline __attribute__((always_inline)) void* InlinedMiddle() {
   void* address = InlinedHelper();
+  asm volatile("" : : "r"(address) : "memory");
+  return address;
+}
+
+constexpr int kOuterCallLine = __LINE__ + 2;
+__attribute__((noinline)) void* OuterFunction() {
+  void* address = InlinedMiddle();
   asm volatile("" : : "r"(address) : "memory");
   return address;
 }
@@ -125,29 +134,44 @@ TEST(SymbolizerTest, FindsItsOwnFunctionFileAndLine) {
   EXPECT_FALSE(modules[static_cast<size_t>(index)].build_id.empty()) << "expected a build-id";
 
   Symbolizer symbolizer(modules);
-  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  const SymbolizedFrame& frame = symbolizer.symbolize(address).front();
   EXPECT_EQ(frame.module, index);
   EXPECT_EQ(frame.function, "vkleak_symbolizer_test::KnownCallerFunction()");
   EXPECT_TRUE(ends_with(frame.file, "tests/cli/symbolizer_test.cpp")) << frame.file;
   EXPECT_EQ(frame.line, vkleak_symbolizer_test::kCallLine);
   EXPECT_EQ(frame.note, "");
-  EXPECT_EQ(frame.inlined_into, "");
+  EXPECT_FALSE(frame.inlined);
+  EXPECT_EQ(symbolizer.symbolize(address).size(), 1u);
   EXPECT_EQ(frame.offset, address - modules[static_cast<size_t>(index)].bias);
   EXPECT_EQ(frame.to_string(), "vkleak_symbolizer_test::KnownCallerFunction() (" + frame.file +
                                    ":" + std::to_string(vkleak_symbolizer_test::kCallLine) + ")");
   // Cached: the same object comes back.
-  EXPECT_EQ(&symbolizer.symbolize(address), &frame);
+  EXPECT_EQ(&symbolizer.symbolize(address).front(), &frame);
 }
 
-TEST(SymbolizerTest, NamesTheInlinedFunction) {
+TEST(SymbolizerTest, ExpandsTheInlineChainInnermostFirst) {
   const std::vector<Module> modules = own_modules();
   const auto address = reinterpret_cast<uint64_t>(vkleak_symbolizer_test::OuterFunction());
   Symbolizer symbolizer(modules);
-  const SymbolizedFrame& frame = symbolizer.symbolize(address);
-  EXPECT_EQ(frame.function, "vkleak_symbolizer_test::InlinedHelper()");
-  EXPECT_EQ(frame.inlined_into, "vkleak_symbolizer_test::OuterFunction()");
-  EXPECT_TRUE(ends_with(frame.file, "tests/cli/symbolizer_test.cpp")) << frame.file;
-  EXPECT_EQ(frame.line, vkleak_symbolizer_test::kInlinedCallLine);
+  const std::vector<SymbolizedFrame>& chain = symbolizer.symbolize(address);
+  ASSERT_EQ(chain.size(), 3u);
+  const struct {
+    const char* function;
+    int line;
+    bool inlined;
+  } expected[] = {
+      {"vkleak_symbolizer_test::InlinedHelper()", vkleak_symbolizer_test::kInlinedCallLine, true},
+      // Internal linkage, no linkage name: DWARF's plain name, as addr2line prints it.
+      {"InlinedMiddle", vkleak_symbolizer_test::kMiddleCallLine, true},
+      {"vkleak_symbolizer_test::OuterFunction()", vkleak_symbolizer_test::kOuterCallLine, false}};
+  for (size_t i = 0; i < chain.size(); ++i) {
+    EXPECT_EQ(chain[i].function, expected[i].function) << i;
+    EXPECT_EQ(chain[i].line, expected[i].line) << i;
+    EXPECT_EQ(chain[i].inlined, expected[i].inlined) << i;
+    EXPECT_TRUE(ends_with(chain[i].file, "tests/cli/symbolizer_test.cpp")) << chain[i].file;
+    // One return address: every frame of the chain is that address.
+    EXPECT_EQ(chain[i].address, address) << i;
+  }
 }
 
 TEST(SymbolizerTest, BuildIdMismatchFallsBackToModuleOffset) {
@@ -158,7 +182,7 @@ TEST(SymbolizerTest, BuildIdMismatchFallsBackToModuleOffset) {
   Module& m = modules[static_cast<size_t>(index)];
   m.build_id = std::string(m.build_id.size() ? m.build_id.size() : 40, '0');
   Symbolizer symbolizer(modules);
-  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  const SymbolizedFrame& frame = symbolizer.symbolize(address).front();
   EXPECT_EQ(frame.function, "");
   EXPECT_EQ(frame.file, "");
   EXPECT_EQ(frame.note, "build-id mismatch");
@@ -172,7 +196,7 @@ TEST(SymbolizerTest, MissingFileFallsBackToModuleOffset) {
   modules[0] = {"/nonexistent/vkleak/libgone.so.1", 0x7f0000000000, 0x10000, 0x7f0000000000,
                 "abcd"};
   Symbolizer symbolizer(modules);
-  const SymbolizedFrame& frame = symbolizer.symbolize(0x7f0000001234);
+  const SymbolizedFrame& frame = symbolizer.symbolize(0x7f0000001234).front();
   EXPECT_EQ(frame.module, 0);
   EXPECT_EQ(frame.offset, 0x1234u);
   EXPECT_EQ(frame.note, "file not found");
@@ -199,7 +223,7 @@ TEST(SymbolizerTest, ModulePathsThatAreNotElfFilesAreSkipped) {
     std::vector<Module> modules(1);
     modules[0] = {path, 0x7f0000000000, 0x10000, 0x7f0000000000, ""};
     Symbolizer symbolizer(modules);
-    const SymbolizedFrame& frame = symbolizer.symbolize(0x7f0000001234);
+    const SymbolizedFrame& frame = symbolizer.symbolize(0x7f0000001234).front();
     EXPECT_EQ(frame.note, note) << path;
     EXPECT_EQ(frame.function, "") << path;
     EXPECT_EQ(frame.offset, 0x1234u) << path;
@@ -211,12 +235,12 @@ TEST(SymbolizerTest, OffsetIsRelativeToTheLoadBias) {
   std::vector<Module> modules(1);
   modules[0] = {"/nonexistent/app", 0x400000, 0x10000, 0, ""};
   Symbolizer symbolizer(modules);
-  EXPECT_EQ(symbolizer.symbolize(0x401234).to_string(), "app+0x401234");
+  EXPECT_EQ(symbolizer.symbolize(0x401234).front().to_string(), "app+0x401234");
 }
 
 TEST(SymbolizerTest, AddressOutsideEveryModule) {
   Symbolizer symbolizer(own_modules());
-  const SymbolizedFrame& frame = symbolizer.symbolize(0x10);
+  const SymbolizedFrame& frame = symbolizer.symbolize(0x10).front();
   EXPECT_EQ(frame.module, -1);
   EXPECT_EQ(frame.to_string(), "0x10");
 }
@@ -227,7 +251,7 @@ TEST(SymbolizerTest, SymbolizingCanBeTurnedOff) {
   const int index = module_of(modules, address);
   ASSERT_GE(index, 0);
   Symbolizer symbolizer(modules, SymbolizerOptions{false});
-  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  const SymbolizedFrame& frame = symbolizer.symbolize(address).front();
   EXPECT_EQ(frame.function, "");
   EXPECT_EQ(
       frame.to_string(),
@@ -254,7 +278,7 @@ TEST(SymbolizerTest, StrippedCopyHasNoSymbols) {
   ASSERT_EQ(std::system(("strip --strip-all '" + copy + "'").c_str()), 0);
   m.path = copy;
   Symbolizer symbolizer(modules);
-  const SymbolizedFrame& frame = symbolizer.symbolize(address);
+  const SymbolizedFrame& frame = symbolizer.symbolize(address).front();
   // The build-id survives stripping, so this is the same build without its symbols.
   EXPECT_EQ(frame.note, "no symbols");
   EXPECT_EQ(frame.function, "");
@@ -302,11 +326,11 @@ TEST(SymbolizerTest, FindsSeparateDebugFileByBuildId) {
   const std::string by_id = id_dir + "/" + s.build_id.substr(2) + ".debug";
   {  // Not there yet: the stripped copy has no symbols.
     Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
-    EXPECT_EQ(symbolizer.symbolize(s.address).note, "no symbols");
+    EXPECT_EQ(symbolizer.symbolize(s.address).front().note, "no symbols");
   }
   std::filesystem::copy_file(s.debug, by_id);
   Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
-  expect_full_symbols(symbolizer.symbolize(s.address));
+  expect_full_symbols(symbolizer.symbolize(s.address).front());
 }
 
 TEST(SymbolizerTest, FindsSeparateDebugFileByDebuglink) {
@@ -320,7 +344,7 @@ TEST(SymbolizerTest, FindsSeparateDebugFileByDebuglink) {
                             .c_str()),
             0);
   Symbolizer symbolizer(s.modules, SymbolizerOptions{true, dir.file("no-debug-root")});
-  expect_full_symbols(symbolizer.symbolize(s.address));
+  expect_full_symbols(symbolizer.symbolize(s.address).front());
 }
 
 TEST(SymbolizerTest, SeparateDebugFileMustBeARegularFileOfTheSameBuild) {
@@ -344,7 +368,7 @@ TEST(SymbolizerTest, SeparateDebugFileMustBeARegularFileOfTheSameBuild) {
                             .c_str()),
             0);
   Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
-  const SymbolizedFrame& frame = symbolizer.symbolize(s.address);
+  const SymbolizedFrame& frame = symbolizer.symbolize(s.address).front();
   EXPECT_EQ(frame.note, "no symbols");
   EXPECT_EQ(frame.file, "");
 }
