@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -70,8 +71,27 @@ struct InlineScope {
   int call_line = 0;
 };
 
-// The inlined subroutines that hold pc, innermost first, from the scopes of its compilation
-// unit (libdw caches the unit and its file table); *host gets the subprogram's DWARF name.
+// The DIEs of code that hold pc under parent, outermost first, searching every subtree:
+// dwarf_getscopes skips a function whose DIE is nested in another function's that does not hold
+// pc (a lambda's operator() inside its enclosing function's DIE).
+bool code_path(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>* path, int depth) {
+  Dwarf_Die child;
+  if (depth > 64 || dwarf_child(parent, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+         tag == DW_TAG_lexical_block) &&
+        dwarf_haspc(&child, pc) == 1) {
+      path->push_back(child);
+      code_path(&child, pc, path, depth + 1);
+      return true;
+    }
+    if (dwarf_haschildren(&child) == 1 && code_path(&child, pc, path, depth + 1)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+// The inlined subroutines that hold pc, innermost first, and *host the subprogram's DWARF name.
 std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc, std::string* host) {
   std::vector<InlineScope> out;
   Dwarf_Addr bias = 0;
@@ -79,48 +99,50 @@ std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc, std::
   if (cu == nullptr) return out;
   // dwarf_getscopes follows an inlined function into its abstract definition's scopes; the
   // physical nesting (inlined into inlined into subprogram) is that of the innermost one.
+  std::vector<Dwarf_Die> dies;  // innermost first
   Dwarf_Die* found = nullptr;
   const int n_found = dwarf_getscopes(cu, pc - bias, &found);
-  Dwarf_Die* scopes = nullptr;
-  int n = 0;
   for (int i = 0; i < n_found; ++i) {
     const int tag = dwarf_tag(&found[i]);
     if (tag == DW_TAG_subprogram) {
-      *host = die_function_name(&found[i]);
+      dies.push_back(found[i]);
       break;
     }
     if (tag == DW_TAG_inlined_subroutine) {
-      n = dwarf_getscopes_die(&found[i], &scopes);
+      Dwarf_Die* nest = nullptr;
+      const int n = dwarf_getscopes_die(&found[i], &nest);
+      dies.assign(nest, nest + std::max(n, 0));
+      std::free(nest);
       break;
     }
   }
   std::free(found);
-  if (n <= 0) return out;
+  if (dies.empty() && code_path(cu, pc - bias, &dies, 0)) std::reverse(dies.begin(), dies.end());
+  if (dies.empty()) return out;
   Dwarf_Files* files = nullptr;
   size_t file_count = 0;
   if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) file_count = 0;
   Dwarf_Attribute attr;
   const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
-  for (int i = 0; i < n; ++i) {  // innermost first; lexical blocks in between are skipped
-    const int tag = dwarf_tag(&scopes[i]);
+  for (Dwarf_Die& die : dies) {  // innermost first; lexical blocks in between are skipped
+    const int tag = dwarf_tag(&die);
     if (tag == DW_TAG_subprogram) {
-      *host = die_function_name(&scopes[i]);
+      *host = die_function_name(&die);
       break;
     }
     if (tag != DW_TAG_inlined_subroutine) continue;
     InlineScope scope;
-    scope.function = die_function_name(&scopes[i]);
+    scope.function = die_function_name(&die);
     Dwarf_Word value = 0;
-    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &value) == 0 &&
+    if (dwarf_formudata(dwarf_attr(&die, DW_AT_call_file, &attr), &value) == 0 &&
         value < file_count) {
       if (const char* file = dwarf_filesrc(files, value, nullptr, nullptr))
         scope.call_file = absolute_source_path(file, comp_dir);
     }
-    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &value) == 0)
+    if (dwarf_formudata(dwarf_attr(&die, DW_AT_call_line, &attr), &value) == 0)
       scope.call_line = static_cast<int>(value);
     out.push_back(std::move(scope));
   }
-  std::free(scopes);
   return out;
 }
 

@@ -1,0 +1,158 @@
+"""Call sites through a helper inlined at -O2 (scenario callsite_inlined): every return address
+expands into its inline chain as `addr2line -i -f -C` prints it, each caller is named with its
+line, fingerprints keep the callers apart, a suppression on a function that exists only as an
+inlined frame matches, and a stripped copy of the program gives module+offset frames."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import unittest
+
+from harness import (SOURCE as SOURCE_DIR, TempDirTestCase, VKLEAK, base_env, explicit_env, run, scenario,
+                     snapshot_files, snapshots, validate)
+
+PROGRAM = "callsite_inlined"
+SOURCE = "callsite_inlined.cpp"
+COUNT = 3
+
+
+def addr2line(tool, binary, offset):
+    """[(function, line)] innermost first, as `tool -i -f -C` prints them."""
+    out = subprocess.run([tool, "-i", "-f", "-C", "-e", binary, hex(offset)],
+                         check=True, capture_output=True, text=True).stdout.splitlines()
+    frames = []
+    for function, where in zip(out[0::2], out[1::2]):
+        line = where.rsplit(":", 1)[1].split(" ")[0]
+        frames.append((function, int(line) if line.isdigit() else 0))
+    return frames
+
+
+def lambda_spelling(function):
+    """GNU's demangled lambda, main::{lambda(unsigned int)#1}, as LLVM spells it."""
+    return re.sub(r"\{lambda\(([^)]*)\)#\d+\}", r"'lambda'(\1)", function)
+
+
+class InlinedCallsiteTest(TempDirTestCase):
+    def run_program(self, program):
+        run([program, "--count", str(COUNT)], explicit_env(self.tmp, self.out))
+        [snap] = snapshots(self.out, "device_destroy")
+        validate(snap)
+        return snap
+
+    def report(self, *options, command="report"):
+        proc = run([VKLEAK, command, "--format", "json", *options, self.out],
+                   base_env(self.tmp), check=False)
+        doc = json.loads(proc.stdout)
+        found = {}
+        for f in doc["findings"]:
+            if f["kind"] == "leak_at_exit" and f["object_type"] == "VkBuffer":
+                found[f["name_pattern"]] = f
+        self.assertEqual(set(found), {"lambda.*", "tmpl.*"}, doc["findings"])
+        return found
+
+    def test_frames_equal_addr2line_for_every_address(self):
+        program = scenario(PROGRAM)
+        snap = self.run_program(program)
+        [exe] = [m for m in snap["modules"] if m["path"] == program]
+        bias = int(exe["bias"], 16)
+        lo, hi = int(exe["base"], 16), int(exe["base"], 16) + exe["size"]
+        ids = {}
+        for o in snap["objects"]:
+            if o["type"] == "VkBuffer" and o["name"]:
+                ids.setdefault(o["name"].split(".")[0], set()).add(o["callsite"])
+        self.assertEqual(set(ids), {"lambda", "tmpl"})
+        path = [p for p in snapshot_files(self.out) if "device_destroy" in p][0]
+        shown = json.loads(run([VKLEAK, "show", "--format", "json", "--top", "50", path],
+                               base_env(self.tmp)).stdout)
+        by_id = {c["callsite"]: c for c in shown["callsites"]}
+        recorded = {c["id"]: c["frames"] for c in snap["callsites"]}
+        for group, (callsite,) in ids.items():
+            gnu, llvm = [], []
+            for address in recorded[callsite]:
+                address = int(address, 16)
+                if lo <= address < hi:  # the program's own frames; libc may lack debug info
+                    gnu += addr2line("addr2line", program, address - bias - 1)
+                    llvm += addr2line("llvm-addr2line", program, address - bias - 1)
+            frames = [(f["function"], f["line"] or 0, f["inlined"])
+                      for f in by_id[callsite]["frames"] if f["module"] == program]
+            # Every frame's line as both print it. Names: GNU addr2line (2.40) gives an inlined
+            # function without a linkage name (create_buffer is static) its host's name, and
+            # names each caller by its plain DW_AT_name; llvm-addr2line reads the same DWARF
+            # as vkleak does, names included.
+            self.assertEqual([l for _, l, _ in frames], [l for _, l in gnu], (group, gnu))
+            self.assertEqual([(lambda_spelling(f), l) for f, l, _ in frames], llvm, group)
+            # The helper is inlined into its caller: two frames for one address.
+            self.assertEqual(frames[0][0], "create_buffer", frames)
+            self.assertTrue(frames[0][2], frames)
+            self.assertFalse(frames[1][2], frames)
+        self.assertIn("(inlined)", run([VKLEAK, "show", path], base_env(self.tmp)).stdout)
+
+    def test_findings_name_each_caller_and_suppressions_match_inlined_frames(self):
+        self.run_program(scenario(PROGRAM))
+        found = self.report()
+        with open(os.path.join(SOURCE_DIR, "tests/scenarios", SOURCE)) as f:
+            lines = f.read().splitlines()
+
+        def line_of(text):
+            [n] = [i + 1 for i, l in enumerate(lines) if text in l]
+            return n
+
+        callers = {"lambda.*": ("main::{lambda(unsigned int)#1}::operator()(unsigned int) const",
+                                line_of('create_buffer(ctx, "lambda.')),
+                   "tmpl.*": ("upload_mesh<512ul>", line_of('create_buffer(ctx, "tmpl.'))}
+        helper_line = line_of("vkCreateBuffer(ctx.device")
+        for pattern, (caller, line) in callers.items():
+            f = found[pattern]
+            frames = f["callsite_frames"]
+            self.assertEqual((frames[0]["function"], frames[0]["line"], frames[0]["inlined"]),
+                             ("create_buffer", helper_line, True), frames)
+            self.assertIn(caller, frames[1]["function"])
+            self.assertEqual((frames[1]["line"], frames[1]["inlined"]), (line, False), frames)
+            self.assertTrue(f["callsite"][0].endswith(" (inlined)"), f["callsite"])
+            # The identity and the summary name the caller, not only the shared helper.
+            self.assertIn(caller, f["function"])
+            self.assertTrue(f["function"].endswith(" > create_buffer"), f["function"])
+            self.assertIn(caller, f["callsite_summary"])
+            self.assertTrue(f["callsite_summary"].endswith(
+                f" > create_buffer ({SOURCE}:{helper_line})"), f["callsite_summary"])
+        self.assertNotEqual(found["lambda.*"]["fingerprint"], found["tmpl.*"]["fingerprint"])
+
+        # create_buffer exists only as inlined frames: a rule on it matches both findings, one
+        # on a caller only its own.
+        rules = os.path.join(self.tmp, "rules.txt")
+        for rule, suppressed in (("frame=*create_buffer*", {"lambda.*", "tmpl.*"}),
+                                 ("frame=*upload_mesh*", {"tmpl.*"})):
+            with open(rules, "w") as f:
+                f.write(rule + "\n")
+            gated = self.report("--suppressions", rules, command="gate")
+            self.assertEqual({p for p, f in gated.items() if f["status"] == "suppressed"},
+                             suppressed, rule)
+
+        text = run([VKLEAK, "report", self.out], base_env(self.tmp), check=False).stdout
+        self.assertIn("create_buffer (", text)
+        self.assertIn("(inlined)", text)
+
+    def test_stripped_program_gives_module_offset_frames(self):
+        stripped = os.path.join(self.tmp, PROGRAM)
+        shutil.copy(scenario(PROGRAM), stripped)
+        subprocess.run(["strip", "--strip-all", stripped], check=True)
+        self.run_program(stripped)
+        for f in self.report().values():
+            own = [fr for fr in f["callsite_frames"] if fr["module"] == PROGRAM]
+            self.assertTrue(own, f["callsite_frames"])
+            for fr in own:
+                # No line table, no inline chain; exported functions (main) keep the name
+                # .dynsym gives them.
+                self.assertIsNone(fr["file"], fr)
+                self.assertFalse(fr["inlined"], fr)
+                self.assertRegex(fr["text"], rf"\({PROGRAM}\+0x[0-9a-f]+\)$|^{PROGRAM}\+0x")
+            # The creation frame (a local function) is module+offset, and the summary says so.
+            self.assertRegex(own[0]["text"], rf"^{PROGRAM}\+0x[0-9a-f]+$")
+            self.assertIsNone(own[0]["function"])
+            self.assertRegex(f["callsite_summary"], rf"^{PROGRAM}\+0x[0-9a-f]+$")
+
+
+if __name__ == "__main__":
+    unittest.main()
