@@ -24,8 +24,18 @@ std::string word(const std::string& text) {
   return text;
 }
 
+// The program's short path ("caller > helper") and the innermost source line, each in a code
+// span of its own.
 std::string where(const Finding& f) {
-  return cell(callsite_summary(f));
+  if (f.callsite.empty()) return "";
+  const std::string path = callsite_path(f);
+  std::string text = cell(path.empty() ? f.callsite.front().text : path);
+  if (const Frame* s = source_frame(f)) {
+    const size_t slash = s->file.rfind('/');
+    text += " " + cell(s->file.substr(slash == std::string::npos ? 0 : slash + 1)) + ":" +
+            std::to_string(s->line);
+  }
+  return text;
 }
 
 std::string table_row(const Finding& f, size_t n, bool gated, bool several_runs) {

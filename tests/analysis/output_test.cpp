@@ -60,6 +60,40 @@ analysis::ReportDocument sample() {
   return doc;
 }
 
+// An inlined helper's frame: the identity and the summary must name its caller too, or every
+// caller of the helper would share one fingerprint.
+TEST(OutputTest, InlinedFramesKeyTheFindingByTheirCaller) {
+  analysis::ReportDocument doc = sample();
+  Finding& f = doc.runs[0].findings[0];
+  analysis::Frame helper = f.callsite[0];
+  helper.function = "create_buffer";
+  helper.line = 12;
+  helper.inlined = true;
+  helper.text = "create_buffer (/work/src/gpu buffer.cpp:12) (inlined)";
+  f.callsite.insert(f.callsite.begin(), helper);
+  EXPECT_EQ(f.function(), "GpuBuffer::GpuBuffer(int) > create_buffer");
+  EXPECT_EQ(analysis::callsite_path(f), "main > GpuBuffer::GpuBuffer(int) > create_buffer");
+  EXPECT_EQ(analysis::callsite_path(f, 2), "GpuBuffer::GpuBuffer(int) > create_buffer");
+  EXPECT_EQ(analysis::callsite_summary(f),
+            "main > GpuBuffer::GpuBuffer(int) > create_buffer (gpu buffer.cpp:12)");
+  const json j = analysis::findings_json(doc)["findings"][0];
+  EXPECT_EQ(j["callsite_frames"][0]["inlined"], true);
+  EXPECT_EQ(j["callsite_frames"][1]["inlined"], false);
+  EXPECT_EQ(j["function"], "GpuBuffer::GpuBuffer(int) > create_buffer");
+  EXPECT_EQ(j["fingerprint"],
+            "retained|VkBuffer|GpuBuffer::GpuBuffer(int) > create_buffer|wrapper.vertices");
+  // Without inlining the identity stays the innermost function, as baselines recorded it.
+  f.callsite.erase(f.callsite.begin());
+  EXPECT_EQ(f.function(), "GpuBuffer::GpuBuffer(int)");
+  // Without symbols the summary is the frame itself.
+  analysis::Frame bare;
+  bare.text = "app+0x1f";
+  bare.module = "app";
+  f.callsite = {bare};
+  EXPECT_EQ(analysis::callsite_summary(f), "app+0x1f");
+  EXPECT_EQ(f.function(), "");
+}
+
 TEST(OutputTest, FindingsJson) {
   const json j = analysis::findings_json(sample());
   EXPECT_EQ(j["format"], "vkleak-findings");
@@ -247,8 +281,9 @@ TEST(OutputEscapingTest, MarkdownPutsNamesInCodeSpansTheyCannotLeave) {
   EXPECT_EQ(md.find("\u202e"), std::string::npos);
   EXPECT_EQ(md.find("\u2028"), std::string::npos);
   EXPECT_EQ(md.find("&lt;"), std::string::npos) << "no entities inside code spans";
-  // The call site: function and file in code spans of their own.
-  EXPECT_NE(md.find("| ```a`b``c``` `[x](javascript:alert(1)).cpp`:41 |"), std::string::npos) << md;
+  // The call site: the program's path (caller > innermost) and file in code spans of their own.
+  EXPECT_NE(md.find("| ```main > a`b``c``` `[x](javascript:alert(1)).cpp`:41 |"), std::string::npos)
+      << md;
 
   const std::optional<std::string> html = github_html(md);
   if (!html) GTEST_SKIP() << "cmark-gfm is not installed";
