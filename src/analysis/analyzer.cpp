@@ -283,7 +283,8 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
                                               : join_patterns(described[group].primary_names);
     const std::vector<Frame>& frames = callsites_.frames(g.callsite);
     if (!frames.empty()) {
-      gs.function = frames.front().function.empty() ? frames.front().text : frames.front().function;
+      gs.function = inlined_function_chain(frames);
+      if (gs.function.empty()) gs.function = frames.front().text;
     }
     gs.live = series.live;
     gs.bytes = series.bytes;
@@ -397,6 +398,12 @@ RunReport RunAnalyzer::finish() {
   if (events_.duplicate_handles() > 0) {
     report_.notes.push_back(format_count(events_.duplicate_handles()) +
                             " duplicate handles were returned by the driver (counted, not errors)");
+  }
+  // A stripped program says why its frames are module+offset, once, not in every frame.
+  for (const auto& [module, why] : callsites_.modules_without_symbols()) {
+    report_.notes.push_back("call sites in " + printable(module) + " are module+offset: " + why +
+                            " (a stripped build? its debug file is looked up by build-id under "
+                            "/usr/lib/debug)");
   }
   last_index_.reset();
   last_.reset();

@@ -77,6 +77,8 @@ const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
       frame.line = f.line;
       frame.module = f.module_name;
       frame.inlined = f.inlined;
+      if (!f.note.empty() && !f.module_name.empty())
+        without_symbols_.try_emplace(f.module_name, f.note);
       entry.frames.push_back(std::move(frame));
     }
   }

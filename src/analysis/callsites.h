@@ -33,6 +33,12 @@ class CallsiteTable {
   // frame is there (then all, each text marked "[Vulkan stack]"). Empty for kNoCallsiteId.
   const std::vector<Frame>& frames(uint32_t id);
 
+  // Modules of the frames symbolized so far that had no symbols at all, with the symbolizer's
+  // reason ("no symbols", "file not found", "build-id mismatch").
+  const std::map<std::string, std::string>& modules_without_symbols() const {
+    return without_symbols_;
+  }
+
  private:
   struct Entry {
     std::vector<uint64_t> addresses;  // outside the Vulkan stack, unless all_in_stack
@@ -50,6 +56,7 @@ class CallsiteTable {
   std::unordered_map<std::string, uint32_t> by_key_;
   std::vector<Entry> entries_;
   std::map<uint64_t, Process> processes_;  // by pid
+  std::map<std::string, std::string> without_symbols_;
 };
 
 }  // namespace vkleak::analysis

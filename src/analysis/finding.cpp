@@ -71,6 +71,10 @@ bool kind_is_error(FindingKind kind) {
 }
 
 std::string Finding::function() const {
+  return inlined_function_chain(callsite);
+}
+
+std::string inlined_function_chain(const std::vector<Frame>& callsite) {
   std::string out;
   for (const Frame& frame : callsite) {
     if (frame.function.empty()) break;

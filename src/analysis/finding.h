@@ -139,6 +139,10 @@ struct Finding {
   std::string fingerprint() const;
 };
 
+// The innermost frame's function and, while it was inlined, the functions it was inlined into,
+// outermost first: "draw > make_buffer". Empty when the innermost frame has no function.
+std::string inlined_function_chain(const std::vector<Frame>& callsite);
+
 // Ranking: bytes, then count, descending; then kind and type for a stable order.
 void rank_findings(std::vector<Finding>* findings);
 

@@ -44,7 +44,7 @@ class InlinedCallsiteTest(TempDirTestCase):
     def report(self, *options, command="report"):
         proc = run([VKLEAK, command, "--format", "json", *options, self.out],
                    base_env(self.tmp), check=False)
-        doc = json.loads(proc.stdout)
+        doc = self.doc = json.loads(proc.stdout)
         found = {}
         for f in doc["findings"]:
             if f["kind"] == "leak_at_exit" and f["object_type"] == "VkBuffer":
@@ -130,6 +130,7 @@ class InlinedCallsiteTest(TempDirTestCase):
             self.assertEqual({p for p, f in gated.items() if f["status"] == "suppressed"},
                              suppressed, rule)
 
+        self.assertFalse([n for n in self.doc["runs"][0]["notes"] if "module+offset" in n])
         text = run([VKLEAK, "report", self.out], base_env(self.tmp), check=False).stdout
         self.assertIn("create_buffer (", text)
         self.assertIn("(inlined)", text)
@@ -152,6 +153,11 @@ class InlinedCallsiteTest(TempDirTestCase):
             self.assertRegex(own[0]["text"], rf"^{PROGRAM}\+0x[0-9a-f]+$")
             self.assertIsNone(own[0]["function"])
             self.assertRegex(f["callsite_summary"], rf"^{PROGRAM}\+0x[0-9a-f]+$")
+        # And the report says why, once.
+        notes = [n for r in self.doc["runs"] for n in r["notes"] if PROGRAM in n]
+        self.assertEqual(notes, [f"call sites in {PROGRAM} are module+offset: no symbols (a "
+                                 "stripped build? its debug file is looked up by build-id under "
+                                 "/usr/lib/debug)"], self.doc["runs"][0]["notes"])
 
 
 if __name__ == "__main__":
