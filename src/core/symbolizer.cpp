@@ -64,6 +64,15 @@ std::string die_function_name(Dwarf_Die* die) {
   return name ? name : "";
 }
 
+struct CuIndex {
+  struct Range {
+    Dwarf_Addr start, end;
+    size_t die;
+  };
+  std::vector<Range> ranges;  // sorted by start
+  std::vector<Dwarf_Die> dies;
+};
+
 // One inlined subroutine pc is in: its function, and where the next frame out called it.
 struct InlineScope {
   std::string function;
@@ -71,66 +80,74 @@ struct InlineScope {
   int call_line = 0;
 };
 
-// The DIEs of code that hold pc under parent, outermost first, searching every subtree:
-// dwarf_getscopes skips a function whose DIE is nested in another function's that does not hold
-// pc (a lambda's operator() inside its enclosing function's DIE).
-bool code_path(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>* path, int depth) {
+// The inline scopes (inlined subroutines, lexical blocks) under parent that hold pc, outermost
+// first; other code is pruned.
+void code_path(Dwarf_Die* parent, Dwarf_Addr pc, std::vector<Dwarf_Die>* path, int depth) {
   Dwarf_Die child;
-  if (depth > 64 || dwarf_child(parent, &child) != 0) return false;
+  if (depth > 64 || dwarf_child(parent, &child) != 0) return;
   do {
     const int tag = dwarf_tag(&child);
-    if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-         tag == DW_TAG_lexical_block) &&
-        dwarf_haspc(&child, pc) == 1) {
-      path->push_back(child);
-      code_path(&child, pc, path, depth + 1);
-      return true;
+    if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) {
+      if (dwarf_haspc(&child, pc) == 1) {
+        path->push_back(child);
+        code_path(&child, pc, path, depth + 1);
+        return;
+      }
     }
-    if (dwarf_haschildren(&child) == 1 && code_path(&child, pc, path, depth + 1)) return true;
   } while (dwarf_siblingof(&child, &child) == 0);
-  return false;
+}
+
+// Every subprogram of a compilation unit with code, nested ones included (a lambda's operator()
+// may sit in its enclosing function's DIE, where dwarf_getscopes does not look), by address:
+// built once per unit, so an address costs a search and a walk of its own function only.
+void index_subprograms(Dwarf_Die* parent, CuIndex* index, int depth) {
+  Dwarf_Die child;
+  if (depth > 64 || dwarf_child(parent, &child) != 0) return;
+  do {
+    if (dwarf_tag(&child) == DW_TAG_subprogram) {
+      Dwarf_Addr base = 0, start = 0, end = 0;
+      ptrdiff_t offset = 0;
+      while ((offset = dwarf_ranges(&child, offset, &base, &start, &end)) > 0) {
+        if (start < end) index->ranges.push_back({start, end, index->dies.size()});
+      }
+      index->dies.push_back(child);
+    }
+    // Inlined subroutines hold no out-of-line function; anything else may.
+    if (dwarf_tag(&child) != DW_TAG_inlined_subroutine && dwarf_haschildren(&child) == 1)
+      index_subprograms(&child, index, depth + 1);
+  } while (dwarf_siblingof(&child, &child) == 0);
 }
 
 // The inlined subroutines that hold pc, innermost first, and *host the subprogram's DWARF name.
-std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc, std::string* host) {
+std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc, std::string* host,
+                                       std::unordered_map<Dwarf_Off, CuIndex>* cus) {
   std::vector<InlineScope> out;
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias);
   if (cu == nullptr) return out;
-  // dwarf_getscopes follows an inlined function into its abstract definition's scopes; the
-  // physical nesting (inlined into inlined into subprogram) is that of the innermost one.
-  std::vector<Dwarf_Die> dies;  // innermost first
-  Dwarf_Die* found = nullptr;
-  const int n_found = dwarf_getscopes(cu, pc - bias, &found);
-  for (int i = 0; i < n_found; ++i) {
-    const int tag = dwarf_tag(&found[i]);
-    if (tag == DW_TAG_subprogram) {
-      dies.push_back(found[i]);
-      break;
-    }
-    if (tag == DW_TAG_inlined_subroutine) {
-      Dwarf_Die* nest = nullptr;
-      const int n = dwarf_getscopes_die(&found[i], &nest);
-      dies.assign(nest, nest + std::max(n, 0));
-      std::free(nest);
-      break;
-    }
+  pc -= bias;
+  auto [it, added] = cus->try_emplace(dwarf_dieoffset(cu));
+  CuIndex& index = it->second;
+  if (added) {
+    index_subprograms(cu, &index, 0);
+    std::sort(index.ranges.begin(), index.ranges.end(),
+              [](const CuIndex::Range& a, const CuIndex::Range& b) { return a.start < b.start; });
   }
-  std::free(found);
-  if (dies.empty() && code_path(cu, pc - bias, &dies, 0)) std::reverse(dies.begin(), dies.end());
-  if (dies.empty()) return out;
+  auto r = std::upper_bound(index.ranges.begin(), index.ranges.end(), pc,
+                            [](Dwarf_Addr a, const CuIndex::Range& b) { return a < b.start; });
+  if (r == index.ranges.begin() || pc >= std::prev(r)->end) return out;
+  Dwarf_Die subprogram = index.dies[std::prev(r)->die];
+  *host = die_function_name(&subprogram);
+  std::vector<Dwarf_Die> dies;  // outermost first
+  code_path(&subprogram, pc, &dies, 0);
+  std::reverse(dies.begin(), dies.end());
   Dwarf_Files* files = nullptr;
   size_t file_count = 0;
   if (dwarf_getsrcfiles(cu, &files, &file_count) != 0) file_count = 0;
   Dwarf_Attribute attr;
   const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
   for (Dwarf_Die& die : dies) {  // innermost first; lexical blocks in between are skipped
-    const int tag = dwarf_tag(&die);
-    if (tag == DW_TAG_subprogram) {
-      *host = die_function_name(&die);
-      break;
-    }
-    if (tag != DW_TAG_inlined_subroutine) continue;
+    if (dwarf_tag(&die) != DW_TAG_inlined_subroutine) continue;
     InlineScope scope;
     scope.function = die_function_name(&die);
     Dwarf_Word value = 0;
@@ -198,6 +215,7 @@ struct Symbolizer::OpenModule {
   std::string debug_file_directory;
   Dwfl_Module* module = nullptr;  // null: fall back to module+offset
   std::string note;
+  std::unordered_map<Dwarf_Off, CuIndex> cus;  // by compilation unit, built on first use
 
   ~OpenModule() {
     if (dwfl != nullptr) dwfl_end(dwfl);
@@ -345,7 +363,7 @@ const std::vector<SymbolizedFrame>& Symbolizer::symbolize(uint64_t address) {
     have_symbol = true;
   }
   std::string host;
-  const std::vector<InlineScope> scopes = inline_scopes(m.module, pc, &host);
+  const std::vector<InlineScope> scopes = inline_scopes(m.module, pc, &host, &m.cus);
   if (outer.empty()) outer = std::move(host);
   if (Dwfl_Line* line = dwfl_module_getsrc(m.module, pc)) {
     int lineno = 0;
