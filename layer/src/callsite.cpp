@@ -30,6 +30,7 @@ namespace vkleak {
 
 // Read inline by every creating hook (tracker.h): 0 turns capture off.
 std::atomic<uint32_t> g_callstack_depth{kDefaultCallstackDepth};
+std::atomic<bool> g_destroy_callstacks{false};
 
 namespace {
 
@@ -558,6 +559,12 @@ uint32_t capture_and_intern(uintptr_t hook_return_address, uintptr_t hook_cfa) n
     if (const uint32_t id = walks->memo.find(key_slot, hook_return_address, depth)) return id;
   }
   return walk_and_intern(key_slot, hook_return_address, depth, walks);
+}
+
+CallsiteId capture_stack_here() noexcept {
+  const uint32_t depth = g_callstack_depth.load(std::memory_order_relaxed);
+  if (depth == 0 || passthrough()) return 0;
+  return walk_and_intern(0, 0, depth, nullptr);
 }
 
 void copy_callsites(std::vector<std::vector<uintptr_t>>* out) {

@@ -32,6 +32,17 @@ struct Event {
   uint64_t serial = 0;
   uint64_t use_frame = 0;
   std::vector<EventPathStep> path;
+  uint32_t callsite = 0;  // the call that did it (0: not captured)
+  // The object's creation: destroyed_in_flight, the object itself; invalid_destroy, the earlier
+  // object with this handle, or the one on the device that owns it.
+  bool has_created = false;
+  uint32_t created_frame = 0;
+  uint32_t created_callsite = 0;
+  const char* reason = nullptr;    // invalid_destroy: "already_destroyed", "unknown_handle", ...
+  bool has_first_destroy = false;  // reason already_destroyed: the earlier, valid destroy
+  uint32_t first_destroy_frame = 0;
+  uint32_t first_destroy_callsite = 0;
+  uint64_t belongs_to = 0;  // reason wrong_device: the owning VkDevice's object id
 };
 
 class EventLog {
@@ -39,8 +50,10 @@ class EventLog {
   void add(Event e) noexcept {
     try {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (events_.size() < kMaxPending) events_.push_back(std::move(e));
-      else dropped_++;
+      if (events_.size() < kMaxPending)
+        events_.push_back(std::move(e));
+      else
+        dropped_++;
     } catch (...) {
       dropped_++;
     }

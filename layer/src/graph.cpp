@@ -11,16 +11,16 @@
 
 namespace vkleak {
 
-void Graveyard::bury(const ObjectRecord& r, uint32_t frame) noexcept {
+void Graveyard::bury(const ObjectRecord& r, uint32_t frame, uint32_t destroy_callsite) noexcept {
   Shard& s = shards_[(r.handle >> 4) % kShards];
   std::lock_guard<SpinLock> lock(s.mutex);
   try {
     const CreationContext made = context_of(r.context);
     if (s.ring.size() < kPerShard) {
-      s.ring.push_back({r, frame, made});
+      s.ring.push_back({r, frame, made, destroy_callsite});
     } else {
       release_name(s.ring[s.next].record.name);
-      s.ring[s.next] = {r, frame, made};
+      s.ring[s.next] = {r, frame, made, destroy_callsite};
       s.next = (s.next + 1) % kPerShard;
     }
     retain_name(r.name);  // the ring's own reference

@@ -1,9 +1,9 @@
 // The object graph: what references what (edges), and what command buffers use (references),
 // so that submissions can stamp last use and destroys can be checked against in-flight work.
 //
-// Generated code (graph_walkers.cpp and generated_hooks.cpp, from vk.xml) walks create-info structs and vkCmd* parameters
-// for handle-typed members and feeds them to the sinks below; the runtime (graph.cpp) resolves
-// handles to objects and stores the edges.
+// Generated code (graph_walkers.cpp and generated_hooks.cpp, from vk.xml) walks create-info structs
+// and vkCmd* parameters for handle-typed members and feeds them to the sinks below; the runtime
+// (graph.cpp) resolves handles to objects and stores the edges.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -54,7 +54,8 @@ class EdgeSink {
 
 // Stores the edges of a just-created object (hooks call this after on_create when the create
 // info has handle members). The object must be in `scope`'s table.
-void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle, const EdgeSink& edges) noexcept;
+void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
+              const EdgeSink& edges) noexcept;
 
 // on_create() and on_edges() in one: the record is inserted already marked as having edges,
 // which saves a table lookup per object (generated create hooks with a create-info walker).

@@ -19,6 +19,7 @@
 #include "memory_directory.h"
 #include "names.h"
 #include "object_table.h"
+#include "recent_destroys.h"
 #include "registry.h"
 #include "settings.h"
 #include "submissions.h"
@@ -56,7 +57,8 @@ class ParentMap {
 struct GraveRecord {
   ObjectRecord record;
   uint32_t destroyed_frame;
-  CreationContext made;  // record.context's triple: the context goes with the object
+  CreationContext made;           // record.context's triple: the context goes with the object
+  uint32_t destroy_callsite = 0;  // 0 unless destroy_callstacks is on
 };
 class Graveyard {
  public:
@@ -64,7 +66,7 @@ class Graveyard {
   ~Graveyard();  // gives back the names its records hold
   Graveyard(const Graveyard&) = delete;
   Graveyard& operator=(const Graveyard&) = delete;
-  void bury(const ObjectRecord& r, uint32_t frame) noexcept;
+  void bury(const ObjectRecord& r, uint32_t frame, uint32_t destroy_callsite) noexcept;
   // Calls f(const GraveRecord&) for each remembered object.
   template <typename F>
   void for_each(F&& f) const {
@@ -95,6 +97,7 @@ struct Scope {
   EdgeStore edges;      // what each object references
   ParentMap parents;    // parents other than the scope, a pool or a swapchain (rare)
   Graveyard graveyard;  // recently destroyed objects, to describe what stale edges point at
+  RecentDestroys recent_destroys;  // every recent destroy, to explain an invalid one
   EventLog events;
   std::atomic<uint64_t> frame{0};
   std::atomic<bool> degraded{false};

@@ -26,9 +26,10 @@ constexpr const char* kLayerName = "VK_LAYER_VKLEAK_tracker";
 
 // Every setting the layer knows. VKLEAK_ENABLE / VKLEAK_DISABLE belong to the loader (manifest).
 constexpr const char* kSettingKeys[] = {
-    "output_dir",       "snapshot_every",       "frame_boundary", "callstack_depth",
-    "snapshot_at_exit", "snapshot_signal",      "trigger_file",   "log_level",
-    "log_file",         "vulkan_stack_modules", "crash_snapshot",
+    "output_dir",         "snapshot_every",       "frame_boundary", "callstack_depth",
+    "snapshot_at_exit",   "snapshot_signal",      "trigger_file",   "log_level",
+    "log_file",           "vulkan_stack_modules", "crash_snapshot", "graveyard_size",
+    "destroy_callstacks",
 };
 constexpr const char* kLoaderKeys[] = {"enable", "disable", "layer_dir"};
 
@@ -227,6 +228,11 @@ bool apply_setting(Settings& s, const std::string& key, const std::string& value
   } else if (key == "callstack_depth") {
     if (!parse_uint(value, kMaxCallstackDepth, &s.callstack_depth))
       return bad("expected 0.." + std::to_string(kMaxCallstackDepth));
+  } else if (key == "graveyard_size") {
+    if (!parse_uint(value, kMaxGraveyardSize, &s.graveyard_size))
+      return bad("expected 0.." + std::to_string(kMaxGraveyardSize));
+  } else if (key == "destroy_callstacks") {
+    if (!parse_bool(value, &s.destroy_callstacks)) return bad("expected true or false");
   } else if (key == "snapshot_at_exit") {
     if (!parse_bool(value, &s.snapshot_at_exit)) return bad("expected true or false");
   } else if (key == "crash_snapshot") {
@@ -269,6 +275,8 @@ std::vector<std::pair<std::string, std::string>> describe(const Settings& s) {
       {"snapshot_every", std::to_string(s.snapshot_every)},
       {"frame_boundary", to_string(s.frame_boundary)},
       {"callstack_depth", std::to_string(s.callstack_depth)},
+      {"graveyard_size", std::to_string(s.graveyard_size)},
+      {"destroy_callstacks", s.destroy_callstacks ? "true" : "false"},
       {"snapshot_at_exit", s.snapshot_at_exit ? "true" : "false"},
       {"snapshot_signal", s.snapshot_signal},
       {"crash_snapshot", s.crash_snapshot ? "true" : "false"},

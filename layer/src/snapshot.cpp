@@ -414,6 +414,14 @@ std::unique_ptr<Collected> collect_tables(SnapshotReason reason, DeviceState* de
   return c;
 }
 
+// A call site id (index into "callsites"), or null for none.
+void write_callsite(JsonWriter& w, uint32_t id) {
+  if (id)
+    w.u64(id);
+  else
+    w.raw("null");
+}
+
 void write_edges(JsonWriter& w, const std::vector<Edge>& edges,
                  const std::vector<std::string>& names) {
   // The bound memory, for the common question "what memory does this hold".
@@ -694,10 +702,7 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw(",\"size\":");
     w.u64(byte_size(r));
     w.raw(",\"callsite\":");
-    if (made.callsite)
-      w.u64(made.callsite);
-    else
-      w.raw("null");
+    write_callsite(w, made.callsite);
     if (r.refs > 1) {
       w.raw(",\"refs\":");
       w.u64(r.refs);
@@ -746,10 +751,9 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     w.raw(",\"size\":");
     w.u64(byte_size(r));
     w.raw(",\"callsite\":");
-    if (made.callsite)
-      w.u64(made.callsite);
-    else
-      w.raw("null");
+    write_callsite(w, made.callsite);
+    w.raw(",\"destroy_callsite\":");
+    write_callsite(w, c.destroyed[i].second.destroy_callsite);
     w.raw("}");
   }
   w.raw("]");
@@ -820,6 +824,31 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
         w.raw("\"}");
       }
       w.raw("]");
+    }
+    w.raw(",\"callsite\":");
+    write_callsite(w, e.callsite);
+    if (e.has_created) {
+      w.raw(",\"created\":{\"frame\":");
+      w.u64(e.created_frame);
+      w.raw(",\"callsite\":");
+      write_callsite(w, e.created_callsite);
+      w.raw("}");
+    }
+    if (e.reason) {
+      w.raw(",\"reason\":\"");
+      w.raw(e.reason);
+      w.raw("\"");
+    }
+    if (e.has_first_destroy) {
+      w.raw(",\"first_destroy\":{\"frame\":");
+      w.u64(e.first_destroy_frame);
+      w.raw(",\"callsite\":");
+      write_callsite(w, e.first_destroy_callsite);
+      w.raw("}");
+    }
+    if (e.belongs_to) {
+      w.raw(",\"belongs_to\":");
+      w.u64(e.belongs_to);
     }
     w.raw(",\"message\":");
     w.str(e.message);

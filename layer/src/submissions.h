@@ -91,8 +91,8 @@ class SubmissionTracker {
 
  private:
   void retire(uint32_t queue, uint64_t serial) noexcept;
-  void stamp_command_buffer(DeviceState& device, VkCommandBuffer cb, uint8_t queue,
-                            uint64_t serial, uint32_t frame, int depth) noexcept;
+  void stamp_command_buffer(DeviceState& device, VkCommandBuffer cb, uint8_t queue, uint64_t serial,
+                            uint32_t frame, int depth) noexcept;
 
   std::atomic<VkQueue> handles_[kMaxQueues] = {};
   std::unique_ptr<QueueState> queues_[kMaxQueues];

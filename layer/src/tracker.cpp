@@ -2,6 +2,7 @@
 #include "tracker.h"
 
 #include <atomic>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -66,16 +67,17 @@ std::string describe(ObjectType type, const std::string& name, uint64_t id) {
 std::atomic<uint32_t> g_in_flight_logged{0};
 constexpr uint32_t kInFlightLogLimit = 20;
 
-// The object stops being tracked: its edges go, it is remembered for stale edges.
-void forget(Scope& scope, const ObjectRecord& r) noexcept {
+// The object stops being tracked: its edges go, it is remembered for stale edges and among the
+// recent destroys (which take over its context and name references).
+void forget(Scope& scope, const ObjectRecord& r, CallsiteId destroyed_at = kNoCallsite) noexcept {
+  const auto frame = static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed));
   if (r.has_edges) scope.edges.erase(r.handle, static_cast<ObjectType>(r.type));
   if (r.referenced) {
     edge_targets_changed();
-    scope.graveyard.bury(r, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)));
+    scope.graveyard.bury(r, frame, destroyed_at);
   }
-  release_context(r.context);  // after bury, which keeps a copy of it
-  release_name(r.name);        // likewise (the graveyard holds its own reference)
   const ObjectType type = static_cast<ObjectType>(r.type);
+  scope.recent_destroys.add(r.handle, type, r.id, r.context, r.name, frame, destroyed_at);
   if (type == ObjectType::kCommandBuffer && scope.type == ObjectType::kDevice)
     static_cast<DeviceState&>(scope).command_refs.destroy(r.handle);
   const ObjectType xml_parent = xml_parent_type(type);
@@ -95,6 +97,28 @@ void note_event(Scope& scope, const char* kind, ObjectType type, uint64_t handle
   e.time_ms = now_ms();
   e.message = std::move(message);
   scope.events.add(std::move(e));
+}
+
+// A destroy through the wrong device: the other device on which `handle` is a live object of
+// `type`. Fills in the event's object, name, creation and owner.
+bool find_owner_elsewhere(Scope& scope, ObjectType type, uint64_t handle, Event* e) {
+  if (scope.type != ObjectType::kDevice) return false;
+  const NamePin names;  // the record's name and context are read after its lock
+  const ContextPin contexts;
+  for (const auto& device : g_device_registry->all()) {
+    if (device.get() == &scope) continue;
+    ObjectRecord r;
+    if (!device->table.lookup(handle, type, &r)) continue;
+    const CreationContext made = context_of(r.context);
+    e->object_id = r.id;
+    e->name = name_of(r.name);
+    e->has_created = true;
+    e->created_frame = made.frame;
+    e->created_callsite = made.callsite;
+    e->belongs_to = device->object_id;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -160,19 +184,53 @@ void not_inserted(Scope& scope, ObjectType type, uint64_t handle, bool retrieved
   }
 }
 
-void note_unknown(Scope& scope, ObjectType type, uint64_t handle, const char* what) noexcept {
+void note_invalid_destroy(Scope& scope, ObjectType type, uint64_t handle, const char* what,
+                          CallsiteId callsite) noexcept {
   try {
-    note_event(scope, "invalid_destroy", type, handle, 0,
-               what + std::string(object_type_name(type)));
+    Event e;
+    e.kind = "invalid_destroy";
+    e.type = type;
+    e.handle = handle;
+    e.frame = scope.frame.load(std::memory_order_relaxed);
+    e.time_ms = now_ms();
+    e.callsite = callsite;
+    std::string message = std::string(what) + " of ";
+    DestroyedInfo earlier;
+    if (scope.recent_destroys.find(handle, type, &earlier)) {
+      e.reason = "already_destroyed";
+      e.object_id = earlier.id;
+      e.name = earlier.name;
+      e.has_created = true;
+      e.created_frame = earlier.made.frame;
+      e.created_callsite = earlier.made.callsite;
+      e.has_first_destroy = true;
+      e.first_destroy_frame = earlier.destroyed_frame;
+      e.first_destroy_callsite = earlier.destroy_callsite;
+      message += describe(type, e.name, e.object_id) + ", already destroyed at frame " +
+                 std::to_string(earlier.destroyed_frame);
+    } else if (find_owner_elsewhere(scope, type, handle, &e)) {
+      e.reason = "wrong_device";
+      message += describe(type, e.name, e.object_id) + " with the wrong device: it belongs to " +
+                 describe(ObjectType::kDevice, "", e.belongs_to);
+    } else {
+      e.reason = "unknown_handle";
+      char hex[32];
+      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(handle));
+      message += std::string("an unknown ") + object_type_name(type) + " " + hex +
+                 " (never created, or destroyed before the last " +
+                 std::to_string(scope.recent_destroys.capacity()) + " destroys)";
+    }
+    e.message = std::move(message);
+    scope.events.add(std::move(e));
   } catch (...) {
   }
 }
 
-void destroy_whole(Scope& scope, ObjectType type, uint64_t handle,
-                   const ObjectRecord& removed) noexcept {
-  if (removed.use_serial != 0) check_in_flight(scope, removed, "destroyed");
+void destroy_whole(Scope& scope, ObjectType type, uint64_t handle, const ObjectRecord& removed,
+                   CallsiteId destroy_callsite) noexcept {
+  if (removed.use_serial != 0) check_in_flight(scope, removed, "destroyed", destroy_callsite);
   if (owns_children(type)) free_children(scope, type, handle);
-  forget(scope, removed);
+  forget(scope, removed, destroy_callsite);
 }
 
 }  // namespace hot
@@ -190,7 +248,8 @@ void on_create(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
   hot::record(scope, type, handle, origin, parent_handle, parent_type, size, callsite, false);
 }
 
-void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) noexcept {
+void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action,
+                     CallsiteId callsite) noexcept {
   if (scope.type != ObjectType::kDevice || r.use_serial == 0) return;  // never submitted
   const ObjectType type = static_cast<ObjectType>(r.type);
   if (!use_matters(type)) return;
@@ -209,6 +268,11 @@ void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) no
     e.queue = r.use_queue;
     e.serial = r.use_serial;
     e.use_frame = r.use_frame;
+    e.callsite = callsite != kNoCallsite ? callsite : capture_stack_here();
+    const CreationContext made = context_of(r.context);  // the record still holds it
+    e.has_created = true;
+    e.created_frame = made.frame;
+    e.created_callsite = made.callsite;
     std::string msg = describe(type, e.name, r.id) + " " + action + " while in flight";
     for (const auto& step : device.submissions.explain(device, r)) {
       std::string step_name = name_of(step.name);
@@ -255,7 +319,7 @@ void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64
   const ObjectType child_type = child_type_of(pool_type);
   ObjectRecord removed;
   if (!scope.table.erase(child, child_type, &removed)) {
-    hot::note_unknown(scope, child_type, child, "free of an unknown or already freed ");
+    hot::note_invalid_destroy(scope, child_type, child, "free", capture_stack_here());
     return;
   }
   if (removed.refs > 1) return;

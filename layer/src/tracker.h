@@ -47,6 +47,11 @@ extern std::atomic<uint32_t> g_callstack_depth;
 // walked once is found again by checking its return addresses where they lie on the stack.
 CallsiteId capture_and_intern(uintptr_t hook_return_address,
                               uintptr_t hook_cfa) noexcept;  // callsite.cpp
+// The current stack, from anywhere in the layer (no memo): for rare paths outside a hook's own
+// body (an object destroyed in flight, an invalid free).
+CallsiteId capture_stack_here() noexcept;  // callsite.cpp
+// Setting destroy_callstacks: valid destroys record their stack too (off: only the rare bad ones).
+extern std::atomic<bool> g_destroy_callstacks;
 __attribute__((always_inline)) inline CallsiteId capture_callsite() noexcept {
   if (g_callstack_depth.load(std::memory_order_relaxed) == 0) return kNoCallsite;
   return capture_and_intern(reinterpret_cast<uintptr_t>(__builtin_return_address(0)),

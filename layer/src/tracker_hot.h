@@ -42,9 +42,12 @@ __attribute__((noinline)) void remember_parent(Scope& scope, uint64_t id, uint64
 __attribute__((noinline)) uint64_t id_if_live(Scope& scope, ObjectType type,
                                               uint64_t handle) noexcept;
 __attribute__((noinline)) void destroy_whole(Scope& scope, ObjectType type, uint64_t handle,
-                                             const ObjectRecord& removed) noexcept;
-__attribute__((cold, noinline)) void note_unknown(Scope& scope, ObjectType type, uint64_t handle,
-                                                  const char* what) noexcept;
+                                             const ObjectRecord& removed,
+                                             CallsiteId destroy_callsite) noexcept;
+// `what`: "destroy" or "free"; `callsite`: the bad call's.
+__attribute__((cold, noinline)) void note_invalid_destroy(Scope& scope, ObjectType type,
+                                                          uint64_t handle, const char* what,
+                                                          CallsiteId callsite) noexcept;
 
 // Types whose destruction does more than drop a record: pools and swapchains free their
 // children, command buffers their recorded references, and objects with a parent other than
@@ -121,11 +124,12 @@ __attribute__((always_inline)) inline void on_destroy(Scope& scope, ObjectType t
                                                       uint64_t handle) noexcept {
   if (handle == 0 || passthrough()) return;
   // Most objects were never submitted, nothing points at them, they have no name and their type
-  // keeps nothing elsewhere: only their record and its context go. The others copy their whole
-  // record.
+  // keeps nothing elsewhere: only their record goes, its context to the recent destroys. The
+  // others copy their whole record.
   bool whole = hot::kDestroyKeepsMore.of[static_cast<uint32_t>(type)];
   ObjectRecord removed;
   ContextId context = 0;
+  uint64_t id = 0;
   const ObjectTable::EraseResult result = scope.table.erase_with(
       handle, type, [&](const ObjectRecord& r) __attribute__((always_inline)) {
         if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
@@ -134,15 +138,24 @@ __attribute__((always_inline)) inline void on_destroy(Scope& scope, ObjectType t
           whole = true;
         } else {
           context = r.context;
+          id = r.id;
         }
       });
   if (result == ObjectTable::EraseResult::kRemoved) {
+    // A valid destroy's stack only when asked for: capturing one on every destroy would double
+    // the layer's cost of a create/destroy pair.
+    const CallsiteId destroyed_at =
+        __builtin_expect(g_destroy_callstacks.load(std::memory_order_relaxed), 0)
+            ? capture_callsite()
+            : kNoCallsite;
     if (whole)
-      hot::destroy_whole(scope, type, handle, removed);
+      hot::destroy_whole(scope, type, handle, removed, destroyed_at);
     else
-      release_context(context);
+      scope.recent_destroys.add(handle, type, id, context, 0,
+                                static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
+                                destroyed_at);
   } else if (result == ObjectTable::EraseResult::kNotLive) {
-    hot::note_unknown(scope, type, handle, "destroy of an unknown or already destroyed ");
+    hot::note_invalid_destroy(scope, type, handle, "destroy", capture_callsite());
   }  // kDecremented: a duplicate handle, still live once more
 }
 

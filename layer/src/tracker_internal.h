@@ -45,6 +45,8 @@ inline void edge_targets_changed() noexcept {
 }
 
 // Records a destroyed_in_flight event when `r` (just removed from `scope`) was still in use.
-void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action) noexcept;
+// `callsite`: the call's stack when the caller has it (else it is captured here).
+void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action,
+                     CallsiteId callsite = kNoCallsite) noexcept;
 
 }  // namespace vkleak

@@ -125,6 +125,7 @@ struct DestroyedObject {
   int64_t destroyed_frame = 0;
   int64_t size = 0;
   int32_t callsite = kNoCallsite;
+  int32_t destroy_callsite = kNoCallsite;  // the call that destroyed it, when recorded
 };
 
 struct EventPathStep {
@@ -150,6 +151,17 @@ struct Event {
   int64_t submission_frame = 0;
   std::vector<EventPathStep> path;
   std::string message;
+  int32_t callsite = kNoCallsite;  // index into Snapshot::callsites: the call that did it
+  // Where the object was made (destroyed_in_flight: itself; invalid_destroy: the earlier object
+  // with the handle, or the live one on the device that owns it).
+  bool has_created = false;
+  int64_t created_frame = 0;
+  int32_t created_callsite = kNoCallsite;
+  std::string reason;  // invalid_destroy: already_destroyed, unknown_handle, wrong_device
+  bool has_first_destroy = false;  // reason already_destroyed: the earlier, valid destroy
+  int64_t first_destroy_frame = 0;
+  int32_t first_destroy_callsite = kNoCallsite;
+  int64_t belongs_to = kNullId;  // reason wrong_device: the owning VkDevice's object id
 };
 
 struct Module {

@@ -52,6 +52,8 @@ enum class Ctx : uint8_t {
   kEvents,
   kEvent,
   kSubmission,
+  kEventCreated,
+  kEventFirstDestroy,
   kPath,
   kPathStep,
   kCallsites,
@@ -243,10 +245,12 @@ enum DestroyedField {
   kDesFrame,
   kDesDestroyedFrame,
   kDesSize,
-  kDesCallsite
+  kDesCallsite,
+  kDesDestroyCallsite
 };
 constexpr std::string_view kDestroyedNames[] = {
-    "id", "type", "handle", "name", "owner", "frame", "destroyed_frame", "size", "callsite"};
+    "id",   "type",     "handle",          "name", "owner", "frame", "destroyed_frame",
+    "size", "callsite", "destroy_callsite"};
 
 enum EventField {
   kEvKind,
@@ -259,11 +263,21 @@ enum EventField {
   kEvTimeMs,
   kEvSubmission,
   kEvPath,
-  kEvMessage
+  kEvMessage,
+  kEvCallsite,
+  kEvCreated,
+  kEvReason,
+  kEvFirstDestroy,
+  kEvBelongsTo
 };
-constexpr std::string_view kEventNames[] = {"kind",       "owner", "type",   "handle",
-                                            "object",     "name",  "frame",  "time_ms",
-                                            "submission", "path",  "message"};
+constexpr std::string_view kEventNames[] = {"kind",       "owner",  "type",          "handle",
+                                            "object",     "name",   "frame",         "time_ms",
+                                            "submission", "path",   "message",       "callsite",
+                                            "created",    "reason", "first_destroy", "belongs_to"};
+
+// "created" and "first_destroy" of an event.
+enum FrameCallsiteField { kFcFrame, kFcCallsite };
+constexpr std::string_view kFrameCallsiteNames[] = {"frame", "callsite"};
 
 enum SubmissionField { kSubQueue, kSubSerial, kSubFrame };
 constexpr std::string_view kSubmissionNames[] = {"queue", "serial", "frame"};
@@ -323,11 +337,14 @@ constexpr ObjectSpec kSpecLastUse = make_spec(kLastUseNames, all_of(kLastUseName
 constexpr ObjectSpec kSpecMemory = make_spec(kMemoryNames, all_of(kMemoryNames));
 constexpr ObjectSpec kSpecEdge = make_spec(
     kEdgeNames, bit(kEdgeKind) | bit(kEdgeTo) | bit(kEdgeType) | bit(kEdgeHandle) | bit(kEdgeSlot));
-constexpr ObjectSpec kSpecDestroyed = make_spec(kDestroyedNames, all_of(kDestroyedNames));
+constexpr ObjectSpec kSpecDestroyed =
+    make_spec(kDestroyedNames, all_of(kDestroyedNames) & ~bit(kDesDestroyCallsite));
 constexpr ObjectSpec kSpecEvent =
     make_spec(kEventNames, bit(kEvKind) | bit(kEvOwner) | bit(kEvType) | bit(kEvHandle) |
                                bit(kEvObject) | bit(kEvFrame) | bit(kEvTimeMs) | bit(kEvMessage));
 constexpr ObjectSpec kSpecSubmission = make_spec(kSubmissionNames, all_of(kSubmissionNames));
+constexpr ObjectSpec kSpecFrameCallsite =
+    make_spec(kFrameCallsiteNames, all_of(kFrameCallsiteNames));
 constexpr ObjectSpec kSpecPathStep = make_spec(kPathStepNames, all_of(kPathStepNames));
 constexpr ObjectSpec kSpecCallsite = make_spec(kCallsiteNames, bit(kCsId) | bit(kCsFrames));
 constexpr ObjectSpec kSpecModule =
@@ -369,6 +386,9 @@ constexpr const ObjectSpec& spec_of(Ctx ctx) {
       return kSpecEvent;
     case Ctx::kSubmission:
       return kSpecSubmission;
+    case Ctx::kEventCreated:
+    case Ctx::kEventFirstDestroy:
+      return kSpecFrameCallsite;
     case Ctx::kPathStep:
       return kSpecPathStep;
     case Ctx::kCallsite:
@@ -438,6 +458,8 @@ std::optional<ChildSpec> child_of(Ctx ctx, int field) {
     case Ctx::kEvent:
       if (field == kEvSubmission) return ChildSpec{Ctx::kSubmission, true};
       if (field == kEvPath) return ChildSpec{Ctx::kPath, false};
+      if (field == kEvCreated) return ChildSpec{Ctx::kEventCreated, true};
+      if (field == kEvFirstDestroy) return ChildSpec{Ctx::kEventFirstDestroy, true};
       break;
     case Ctx::kCallsite:
       if (field == kCsFrames) return ChildSpec{Ctx::kFrames, false};
@@ -977,6 +999,12 @@ class SnapshotHandler {
       case Ctx::kSubmission:
         event_.has_submission = true;
         break;
+      case Ctx::kEventCreated:
+        event_.has_created = true;
+        break;
+      case Ctx::kEventFirstDestroy:
+        event_.has_first_destroy = true;
+        break;
       default:
         break;
     }
@@ -1145,6 +1173,12 @@ class SnapshotHandler {
         return true;
       case Ctx::kPathStep:
         return path_step_scalar(v);
+      case Ctx::kEventCreated:
+        if (field_ == kFcFrame) return get_i64(v, &event_.created_frame), true;
+        return get_callsite(v, &event_.created_callsite), true;
+      case Ctx::kEventFirstDestroy:
+        if (field_ == kFcFrame) return get_i64(v, &event_.first_destroy_frame), true;
+        return get_callsite(v, &event_.first_destroy_callsite), true;
       case Ctx::kCallsite:
         if (field_ == kCsId) {
           get_u64(v, &callsite_id_);
@@ -1496,6 +1530,9 @@ class SnapshotHandler {
       case kDesCallsite:
         get_callsite(v, &destroyed_.callsite);
         return true;
+      case kDesDestroyCallsite:
+        get_callsite(v, &destroyed_.destroy_callsite);
+        return true;
       default:
         return true;
     }
@@ -1530,7 +1567,18 @@ class SnapshotHandler {
       case kEvMessage:
         get_string(v, &event_.message);
         return true;
+      case kEvCallsite:
+        get_callsite(v, &event_.callsite);
+        return true;
+      case kEvReason:
+        get_string(v, &event_.reason);
+        return true;
+      case kEvBelongsTo:
+        get_i64(v, &event_.belongs_to);
+        return true;
       case kEvSubmission:
+      case kEvCreated:
+      case kEvFirstDestroy:
         return type_error("an object", v);
       case kEvPath:
         return type_error("an array", v);
@@ -1603,8 +1651,16 @@ class SnapshotHandler {
     }
     for (size_t i = 0; i < snap_.destroyed.size(); ++i) {
       const DestroyedObject& d = snap_.destroyed[i];
-      if (d.callsite != kNoCallsite && static_cast<size_t>(d.callsite) >= callsites) {
-        return dangling("destroyed", i, d.id, d.callsite);
+      for (int32_t callsite : {d.callsite, d.destroy_callsite}) {
+        if (callsite != kNoCallsite && static_cast<size_t>(callsite) >= callsites)
+          return dangling("destroyed", i, d.id, callsite);
+      }
+    }
+    for (size_t i = 0; i < snap_.events.size(); ++i) {
+      const Event& e = snap_.events[i];
+      for (int32_t callsite : {e.callsite, e.created_callsite, e.first_destroy_callsite}) {
+        if (callsite != kNoCallsite && static_cast<size_t>(callsite) >= callsites)
+          return dangling("events", i, e.object, callsite);
       }
     }
     return std::nullopt;
