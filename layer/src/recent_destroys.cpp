@@ -4,8 +4,6 @@
 #include <mutex>
 #include <new>
 
-#include "names.h"
-
 namespace vkleak {
 
 __thread uint32_t t_destroy_shard __attribute__((tls_model("initial-exec"))) = 0;
@@ -26,14 +24,8 @@ RecentDestroys::~RecentDestroys() {
 }
 
 bool RecentDestroys::allocate(Shard& s) noexcept {
-  if (per_shard_ == 0) return false;
   s.entries.reset(new (std::nothrow) DestroyedEntry[per_shard_]);
   return s.entries != nullptr;
-}
-
-void RecentDestroys::give_back(ContextId context, uint32_t name) noexcept {
-  release_context(context);
-  if (name != 0) release_name(name);
 }
 
 bool RecentDestroys::find(uint64_t handle, ObjectType type, DestroyedInfo* out) const noexcept {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "creation_context.h"
+#include "names.h"
 #include "spin_lock.h"
 #include "vk_object_types.h"
 
@@ -54,11 +55,12 @@ class RecentDestroys {
   __attribute__((always_inline)) void add(uint64_t handle, ObjectType type, uint64_t id,
                                           ContextId context, uint32_t name, uint32_t frame,
                                           uint32_t destroy_callsite) noexcept {
+    if (__builtin_expect(per_shard_ == 0, 0)) return give_back(context, name);  // graveyard off
     uint32_t shard = t_destroy_shard;
     if (__builtin_expect(shard == 0, 0)) shard = assign_destroy_shard();
     Shard& s = shards_[shard & (kShards - 1)];
     s.lock.lock();
-    if (__builtin_expect(s.entries == nullptr, 0) && !allocate(s)) {
+    if (__builtin_expect(s.entries == nullptr, 0) && !allocate(s)) {  // out of memory
       s.lock.unlock();
       give_back(context, name);
       return;
@@ -69,7 +71,7 @@ class RecentDestroys {
     e = {handle, id, context, name, frame, destroy_callsite, type};
     if (++s.next == per_shard_) s.next = 0;
     s.lock.unlock();
-    if (old_context != 0 || old_name != 0) give_back(old_context, old_name);
+    give_back(old_context, old_name);
   }
 
   uint32_t capacity() const noexcept { return per_shard_ * kShards; }
@@ -87,7 +89,10 @@ class RecentDestroys {
     uint32_t next = 0;
   };
   __attribute__((cold, noinline)) bool allocate(Shard& s) noexcept;
-  static void give_back(ContextId context, uint32_t name) noexcept;
+  __attribute__((always_inline)) static void give_back(ContextId context, uint32_t name) noexcept {
+    release_context(context);
+    if (__builtin_expect(name != 0, 0)) release_name(name);
+  }
 
   uint32_t per_shard_ = 0;
   Shard shards_[kShards];
