@@ -173,6 +173,48 @@ TEST(ReaderTest, ReadsVersion2GraphAndLifetimes) {
   EXPECT_EQ(s.events_dropped, 0u);
 }
 
+// Misuse stacks: the call's own stack, the object's creation, and for an invalid destroy the
+// reason, the first destroy and the owning device (all optional: older snapshots lack them).
+TEST(ReaderTest, ReadsMisuseStacks) {
+  std::string text = replace_once(small(), R"("time_ms": 77, "name": null,)",
+                                  R"("time_ms": 77, "name": "linear", "callsite": 1,
+      "created": {"frame": 2, "callsite": 2}, "reason": "already_destroyed",
+      "first_destroy": {"frame": 3, "callsite": null}, "belongs_to": 4,)");
+  text = replace_once(text, R"("size": 4194304, "callsite": 2})",
+                      R"("size": 4194304, "callsite": 2, "destroy_callsite": 1})");
+  TempDir dir;
+  const std::string path = dir.file("misuse.json");
+  write_file(path, text);
+  const Snapshot s = read_snapshot(path);
+  const Event& e = s.events[0];
+  EXPECT_EQ(e.callsite, 1);
+  EXPECT_TRUE(e.has_created);
+  EXPECT_EQ(e.created_frame, 2);
+  EXPECT_EQ(e.created_callsite, 2);
+  EXPECT_EQ(e.reason, "already_destroyed");
+  EXPECT_TRUE(e.has_first_destroy);
+  EXPECT_EQ(e.first_destroy_frame, 3);
+  EXPECT_EQ(e.first_destroy_callsite, kNoCallsite);
+  EXPECT_EQ(e.belongs_to, 4);
+  EXPECT_EQ(s.destroyed[0].destroy_callsite, 1);
+  // Absent in the fixture's other event.
+  EXPECT_EQ(s.events[1].callsite, kNoCallsite);
+  EXPECT_FALSE(s.events[1].has_created);
+  EXPECT_FALSE(s.events[1].has_first_destroy);
+  EXPECT_EQ(s.events[1].belongs_to, kNullId);
+
+  // A call site that does not exist is an error, as for objects.
+  const std::string dangling = read_error(
+      replace_once(small(), R"("time_ms": 77, "name": null,)",
+                   R"("time_ms": 77, "name": null, "created": {"frame": 2, "callsite": 7},)"));
+  EXPECT_NE(dangling.find("events[0]"), std::string::npos) << dangling;
+  EXPECT_NE(dangling.find("call site 7 does not exist"), std::string::npos) << dangling;
+  const std::string incomplete =
+      read_error(replace_once(small(), R"("time_ms": 77, "name": null,)",
+                              R"("time_ms": 77, "name": null, "created": {"frame": 2},)"));
+  EXPECT_NE(incomplete.find("\"callsite\""), std::string::npos) << incomplete;
+}
+
 TEST(ReaderTest, ReadsVersion1) {
   // Version 1 had no last use, in-flight state, events or destroyed list.
   const Snapshot s = read_snapshot(data_path("v1/small.json"));
