@@ -7,6 +7,7 @@
 # own count is the one to compare for a hot-path change.
 #   bench/callgrind_pair.sh BUILD_DIR [DEPTH]        # DEPTH: VKLEAK_CALLSTACK_DEPTH, default 0
 #   bench/callgrind_pair.sh BUILD_DIR none           # no layer
+# Other VKLEAK_* settings in the environment are passed on (VKLEAK_GRAVEYARD_SIZE=0).
 # The layer comes from BUILD_DIR; the benchmark program from BENCH_BUILD_DIR (default BUILD_DIR),
 # so that an older layer runs under the same program.
 set -euo pipefail
@@ -19,6 +20,9 @@ layer_env=()
 if [ "$depth" != none ]; then
   layer_env=(VK_LAYER_PATH="$build/manifest/build" VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_tracker
     VKLEAK_CALLSTACK_DEPTH="$depth" VKLEAK_OUTPUT_DIR="$work/out")
+  while IFS= read -r setting; do
+    case "$setting" in VKLEAK_CALLSTACK_DEPTH=* | VKLEAK_OUTPUT_DIR=*) ;; *) layer_env+=("$setting") ;; esac
+  done < <(env | grep '^VKLEAK_' || true)
 fi
 count() {  # pairs -> "total layer_own"
   local out=$work/$1.cg
