@@ -125,6 +125,7 @@ struct DestroyedObject {
   int64_t destroyed_frame = 0;
   int64_t size = 0;
   int32_t callsite = kNoCallsite;
+  int32_t destroy_callsite = kNoCallsite;
 };
 
 struct EventPathStep {
@@ -150,6 +151,15 @@ struct Event {
   int64_t submission_frame = 0;
   std::vector<EventPathStep> path;
   std::string message;
+  int32_t callsite = kNoCallsite;
+  bool has_created = false;
+  int64_t created_frame = 0;
+  int32_t created_callsite = kNoCallsite;
+  std::string reason;
+  bool has_first_destroy = false;
+  int64_t first_destroy_frame = 0;
+  int32_t first_destroy_callsite = kNoCallsite;
+  int64_t belongs_to = kNullId;
 };
 
 struct Module {
