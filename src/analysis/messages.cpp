@@ -160,6 +160,8 @@ std::string event_headline(const Event& e, const std::string& device) {
           ? describe_object(e.type, e.name ? &*e.name : nullptr, static_cast<uint64_t>(e.object))
           : e.type + " " + format_hex(e.handle);
   if (e.kind == "destroyed_in_flight") {
+    // The layer's sentence names the object, what it did ("freed with its pool") and the path.
+    if (!e.message.empty()) return e.message;
     std::string text = object + (is_freed(e.type) ? " freed" : " destroyed") + " at frame " +
                        std::to_string(e.frame) + " while ";
     if (e.has_submission) {

@@ -65,7 +65,7 @@ std::string detail(const Finding& f, size_t n) {
   std::string out = std::to_string(n) + ". **" + kind_name(f.kind) + "** " +
                     markdown_code(finding_title(f), false, SIZE_MAX) + ": " +
                     markdown_code(f.message, false, SIZE_MAX) + "\n";
-  if (!f.callsite.empty()) {
+  if (!f.callsite.empty() && f.stacks.empty()) {  // else "created here" is among the stacks
     out += "   <br>created at: ";
     for (size_t i = 0; i < f.callsite.size(); ++i) {
       out += (i ? " ← " : "") + markdown_code(f.callsite[i].text, false);
