@@ -313,8 +313,8 @@ analysis::Frame frame(const std::string& function, int line, bool inlined = fals
   f.line = line;
   f.module = "app";
   f.inlined = inlined;
-  f.text =
-      function + " (/src/app.cpp:" + std::to_string(line) + ")" + (inlined ? " (inlined)" : "");
+  // No "(inlined)" in the text: the outputs mark it from the flag.
+  f.text = function + " (/src/app.cpp:" + std::to_string(line) + ")";
   return f;
 }
 
@@ -409,6 +409,34 @@ TEST(MisuseStacksOutputTest, JUnitFailureCarriesTheStacks) {
       << xml;
   EXPECT_NE(xml.find("#0 make```thumb&lt;b&gt;x&lt;/b&gt;"), std::string::npos) << xml;
   EXPECT_EQ(xml.find("<b>x"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkleak
+
+namespace vkleak {
+namespace {
+
+TEST(NameRangesOutputTest, TextAndMarkdownListASeriesAsOneRange) {
+  analysis::ReportDocument doc = misuse_doc();
+  Finding& f = doc.runs[0].findings[0];
+  f.names.clear();
+  for (int i = 0; i < 300; ++i) {
+    if (i != 10 && i != 11) f.names.push_back("thumb." + std::to_string(i));
+  }
+  f.names.push_back("atlas");
+  f.names.push_back("b.1");
+  f.names.push_back("c.1");
+  f.names_omitted = 5;
+  const std::string text = analysis::render_text(doc, Style(false));
+  EXPECT_NE(text.find("names:      \"thumb.{0..9,12..299}\", \"atlas\", \"b.1\", \"c.1\", and 5 "
+                      "more\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("thumb.150"), std::string::npos);
+  // Three entries in the table; "+N" counts the names left out (c.1 and the 5 omitted).
+  const std::string md = analysis::render_markdown(doc);
+  EXPECT_NE(md.find("| `thumb.{0..9,12..299}`, `atlas`, `b.1` +6 |"), std::string::npos) << md;
 }
 
 }  // namespace
