@@ -154,11 +154,14 @@ bool is_freed(const std::string& type) {
 
 }  // namespace
 
+std::string describe_event_object(const Event& e) {
+  return e.object != kNullId
+             ? describe_object(e.type, e.name ? &*e.name : nullptr, static_cast<uint64_t>(e.object))
+             : e.type + " " + format_hex(e.handle);
+}
+
 std::string event_headline(const Event& e, const std::string& device) {
-  const std::string object =
-      e.object != kNullId
-          ? describe_object(e.type, e.name ? &*e.name : nullptr, static_cast<uint64_t>(e.object))
-          : e.type + " " + format_hex(e.handle);
+  const std::string object = describe_event_object(e);
   if (e.kind == "destroyed_in_flight") {
     // The layer's sentence names the object, what it did ("freed with its pool") and the path.
     if (!e.message.empty()) return e.message;

@@ -25,6 +25,8 @@ std::string event_message(const Finding& f, const std::string& headline);
 
 // "VkSampler \"linear\" (id 12)", "VkImage (id 7)": how headlines and stacks name an object.
 std::string describe_object(const std::string& type, const std::string* name, uint64_t id);
+// The object an event is about, as describe_object says it; its handle when it has no id.
+std::string describe_event_object(const Event& e);
 // One event in a sentence that names the object (and for invalid_destroy the reason):
 // "destroy of VkSampler \"linear\" (id 12), already destroyed at frame 3". device: the owning
 // device (wrong_device), as describe_object says it.

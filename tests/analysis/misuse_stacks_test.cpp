@@ -195,6 +195,16 @@ TEST(MisuseStacksTest, DoubleDestroyHasTheCallTheCreationAndTheFirstDestroy) {
   ASSERT_EQ(g->stacks.size(), 3u);
   EXPECT_EQ(g->stacks[2].frames.at(0).text, "app+0x7000");
   EXPECT_EQ(g->stacks[2].note, "at frame 3");
+
+  // The creation's frame without its stack (creation stacks off in the layer).
+  Snapshot no_stack = invalid_destroy("already_destroyed", false);
+  no_stack.events[0].created_callsite = kNoCallsite;
+  const analysis::RunReport n = analyse({std::move(no_stack)});
+  const Finding* h = test::only(n, FindingKind::kInvalidDestroy, "VkSampler");
+  ASSERT_NE(h, nullptr);
+  ASSERT_EQ(h->stacks.size(), 3u);
+  EXPECT_TRUE(h->stacks[1].frames.empty());
+  EXPECT_EQ(h->stacks[1].note, "at frame 2; stack not recorded");
 }
 
 TEST(MisuseStacksTest, WrongDeviceNamesTheDeviceThatOwnsIt) {
@@ -219,6 +229,13 @@ TEST(MisuseStacksTest, UnknownHandleHasOnlyTheCall) {
   EXPECT_EQ(f->stacks[0].frames.at(0).text, "app+0x6000");
   EXPECT_NE(f->message.find("a handle the layer never saw"), std::string::npos) << f->message;
   EXPECT_NE(f->message.find("bounded graveyard"), std::string::npos) << f->message;
+  // A damaged call-site index reads as none.
+  Snapshot damaged = invalid_destroy("unknown_handle", false);
+  damaged.events[0].callsite = 999;
+  const analysis::RunReport d = analyse({std::move(damaged)});
+  const Finding* x = test::only(d, FindingKind::kInvalidDestroy, "VkSampler");
+  ASSERT_NE(x, nullptr);
+  EXPECT_TRUE(x->stacks.at(0).frames.empty());
   // A layer without reasons: its own message, the call's stack only.
   Snapshot old = invalid_destroy("unknown_handle", false);
   old.events[0].reason.clear();

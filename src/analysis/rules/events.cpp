@@ -64,7 +64,7 @@ std::vector<EventRule::Group::Stack> event_stacks(const SnapshotIndex& index, co
     if (e.has_created) {
       st.callsite = index.callsite_id(e.created_callsite);
       st.note = "at frame " + std::to_string(e.created_frame);
-      if (st.callsite == kNoCallsiteId) st.note += "; " + std::string(kNotRecorded);
+      if (st.callsite == kNoCallsiteId) st.note += "; stack not recorded";
     } else {
       st.creation_fallback = true;
     }
@@ -86,8 +86,7 @@ std::vector<EventRule::Group::Stack> event_stacks(const SnapshotIndex& index, co
         for (auto it = e.path.rbegin(); it != e.path.rend(); ++it) {
           path += describe_step(*it) + " > ";
         }
-        path += describe_object(e.type, e.name ? &*e.name : nullptr,
-                                e.object == kNullId ? 0 : static_cast<uint64_t>(e.object));
+        path += describe_event_object(e);
         use.lines.push_back(std::move(path));
       }
       out.push_back(std::move(use));
