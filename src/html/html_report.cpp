@@ -1079,6 +1079,7 @@ details[open] > summary { color:var(--fg); }
 .vk-detail { display:grid; grid-template-columns:max-content 1fr; gap:4px 14px; margin:8px 0 4px 18px; }
 .vk-detail dt { color:var(--muted); font-size:12px; } .vk-detail dd { margin:0; overflow-wrap:anywhere; }
 .vk-stack { margin:0; padding-left:20px; }
+.vk-stack-line { font:12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; overflow-wrap:anywhere; }
 table.vk-examples { border-collapse:collapse; font-size:12px; }
 table.vk-examples td, table.vk-examples th { padding:1px 10px 1px 0; text-align:left; }
 .vk-kind-growth { --kind:#d1495b; } .vk-kind-retained { --kind:#e07a1f; }
