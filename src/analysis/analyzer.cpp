@@ -187,6 +187,7 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
       break;
     case FindingKind::kStaleView:
       f.message = stale_message(f, h, t);
+      if (h.stale_target) f.stacks = stale_stacks(f, *h.stale_target);
       break;
     case FindingKind::kOrphanedMemory:
       f.message = orphaned_message(f, h, t);
@@ -195,6 +196,18 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
       break;
   }
   return f;
+}
+
+std::vector<LabeledStack> RunAnalyzer::stale_stacks(const Finding& f, const StaleTarget& t) {
+  LabeledStack view{"view created here", f.callsite, {t.referrer}, ""};
+  if (f.callsite.empty()) view.note = "stack not recorded";
+  LabeledStack target{"target destroyed here",
+                      callsites_.frames(t.destroy_callsite),
+                      {t.target},
+                      "at frame " + std::to_string(t.destroyed_frame)};
+  if (t.destroy_callsite == kNoCallsiteId)
+    target.note += "; stack not recorded (set destroy_callstacks=true to record destroy stacks)";
+  return {std::move(view), std::move(target)};
 }
 
 void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
@@ -347,7 +360,23 @@ RunReport RunAnalyzer::finish() {
     f.events_omitted = g.count - f.events.size();
     f.pid = report_.pid;
     f.snapshot = g.snapshot;
-    f.message = event_message(f);
+    f.message = event_message(f, g.headline);
+    for (EventRule::Group::Stack& st : g.stacks) {
+      LabeledStack out{std::move(st.label), {}, std::move(st.lines), std::move(st.note)};
+      if (st.creation_fallback) {
+        // The event did not record the creation: the group's call site, found as before.
+        out.frames = f.callsite;
+        out.note = f.callsite_source == "same_name"
+                       ? "not recorded with the event: the call site of a later object with the "
+                         "same name"
+                   : f.callsite.empty()
+                       ? "not recorded with the event, and no snapshot saw the object"
+                       : "not recorded with the event: the object's call site in a snapshot";
+      } else {
+        out.frames = callsites_.frames(st.callsite);
+      }
+      f.stacks.push_back(std::move(out));
+    }
     findings.push_back(std::move(f));
   }
   rank_findings(&findings);

@@ -46,6 +46,8 @@ class RunAnalyzer {
   void record_series(const SnapshotIndex& index);
   void add_growth_findings(std::vector<Finding>* findings);
   Finding make_finding(FindingKind kind, uint32_t group, Hits&& hits);
+  // stale_view of a destroyed target: "view created here", "target destroyed here".
+  std::vector<LabeledStack> stale_stacks(const Finding& f, const StaleTarget& t);
 
   AnalysisOptions options_;
   CallsiteTable callsites_;

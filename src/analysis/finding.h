@@ -86,6 +86,16 @@ struct EventExample {
   std::string message;
 };
 
+// One stack of a misuse finding, as ASan shows its stacks: "destroyed here", "while in use by",
+// "created here", ... (FINDINGS.md lists them per kind). frames: innermost first, empty when
+// the stack was not recorded (note says why) or the label is not a call (lines say what).
+struct LabeledStack {
+  std::string label;
+  std::vector<Frame> frames;
+  std::vector<std::string> lines;  // what the label is about: the object, the submission, ...
+  std::string note;                // e.g. why there are no frames, "" when none
+};
+
 struct Series {
   std::vector<uint64_t> frames;
   std::vector<uint64_t> live;
@@ -123,6 +133,9 @@ struct Finding {
   uint64_t chains_omitted = 0;
   std::vector<EventExample> events;  // destroyed_in_flight, invalid_destroy
   uint64_t events_omitted = 0;
+  // destroyed_in_flight, invalid_destroy (from the group's first event) and stale_view (of a
+  // destroyed target): the stacks of the misuse, in the order they are read.
+  std::vector<LabeledStack> stacks;
   std::optional<Series> series;  // growth
   uint64_t pid = 0;
   std::string snapshot;  // the file the evidence is from (the last one for several)

@@ -66,6 +66,7 @@ void Hits::merge(Hits&& other, size_t max_examples) {
   keep_max(&stale_last_destroyed, other.stale_last_destroyed);
   stale_dangling += other.stale_dangling;
   stale_pinning += other.stale_pinning;
+  if (!stale_target) stale_target = std::move(other.stale_target);
   // The latest snapshot speaks for the merged hits.
   snapshot_frame = other.snapshot_frame;
   snapshot_path = std::move(other.snapshot_path);
@@ -154,6 +155,7 @@ std::unordered_map<uint32_t, Hits> HitCollector::finish() {
     h.stale_last_destroyed = p.stale_last_destroyed;
     h.stale_dangling = p.stale_dangling;
     h.stale_pinning = p.stale_pinning;
+    h.stale_target = std::move(p.stale_target);
     h.snapshot_frame = s.frame;
     h.snapshot_path = s.path;
     h.snapshot_reason = s.reason;

@@ -16,6 +16,15 @@
 
 namespace vkleak::analysis {
 
+// stale_view: the first referrer of a destroyed object, and that object, for the finding's
+// stacks ("view created here", "target destroyed here").
+struct StaleTarget {
+  std::string referrer;  // "VkImageView \"thumb.view\" (id 9)"
+  std::string target;    // "VkImage \"thumb\" (id 7)"
+  uint64_t destroyed_frame = 0;
+  uint32_t destroy_callsite = kNoCallsiteId;  // recorded only with destroy_callstacks=true
+};
+
 struct Hits {
   uint64_t count = 0;
   uint64_t bytes = 0;
@@ -33,6 +42,7 @@ struct Hits {
   std::optional<uint64_t> stale_last_destroyed;
   uint64_t stale_dangling = 0;  // referrers of destroyed objects
   uint64_t stale_pinning = 0;   // referrers of retained objects
+  std::optional<StaleTarget> stale_target;
   // Where the evidence is.
   uint64_t snapshot_frame = 0;
   std::string snapshot_path;
@@ -69,6 +79,7 @@ class HitCollector {
     std::optional<uint64_t> stale_last_destroyed;
     uint64_t stale_dangling = 0;
     uint64_t stale_pinning = 0;
+    std::optional<StaleTarget> stale_target;
   };
 
   // Counts object i in group (bytes: what it holds) and returns its entry for extras.

@@ -1,6 +1,7 @@
 #include "analysis/messages.h"
 
 #include "core/format.h"
+#include "core/hex.h"
 #include "core/summary.h"
 
 namespace vkleak::analysis {
@@ -138,14 +139,68 @@ std::string growth_message(const Finding& f, size_t first_point, const GrowthVer
   return text;
 }
 
-std::string event_message(const Finding& f) {
+std::string describe_object(const std::string& type, const std::string* name, uint64_t id) {
+  std::string text = type;
+  if (name != nullptr) text += " " + quote_printable(*name, 60);
+  return text + " (id " + std::to_string(id) + ")";
+}
+
+namespace {
+
+// Memory, descriptor sets and command buffers are freed; the rest destroyed.
+bool is_freed(const std::string& type) {
+  return type == "VkDeviceMemory" || type == "VkDescriptorSet" || type == "VkCommandBuffer";
+}
+
+}  // namespace
+
+std::string describe_event_object(const Event& e) {
+  return e.object != kNullId
+             ? describe_object(e.type, e.name ? &*e.name : nullptr, static_cast<uint64_t>(e.object))
+             : e.type + " " + format_hex(e.handle);
+}
+
+std::string event_headline(const Event& e, const std::string& device) {
+  const std::string object = describe_event_object(e);
+  if (e.kind == "destroyed_in_flight") {
+    // The layer's sentence names the object, what it did ("freed with its pool") and the path.
+    if (!e.message.empty()) return e.message;
+    std::string text = object + (is_freed(e.type) ? " freed" : " destroyed") + " at frame " +
+                       std::to_string(e.frame) + " while ";
+    if (e.has_submission) {
+      text += "submission " + std::to_string(e.submission_serial) + " on queue " +
+              std::to_string(e.submission_queue) + " (frame " + std::to_string(e.submission_frame) +
+              ") that uses it was not proven complete";
+    } else {
+      text += "a submission that uses it was not proven complete";
+    }
+    return text;
+  }
+  const std::string call = std::string(is_freed(e.type) ? "free of " : "destroy of ") + object;
+  if (e.reason == "already_destroyed") {
+    return call + (is_freed(e.type) ? ", already freed" : ", already destroyed") +
+           (e.has_first_destroy ? " at frame " + std::to_string(e.first_destroy_frame) : "") +
+           " (again at frame " + std::to_string(e.frame) + ")";
+  }
+  if (e.reason == "wrong_device") {
+    return call + " at frame " + std::to_string(e.frame) + " with the wrong device" +
+           (device.empty() ? "" : ": it belongs to " + device);
+  }
+  if (e.reason == "unknown_handle") {
+    return call + " at frame " + std::to_string(e.frame) +
+           ": a handle the layer never saw (or one destroyed so long ago that it left the "
+           "bounded graveyard of recently destroyed objects)";
+  }
+  return e.message;  // a layer before the reasons: its own words
+}
+
+std::string event_message(const Finding& f, const std::string& headline) {
   if (f.events.empty()) return "";
-  if (f.count == 1) return f.events.front().message;
+  if (f.count == 1) return headline;
   const std::string what = f.kind == FindingKind::kDestroyedInFlight
                                ? " destroyed while a submission using them was in flight, in "
                                : " destroyed or freed invalidly, in ";
-  return subject(f) + what + frame_range(f.frames.first, f.frames.last) +
-         ". First: " + f.events.front().message;
+  return subject(f) + what + frame_range(f.frames.first, f.frames.last) + ". First: " + headline;
 }
 
 namespace {

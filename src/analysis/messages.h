@@ -20,7 +20,17 @@ std::string stale_message(const Finding& f, const Hits& h, const Thresholds& t);
 std::string orphaned_message(const Finding& f, const Hits& h, const Thresholds& t);
 std::string growth_message(const Finding& f, size_t first_point, const GrowthVerdict& live,
                            const GrowthVerdict& bytes);
-std::string event_message(const Finding& f);
+// headline: the first event's (event_headline).
+std::string event_message(const Finding& f, const std::string& headline);
+
+// "VkSampler \"linear\" (id 12)", "VkImage (id 7)": how headlines and stacks name an object.
+std::string describe_object(const std::string& type, const std::string* name, uint64_t id);
+// The object an event is about, as describe_object says it; its handle when it has no id.
+std::string describe_event_object(const Event& e);
+// One event in a sentence that names the object (and for invalid_destroy the reason):
+// "destroy of VkSampler \"linear\" (id 12), already destroyed at frame 3". device: the owning
+// device (wrong_device), as describe_object says it.
+std::string event_headline(const Event& e, const std::string& device);
 
 // How a run's frames were counted, gathered over its snapshots.
 struct FrameCounting {

@@ -62,6 +62,10 @@ std::string callsite_path(const Finding& f, size_t max_functions = kSummaryFunct
 // "cache_thumbnail > make (file.cpp:52)": the short path and the innermost frame's line; the
 // innermost frame's text when it has no function.
 std::string callsite_summary(const Finding& f);
+// The finding's stacks as ASan prints them, one line each, unescaped (each output applies its
+// own rule per line): "destroyed here:", then "    #0 fn (file:line)" per frame ("(inlined)"
+// marked), the stack's lines and its note, indented. Empty when the finding has no stacks.
+std::vector<std::string> stack_lines(const Finding& f);
 // Findings of all runs, in the order shown (runs in order, each ranked).
 std::vector<const Finding*> all_findings(const ReportDocument& doc);
 

@@ -63,6 +63,27 @@ std::string callsite_summary(const Finding& f) {
   return out;
 }
 
+std::vector<std::string> stack_lines(const Finding& f) {
+  // Layers record bounded stacks; this bounds what a hostile snapshot could make us print.
+  constexpr size_t kFramesShown = 32;
+  std::vector<std::string> out;
+  for (const LabeledStack& st : f.stacks) {
+    out.push_back(st.label + ":");
+    for (size_t i = 0; i < st.frames.size() && i < kFramesShown; ++i) {
+      const Frame& frame = st.frames[i];
+      std::string line = "    #" + std::to_string(i) + " " + frame.text;
+      if (frame.inlined && frame.text.find(" (inlined)") == std::string::npos) line += " (inlined)";
+      out.push_back(std::move(line));
+    }
+    if (st.frames.size() > kFramesShown) {
+      out.push_back("    (" + std::to_string(st.frames.size() - kFramesShown) + " more frames)");
+    }
+    for (const std::string& line : st.lines) out.push_back("    " + line);
+    if (!st.note.empty()) out.push_back("    " + st.note);
+  }
+  return out;
+}
+
 std::vector<const Finding*> all_findings(const ReportDocument& doc) {
   std::vector<const Finding*> out;
   for (const RunReport& r : doc.runs) {

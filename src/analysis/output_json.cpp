@@ -117,6 +117,16 @@ json finding_json(const Finding& f) {
                       {"message", e.message}});
   }
 
+  json stacks = json::array();
+  for (const LabeledStack& st : f.stacks) {
+    json stack_frames = json::array();
+    for (const Frame& frame : st.frames) stack_frames.push_back(frame_json(frame));
+    stacks.push_back({{"label", st.label},
+                      {"frames", std::move(stack_frames)},
+                      {"lines", st.lines},
+                      {"note", st.note.empty() ? json(nullptr) : json(st.note)}});
+  }
+
   json j = {{"kind", kind_name(f.kind)},
             {"severity", kind_is_error(f.kind) ? "error" : "warning"},
             {"object_type", f.object_type},
@@ -141,6 +151,7 @@ json finding_json(const Finding& f) {
             {"chains", std::move(chains)},
             {"events", std::move(events)},
             {"events_omitted", f.events_omitted},
+            {"stacks", std::move(stacks)},
             {"pid", f.pid},
             {"snapshot", f.snapshot},
             {"fingerprint", f.fingerprint()}};

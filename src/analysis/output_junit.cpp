@@ -12,7 +12,11 @@ namespace {
 // XML text: every field escaped on its own (core/escape.h), joined with real newlines.
 std::string describe(const Finding& f) {
   std::string text = xml_text(finding_title(f), SIZE_MAX) + ": " + xml_text(f.message, SIZE_MAX);
-  if (!f.callsite.empty()) {
+  if (!f.stacks.empty()) {
+    // Misuse: its stacks as the text report prints them (the creation among them).
+    for (const std::string& line : stack_lines(f))
+      text += "\n    " + xml_text(line, 2 * kDisplayChars);
+  } else if (!f.callsite.empty()) {
     text += "\n    created at " + xml_text(f.callsite.front().text);
     // The inlined helper's line alone hides who called it: up to the first real call.
     for (size_t i = 1; i < f.callsite.size() && f.callsite[i - 1].inlined; ++i)

@@ -1,6 +1,7 @@
 // Markdown for pull-request comments and CI step summaries (GitHub-flavoured: tables, <details>).
 #include <cctype>
 
+#include "analysis/name_ranges.h"
 #include "analysis/output.h"
 #include "core/escape.h"
 
@@ -39,9 +40,17 @@ std::string where(const Finding& f) {
 }
 
 std::string table_row(const Finding& f, size_t n, bool gated, bool several_runs) {
+  // A series of names is one entry ("thumb.{0..299}"); "+N" counts names, not entries.
   std::string names;
-  for (size_t i = 0; i < f.names.size() && i < 3; ++i) names += (i ? ", " : "") + cell(f.names[i]);
-  const uint64_t more = f.names.size() > 3 ? f.names.size() - 3 + f.names_omitted : f.names_omitted;
+  uint64_t more = f.names_omitted;
+  const std::vector<NameEntry> entries = name_ranges(f.names);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i < 3) {
+      names += (i ? ", " : "") + cell(entries[i].text);
+    } else {
+      more += entries[i].names;
+    }
+  }
   if (more > 0) names += " +" + format_count(more);
   std::string out = "| " + std::to_string(n) + " |";
   if (gated) out += " " + word(f.status) + " |";
@@ -56,13 +65,18 @@ std::string detail(const Finding& f, size_t n) {
   std::string out = std::to_string(n) + ". **" + kind_name(f.kind) + "** " +
                     markdown_code(finding_title(f), false, SIZE_MAX) + ": " +
                     markdown_code(f.message, false, SIZE_MAX) + "\n";
-  if (!f.callsite.empty()) {
+  if (!f.callsite.empty() && f.stacks.empty()) {  // else "created here" is among the stacks
     out += "   <br>created at: ";
     for (size_t i = 0; i < f.callsite.size(); ++i) {
       out += (i ? " ← " : "") + markdown_code(f.callsite[i].text, false);
     }
     out += "\n";
   }
+  // Misuse: the stacks as ASan prints them, in a block of their own under the item.
+  const std::vector<std::string> stacks = stack_lines(f);
+  // Indented as the item's text ("10. " is four wide), so the block stays in the item.
+  const std::string indent(std::to_string(n).size() + 2, ' ');
+  if (!stacks.empty()) out += "\n" + markdown_block(stacks, indent, 2 * kDisplayChars) + "\n";
   return out;
 }
 

@@ -60,6 +60,22 @@ json artifact(const std::string& file, const std::string& root) {
   return {{"uri", uri_path(file)}, {"uriBaseId", "SRCROOT"}};
 }
 
+// A stack's frames (§3.52), innermost first, each with its source line where there is one.
+json sarif_frames(const std::vector<Frame>& stack, const std::string& root) {
+  json frames = json::array();
+  for (const Frame& frame : stack) {
+    json location = {{"message", {{"text", printable(frame.text, kDisplayChars)}}}};
+    if (!frame.file.empty() && frame.line > 0) {
+      location["physicalLocation"] = {{"artifactLocation", artifact(frame.file, root)},
+                                      {"region", {{"startLine", frame.line}}}};
+    }
+    json stack_frame = {{"location", std::move(location)}};
+    if (frame.inlined) stack_frame["properties"] = {{"inlined", true}};
+    frames.push_back(std::move(stack_frame));
+  }
+  return frames;
+}
+
 std::string rule_name(FindingKind kind) {
   // PascalCase of the kind: leak_at_exit -> LeakAtExit.
   std::string out;
@@ -123,20 +139,34 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
               {"kind", "function"}}}}});
     }
     if (!locations.empty()) result["locations"] = std::move(locations);
-    // The rest of the call stack, innermost first.
-    if (f->callsite.size() > 1) {
-      json frames = json::array();
-      for (const Frame& frame : f->callsite) {
-        json location = {{"message", {{"text", printable(frame.text, kDisplayChars)}}}};
-        if (!frame.file.empty() && frame.line > 0) {
-          location["physicalLocation"] = {{"artifactLocation", artifact(frame.file, root)},
-                                          {"region", {{"startLine", frame.line}}}};
+    if (!f->stacks.empty()) {
+      // Misuse: its labeled stacks (§3.27.23), and each one's innermost source line as a
+      // related location, so a viewer links "destroyed here" and "created here" to the code.
+      json stacks = json::array();
+      json related = json::array();
+      for (const LabeledStack& st : f->stacks) {
+        std::string text = st.label;
+        for (size_t i = 0; i < st.lines.size(); ++i) text += (i ? "; " : ": ") + st.lines[i];
+        if (!st.note.empty()) text += " (" + st.note + ")";
+        text = printable(text, 2 * kDisplayChars);
+        for (const Frame& frame : st.frames) {
+          if (frame.file.empty() || frame.line <= 0) continue;
+          related.push_back({{"id", related.size()},
+                             {"message", {{"text", text}}},
+                             {"physicalLocation",
+                              {{"artifactLocation", artifact(frame.file, root)},
+                               {"region", {{"startLine", frame.line}}}}}});
+          break;
         }
-        json stack_frame = {{"location", std::move(location)}};
-        if (frame.inlined) stack_frame["properties"] = {{"inlined", true}};
-        frames.push_back(std::move(stack_frame));
+        stacks.push_back(
+            {{"message", {{"text", std::move(text)}}}, {"frames", sarif_frames(st.frames, root)}});
       }
-      result["stacks"] = {{{"message", {{"text", "creation call site"}}}, {"frames", frames}}};
+      result["stacks"] = std::move(stacks);
+      if (!related.empty()) result["relatedLocations"] = std::move(related);
+    } else if (f->callsite.size() > 1) {
+      // The rest of the call stack, innermost first.
+      result["stacks"] = {{{"message", {{"text", "creation call site"}}},
+                           {"frames", sarif_frames(f->callsite, root)}}};
     }
     if (!f->status.empty()) {
       result["baselineState"] = f->status == "new" ? "new" : "unchanged";

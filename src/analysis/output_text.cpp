@@ -1,5 +1,6 @@
 #include <map>
 
+#include "analysis/name_ranges.h"
 #include "analysis/output.h"
 #include "core/escape.h"
 #include "core/hex.h"
@@ -60,7 +61,15 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
   if (!f.suppressed_by.empty())
     o += "      suppressed by: " + printable(f.suppressed_by, kDisplayChars) + '\n';
   const std::string indent = "      ";
-  if (f.callsite.empty()) {
+  if (!f.stacks.empty()) {
+    // Misuse reads like ASan: each stack under its label (the creation among them).
+    for (const std::string& line : stack_lines(f)) {
+      o += indent +
+           (line[0] != ' ' ? style.bold(printable(line, kDisplayChars))
+                           : printable(line, 2 * kDisplayChars)) +
+           '\n';
+    }
+  } else if (f.callsite.empty()) {
     o += indent + "created at: " +
          style.dim(f.callsite_source == "none" ? "(no call site recorded)" : "(unknown)") + '\n';
   } else {
@@ -85,9 +94,9 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
   }
   if (!f.names.empty()) {
     std::string names;
-    for (const std::string& n : f.names) {
+    for (const NameEntry& n : name_ranges(f.names)) {
       if (!names.empty()) names += ", ";
-      names += quote_printable(n, 60);
+      names += quote_printable(n.text, 60);
     }
     if (f.names_omitted > 0) names += ", and " + format_count(f.names_omitted) + " more";
     o += indent + "names:      " + names + '\n';

@@ -41,9 +41,11 @@ class SnapshotIndex {
     return c < 0 ? kNoCallsiteId : callsite_ids_[static_cast<size_t>(c)];
   }
   // Callsite ids of the snapshot's call-site table (for the destroyed list).
+  // Out of range (a damaged snapshot) reads as none.
   uint32_t callsite_id(int32_t snapshot_callsite) const {
-    return snapshot_callsite < 0 ? kNoCallsiteId
-                                 : callsite_ids_[static_cast<size_t>(snapshot_callsite)];
+    return snapshot_callsite < 0 || static_cast<size_t>(snapshot_callsite) >= callsite_ids_.size()
+               ? kNoCallsiteId
+               : callsite_ids_[static_cast<size_t>(snapshot_callsite)];
   }
 
   // The current frame of the object's device (the snapshot's frame for instance objects).

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/format.h"
 
@@ -85,6 +86,30 @@ inline std::string markdown_code(std::string_view text, bool in_table,
   }
   if (pad) out += ' ';
   out += fence;
+  return out;
+}
+
+// Markdown: untrusted lines as a fenced code block (CommonMark), where nothing is markup. Each
+// line passes printable() (no line break or control is left to end it early); the fence is a
+// backtick run longer than any in the lines (at least three), so no line can close it. indent
+// (e.g. a list item's) goes before every line.
+inline std::string markdown_block(const std::vector<std::string>& lines, std::string_view indent,
+                                  size_t max_chars = kDisplayChars) {
+  std::vector<std::string> bodies;
+  bodies.reserve(lines.size());
+  size_t longest = 2;
+  for (const std::string& line : lines) {
+    bodies.push_back(printable(line, max_chars));
+    size_t run = 0;
+    for (char c : bodies.back()) {
+      run = c == '`' ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+  }
+  const std::string fence(longest + 1, '`');
+  std::string out = std::string(indent) + fence + "\n";
+  for (const std::string& body : bodies) out += std::string(indent) + body + "\n";
+  out += std::string(indent) + fence + "\n";
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/name_ranges.h"
 #include "core/escape.h"
 #include "core/format.h"
 
@@ -281,6 +282,14 @@ struct Example {
   std::string name;
 };
 
+// A misuse finding's stack: "destroyed here", "created here", ...
+struct Stack {
+  std::string label;
+  std::vector<std::string> frames;  // their text, innermost first
+  std::vector<std::string> lines;
+  std::string note;
+};
+
 struct Finding {
   std::string kind;
   std::string type;
@@ -295,6 +304,7 @@ struct Finding {
   std::vector<uint64_t> frames;
   std::vector<Chain> chains;
   std::vector<Example> examples;
+  std::vector<Stack> stacks;
 };
 
 struct Series {
@@ -380,6 +390,17 @@ Finding read_finding(const json& f) {
   for (const json& c : array_of(f, "chains")) {
     Chain chain{read_links(c.is_array() ? c : array_of(c, "links")), to_u64(member(c, "bytes"))};
     if (!chain.links.empty()) out.chains.push_back(std::move(chain));
+  }
+  for (const json& st : array_of(f, "stacks")) {
+    if (!st.is_object()) continue;
+    Stack stack;
+    stack.label = string_or(st, "label");
+    for (const json& frame : array_of(st, "frames")) {
+      if (auto text = to_string(member(frame, "text"))) stack.frames.push_back(*text);
+    }
+    stack.lines = strings_of(st, "lines");
+    stack.note = string_or(st, "note");
+    out.stacks.push_back(std::move(stack));
   }
   for (const json& e : array_of(f, "examples")) {
     if (!e.is_object()) continue;
@@ -1058,6 +1079,7 @@ details[open] > summary { color:var(--fg); }
 .vk-detail { display:grid; grid-template-columns:max-content 1fr; gap:4px 14px; margin:8px 0 4px 18px; }
 .vk-detail dt { color:var(--muted); font-size:12px; } .vk-detail dd { margin:0; overflow-wrap:anywhere; }
 .vk-stack { margin:0; padding-left:20px; }
+.vk-stack-line { font:12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; overflow-wrap:anywhere; }
 table.vk-examples { border-collapse:collapse; font-size:12px; }
 table.vk-examples td, table.vk-examples th { padding:1px 10px 1px 0; text-align:left; }
 .vk-kind-growth { --kind:#d1495b; } .vk-kind-retained { --kind:#e07a1f; }
@@ -1183,11 +1205,17 @@ std::string names_cell(const std::vector<std::string>& names, uint64_t omitted) 
   if (names.empty() && omitted == 0) return "<span class=\"vk-more\">(unnamed)</span>";
   constexpr size_t kShown = 3;
   std::string s;
-  for (size_t i = 0; i < names.size() && i < kShown; ++i) {
+  // A series of names is one entry ("thumb.{0..299}"); "+N more" counts names.
+  uint64_t more = omitted;
+  const std::vector<analysis::NameEntry> entries = analysis::name_ranges(names);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i >= kShown) {
+      more += entries[i].names;
+      continue;
+    }
     if (i > 0) s += ", ";
-    s += escape(display_cut(names[i]));
+    s += escape(display_cut(entries[i].text));
   }
-  const uint64_t more = omitted + (names.size() > kShown ? names.size() - kShown : 0);
   if (more > 0) s += " <span class=\"vk-more\">+" + format_count(more) + " more</span>";
   return s;
 }
@@ -1205,7 +1233,24 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
   if (f.bytes) {
     s += "<dt>Bytes</dt><dd>" + format_count(*f.bytes) + " bytes</dd>";
   }
-  if (!f.callsite.empty()) {
+  // Misuse: each stack under its label, frames numbered from #0 as ASan does.
+  for (const Stack& st : f.stacks) {
+    s += "<dt>" + escape(display_cut(st.label)) + "</dt><dd class=\"vk-misuse-stack\">";
+    if (!st.frames.empty()) {
+      s += "<ol class=\"vk-stack\" start=\"0\">";
+      for (const std::string& frame : st.frames) {
+        s += "<li><code>" + escape(display_cut(frame)) + "</code></li>";
+      }
+      s += "</ol>";
+    }
+    for (const std::string& line : st.lines) {
+      s +=
+          "<div class=\"vk-stack-line\">" + escape(display_cut(line, 2 * kDisplayChars)) + "</div>";
+    }
+    if (!st.note.empty()) s += "<div class=\"vk-more\">" + escape(display_cut(st.note)) + "</div>";
+    s += "</dd>";
+  }
+  if (!f.callsite.empty() && f.stacks.empty()) {
     s += "<dt>Call site</dt><dd><ol class=\"vk-stack\">";
     for (const std::string& frame : f.callsite) {
       s += "<li><code>" + escape(display_cut(frame)) + "</code></li>";
@@ -1224,10 +1269,10 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
   if (f.chains.size() > kListed) {
     s += "<dt></dt><dd>and " + std::to_string(f.chains.size() - kListed) + " more chains</dd>";
   }
-  if (f.names.size() > 3) {
+  if (const auto entries = analysis::name_ranges(f.names); entries.size() > 3) {
     s += "<dt>All names</dt><dd>";
-    for (size_t i = 0; i < f.names.size(); ++i) {
-      s += (i ? ", " : "") + escape(display_cut(f.names[i]));
+    for (size_t i = 0; i < entries.size(); ++i) {
+      s += (i ? ", " : "") + escape(display_cut(entries[i].text));
     }
     s += "</dd>";
   }

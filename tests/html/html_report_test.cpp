@@ -576,3 +576,54 @@ TEST(HtmlTicks, Labels) {
 
 }  // namespace
 }  // namespace vkleak
+
+namespace vkleak {
+namespace {
+
+json misuse_doc() {
+  json names = json::array();
+  for (int i = 0; i < 300; ++i) names.push_back("thumb." + std::to_string(i));
+  json frame = {{"text", "drop<script> (/src/app.cpp:30) (inlined)"}, {"inlined", true}};
+  json finding = {{"kind", "destroyed_in_flight"},
+                  {"object_type", "VkImage"},
+                  {"count", 300},
+                  {"names", names},
+                  {"message", "VkImage \"thumb.0\" (id 12) destroyed"},
+                  {"stacks",
+                   {{{"label", "destroyed here"},
+                     {"frames", {frame}},
+                     {"lines", json::array()},
+                     {"note", nullptr}},
+                    {{"label", "while in use by"},
+                     {"frames", json::array()},
+                     {"lines", {"queue 0, submission 7, frame 40"}},
+                     {"note", nullptr}},
+                    {{"label", "created here"},
+                     {"frames", json::array()},
+                     {"lines", json::array()},
+                     {"note", "at frame 3; stack not recorded"}}}}};
+  return {{"format", "vkleak-findings"}, {"version", 1}, {"findings", {finding}}};
+}
+
+TEST(HtmlReport, MisuseFindingsShowTheirStacks) {
+  const std::string page = render_html(misuse_doc());
+  EXPECT_NE(page.find("<dt>destroyed here</dt><dd class=\"vk-misuse-stack\"><ol class=\"vk-stack\" "
+                      "start=\"0\"><li><code>drop&lt;script&gt; (/src/app.cpp:30) (inlined)"
+                      "</code></li></ol></dd>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<dt>while in use by</dt><dd class=\"vk-misuse-stack\"><div "
+                      "class=\"vk-stack-line\">queue 0, submission 7, frame 40</div></dd>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<div class=\"vk-more\">at frame 3; stack not recorded</div>"),
+            std::string::npos);
+  EXPECT_EQ(page.find("<script>"), std::string::npos);
+}
+
+TEST(HtmlReport, NameSeriesShowAsRanges) {
+  const std::string page = render_html(misuse_doc());
+  EXPECT_NE(page.find("<td class=\"vk-names\">thumb.{0..299}</td>"), std::string::npos);
+  EXPECT_EQ(page.find("thumb.150"), std::string::npos) << "not a 300-name line";
+}
+
+}  // namespace
+}  // namespace vkleak

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "analysis/grouping.h"
+#include "analysis/messages.h"
+#include "core/format.h"
 
 namespace vkleak::analysis {
 
@@ -21,6 +23,92 @@ std::string path_step_text(const EventPathStep& step) {
   std::string text = step.relation + " " + step.type;
   if (step.name) text += " \"" + *step.name + "\"";
   return text + " (id " + std::to_string(step.id) + ")";
+}
+
+std::string describe_step(const EventPathStep& step) {
+  return describe_object(step.type, step.name ? &*step.name : nullptr,
+                         static_cast<uint64_t>(step.id));
+}
+
+// "VkDevice \"gpu\" (id 2)": its debug name when a snapshot object carries it.
+std::string describe_device(const SnapshotIndex& index, int64_t id) {
+  const size_t i = index.find(id);
+  const std::string* name = i == kNotFound ? nullptr : index.snapshot().name(index.object(i));
+  std::string text = describe_object("VkDevice", name, static_cast<uint64_t>(id));
+  for (const Device& d : index.snapshot().devices) {
+    if (d.id == id && !d.physical_device.empty())
+      text += " on " + quote_printable(d.physical_device, 60);
+  }
+  return text;
+}
+
+constexpr const char* kNotRecorded = "stack not recorded (a layer without misuse stacks)";
+constexpr const char* kDestroyNotRecorded =
+    "stack not recorded (set destroy_callstacks=true to record destroy stacks)";
+
+// The stacks of one event, in the order ASan shows them (FINDINGS.md).
+std::vector<EventRule::Group::Stack> event_stacks(const SnapshotIndex& index, const Event& e,
+                                                  FindingKind kind, const std::string& device) {
+  using Stack = EventRule::Group::Stack;
+  std::vector<Stack> out;
+  const auto call = [&](const char* label, int32_t callsite, std::string note) {
+    Stack st;
+    st.label = label;
+    st.callsite = index.callsite_id(callsite);
+    if (st.callsite == kNoCallsiteId) st.note = std::move(note);
+    return st;
+  };
+  const auto created = [&]() {
+    Stack st;
+    st.label = "created here";
+    if (e.has_created) {
+      st.callsite = index.callsite_id(e.created_callsite);
+      st.note = "at frame " + std::to_string(e.created_frame);
+      if (st.callsite == kNoCallsiteId) st.note += "; stack not recorded";
+    } else {
+      st.creation_fallback = true;
+    }
+    return st;
+  };
+  if (kind == FindingKind::kDestroyedInFlight) {
+    out.push_back(call("destroyed here", e.callsite, kNotRecorded));
+    if (e.has_submission || !e.path.empty()) {
+      Stack use;
+      use.label = "while in use by";
+      if (e.has_submission) {
+        use.lines.push_back("queue " + std::to_string(e.submission_queue) + ", submission " +
+                            std::to_string(e.submission_serial) + ", frame " +
+                            std::to_string(e.submission_frame));
+      }
+      if (!e.path.empty()) {
+        // The layer writes the path from the object outwards: read it from the command buffer.
+        std::string path;
+        for (auto it = e.path.rbegin(); it != e.path.rend(); ++it) {
+          path += describe_step(*it) + " > ";
+        }
+        path += describe_event_object(e);
+        use.lines.push_back(std::move(path));
+      }
+      out.push_back(std::move(use));
+    }
+    out.push_back(created());
+    return out;
+  }
+  out.push_back(call("invalid call here", e.callsite, kNotRecorded));
+  if (e.reason == "already_destroyed") {
+    out.push_back(created());
+    if (e.has_first_destroy) {
+      Stack first = call("first destroyed here", e.first_destroy_callsite, "");
+      first.note = "at frame " + std::to_string(e.first_destroy_frame);
+      if (first.callsite == kNoCallsiteId) first.note += "; " + std::string(kDestroyNotRecorded);
+      out.push_back(std::move(first));
+    }
+  } else if (e.reason == "wrong_device") {
+    Stack st = created();
+    if (!device.empty()) st.lines.push_back("on " + device + ", the device that owns it");
+    out.push_back(std::move(st));
+  }
+  return out;
 }
 
 }  // namespace
@@ -47,6 +135,12 @@ void EventRule::add(const SnapshotIndex& index, const IdCallsites& previous) {
       groups_.back().pattern = pattern;
     }
     Group& g = groups_[it->second];
+    if (g.count == 0) {
+      const std::string device =
+          e.belongs_to != kNullId ? describe_device(index, e.belongs_to) : std::string();
+      g.headline = event_headline(e, device);
+      g.stacks = event_stacks(index, e, kind, device);
+    }
     ++g.count;
     g.first_frame = std::min<uint64_t>(g.first_frame, static_cast<uint64_t>(e.frame));
     g.last_frame = std::max<uint64_t>(g.last_frame, static_cast<uint64_t>(e.frame));
@@ -67,6 +161,13 @@ void EventRule::add(const SnapshotIndex& index, const IdCallsites& previous) {
       for (const EventPathStep& step : e.path) x.path.push_back(path_step_text(step));
       x.message = e.message;
       g.examples.push_back(std::move(x));
+    }
+    // The creation the layer recorded with the event; else the object as a snapshot saw it.
+    if (g.callsite == UINT32_MAX && e.has_created &&
+        index.callsite_id(e.created_callsite) != kNoCallsiteId) {
+      g.callsite = index.callsite_id(e.created_callsite);
+      g.callsite_source = "object";
+      g.lookup_name.reset();
     }
     if (g.callsite != UINT32_MAX || e.object == kNullId) continue;
     // The object itself: alive in the previous snapshot, or a destroyed target of this one.

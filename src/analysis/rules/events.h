@@ -38,6 +38,18 @@ class EventRule {
     std::string callsite_source = "none";
     std::optional<std::string> lookup_name;  // for a call site by name, while none is found
     std::string snapshot;
+    // The first event's headline and stacks (Finding::stacks, with call site ids).
+    std::string headline;
+    struct Stack {
+      std::string label;
+      uint32_t callsite = kNoCallsiteId;
+      std::vector<std::string> lines;
+      std::string note;
+      // "created here" of an event that did not record the creation: the group's call site
+      // (found as before the layer recorded it) stands in, and the note says so.
+      bool creation_fallback = false;
+    };
+    std::vector<Stack> stacks;
   };
 
   // The events of one snapshot. previous: the objects of the snapshot before it, where the

@@ -2,6 +2,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "analysis/messages.h"
 #include "analysis/rules/rules.h"
 
 namespace vkleak::analysis {
@@ -167,6 +168,18 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
       if (entry.chains.size() < options.max_examples) entry.chains.push_back(std::move(chain));
     } else {
       const DestroyedObject* d = index.destroyed(dangling->to);
+      HitCollector::Pending& entry = hits.add(g, v, 0);
+      if (!entry.stale_target) {
+        StaleTarget t;
+        t.referrer = describe_object(index.type(v), s.name(index.object(v)), index.object(v).id);
+        t.target =
+            describe_object(s.type_names[d->type],
+                            d->name != kNoName ? &s.names[static_cast<size_t>(d->name)] : nullptr,
+                            static_cast<uint64_t>(d->id));
+        t.destroyed_frame = static_cast<uint64_t>(d->destroyed_frame);
+        t.destroy_callsite = index.callsite_id(d->destroy_callsite);
+        entry.stale_target = std::move(t);
+      }
       ChainLink link;
       link.id = static_cast<uint64_t>(d->id);
       link.type = s.type_names[d->type];
@@ -174,7 +187,6 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
       link.state = "destroyed";
       link.destroyed_frame = static_cast<uint64_t>(d->destroyed_frame);
       chain.links.push_back(std::move(link));
-      HitCollector::Pending& entry = hits.add(g, v, 0);
       ++entry.stale_dangling;
       hits.relate_destroyed(&entry, *d);
       const auto frame = static_cast<uint64_t>(d->destroyed_frame);
