@@ -1,4 +1,4 @@
-// The last destroys of a scope (setting `graveyard`: how many), so that a destroy of a handle
+// The last destroys of a scope (setting `graveyard_size`: how many per destroying thread), so that a destroy of a handle
 // that is not live can say what the handle was: its type, debug name, creation and first destroy.
 // Only that rare path reads it; the hot path writes one entry, in the ring of its own thread's
 // shard, handing over the record's creation-context and name references instead of dropping
@@ -48,8 +48,10 @@ class RecentDestroys {
   RecentDestroys(const RecentDestroys&) = delete;
   RecentDestroys& operator=(const RecentDestroys&) = delete;
 
-  // Entries kept in all, split among the shards; 0 keeps none. Set once, before any add().
-  void set_capacity(uint32_t entries) noexcept { per_shard_ = (entries + kShards - 1) / kShards; }
+  // Entries kept per shard: a single-threaded app's destroys all go to one, so each remembers
+  // the whole setting (memory: up to kShards rings, each allocated on its first destroy). 0
+  // keeps none. Set once, before any add().
+  void set_capacity(uint32_t entries) noexcept { per_shard_ = entries; }
 
   // Takes over `context` and `name` (references the destroyed record held).
   __attribute__((always_inline)) void add(uint64_t handle, ObjectType type, uint64_t id,
@@ -74,7 +76,7 @@ class RecentDestroys {
     give_back(old_context, old_name);
   }
 
-  uint32_t capacity() const noexcept { return per_shard_ * kShards; }
+  uint32_t capacity() const noexcept { return per_shard_; }  // per thread's ring
 
   // The latest destroy of (handle, type) still remembered.
   bool find(uint64_t handle, ObjectType type, DestroyedInfo* out) const noexcept;
