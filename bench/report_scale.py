@@ -5,10 +5,16 @@ commands on them and prints wall time and peak memory (RSS of the vkleak process
 wait4(2)) against the budget: 3 s and 1 GiB for the pair.
 
     bench/report_scale.py [--build build] [--objects 1000000] [--repeat 3] [--check]
+        [--stacks N --symbolize-with BINARY] [--vkleak PATH]
+
+--stacks gives the long-lived objects N distinct call sites; with --symbolize-with each is 4
+return addresses of BINARY's calls (an -O2 program with debug info: inline chains to expand) and
+the reports symbolize them. --vkleak times another CLI (an older build) on the same files.
 """
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -34,6 +40,21 @@ def measure(cmd):
     return wall, usage.ru_maxrss * 1024  # Linux reports KiB
 
 
+def return_addresses(binary):
+    """The address after each call instruction of binary: what a stack holds."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary], check=True,
+                         capture_output=True, text=True).stdout
+    addresses, after_call = [], False
+    for line in out.splitlines():
+        m = re.match(r"\s+([0-9a-f]+):\s+(\S+)", line)
+        if not m:
+            continue
+        if after_call:
+            addresses.append(m.group(1))
+        after_call = m.group(2).startswith("call")
+    return addresses
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -42,9 +63,13 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="runs per command (median shown)")
     ap.add_argument("--keep", help="generate into this directory and keep it")
     ap.add_argument("--check", action="store_true", help="exit 1 when over budget")
+    ap.add_argument("--stacks", type=int, help="distinct call sites of the long-lived objects")
+    ap.add_argument("--symbolize-with", metavar="BINARY",
+                    help="call sites are return addresses in BINARY, and reports symbolize")
+    ap.add_argument("--vkleak", help="the CLI to time (default: BUILD/bin/vkleak)")
     args = ap.parse_args()
 
-    vkleak = os.path.join(args.build, "bin/vkleak")
+    vkleak = args.vkleak or os.path.join(args.build, "bin/vkleak")
     gen = os.path.join(args.build, "tests/analysis/vkleak_gen_run")
     for tool in (vkleak, gen):
         if not os.access(tool, os.X_OK):
@@ -54,19 +79,29 @@ def main():
     try:
         os.makedirs(out, exist_ok=True)
         start = time.monotonic()
-        subprocess.run([gen, out, "--objects", str(args.objects), "--snapshots", "2"], check=True)
+        gen_cmd = [gen, out, "--objects", str(args.objects), "--snapshots", "2"]
+        if args.stacks:
+            gen_cmd += ["--stacks", str(args.stacks)]
+        if args.symbolize_with:
+            binary = os.path.abspath(args.symbolize_with)
+            offsets = os.path.join(out, "offsets.txt")
+            with open(offsets, "w") as f:
+                f.write("\n".join(return_addresses(binary)) + "\n")
+            gen_cmd += ["--module", binary, "--offsets", offsets]
+        subprocess.run(gen_cmd, check=True)
         files = sorted(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".json"))
         size = sum(os.path.getsize(f) for f in files)
         print(f"generated {len(files)} snapshots of {args.objects:,} objects "
               f"({size / 2**20:,.0f} MiB) in {time.monotonic() - start:.1f} s")
         print(f"machine: {os.cpu_count()} cores\n")
 
+        plain = [] if args.symbolize_with else ["--no-symbolize"]
         commands = [
-            ("vkleak diff A B", [vkleak, "diff", *files, "--no-symbolize"]),
-            ("vkleak report DIR", [vkleak, "report", out, "--no-symbolize"]),
+            ("vkleak diff A B", [vkleak, "diff", *files, *plain]),
+            ("vkleak report DIR", [vkleak, "report", out, *plain]),
             ("vkleak report DIR --format json", [vkleak, "report", out, "--format", "json",
-                                                  "--no-symbolize"]),
-            ("vkleak show A (one file)", [vkleak, "show", files[0], "--no-symbolize"]),
+                                                  *plain]),
+            ("vkleak show A (one file)", [vkleak, "show", files[0], *plain]),
         ]
         rows = []
         over = False

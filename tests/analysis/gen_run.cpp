@@ -1,17 +1,23 @@
 // vkleak_gen_run OUT_DIR [--objects N] [--snapshots S] [--pid P] [--clean] [--teardown]
+//                [--stacks N] [--module PATH --offsets FILE]
 //
 // Writes a synthetic run in the layer's form: S snapshots taken every 30 frames, about N objects
 // each. Most objects are long-lived and in use; a fifth are new since the previous snapshot
 // (churn, so diff has something born); unless --clean, one group leaks a buffer and its memory
 // per frame, descriptor sets pile up that reference destroyed views, memory is orphaned every 5
 // frames, and one set is freed in flight. --teardown adds device_destroy and instance_destroy
-// snapshots. For the scale benchmark (bench/report_scale.py) and the command tests.
+// snapshots. The long-lived objects come from --stacks distinct call sites (default 2000); with
+// --module and --offsets (return addresses in that binary, one hex ELF address per line) each
+// call site is 4 of those addresses, so that reports symbolize real code. For the scale
+// benchmark (bench/report_scale.py) and the command tests.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "run_builder.h"
 
@@ -30,12 +36,14 @@ struct Options {
   uint64_t pid = 4242;
   bool clean = false;
   bool teardown = false;
+  uint64_t stacks = 2000;
+  std::string module;
+  std::vector<uint64_t> offsets;  // from --offsets
 };
 
 constexpr const char* kTypes[] = {"VkBuffer",    "VkImage", "VkImageView", "VkSampler",
                                   "VkPipeline",  "VkFence", "VkSemaphore", "VkShaderModule",
                                   "VkQueryPool", "VkEvent"};
-constexpr uint64_t kStaticSites = 2000;
 
 // Ids are creation order, as the layer's are: frame, then a slot within the frame (ids 1 and 2
 // are the instance and the device).
@@ -82,8 +90,18 @@ void add_leaks(SnapshotBuilder* s, uint64_t now, int leak_site, int memory_site,
 SnapshotBuilder periodic(const Options& o, uint64_t k) {
   const uint64_t now = 30 * (k + 1);
   SnapshotBuilder s(o.pid, k, "frame", now);
-  int sites[kStaticSites];
-  for (uint64_t c = 0; c < kStaticSites; ++c) sites[c] = s.callsite(0x10000 + 0x1000 * c, 8);
+  if (!o.module.empty()) s.module_path(o.module);
+  std::vector<int> sites(o.stacks);
+  for (uint64_t c = 0; c < o.stacks; ++c) {
+    if (o.offsets.empty()) {
+      sites[c] = s.callsite(0x10000 + 0x1000 * c, 8);
+    } else {  // distinct for c below the number of offsets
+      std::vector<uint64_t> frames;
+      for (uint64_t d = 0; d < 4; ++d)
+        frames.push_back(o.offsets[(c + d * 7919) % o.offsets.size()]);
+      sites[c] = s.callsite_at(frames);
+    }
+  }
   const int churn_site = s.callsite(0x4000000, 8);
   const int leak_site = s.callsite(0x5000000, 8);
   const int memory_site = s.callsite(0x5100000, 8);
@@ -93,8 +111,8 @@ SnapshotBuilder periodic(const Options& o, uint64_t k) {
   const uint64_t churn = o.objects / 5;
   const uint64_t steady = o.objects - churn;
   for (uint64_t i = 0; i < steady; ++i) {
-    ObjectSpec spec{id_of(0, kStatic + i), kTypes[i % 10],         std::nullopt, 0,
-                    (i % 4) * 4096,        sites[i % kStaticSites]};
+    ObjectSpec spec{id_of(0, kStatic + i), kTypes[i % 10],     std::nullopt, 0,
+                    (i % 4) * 4096,        sites[i % o.stacks]};
     if (i % 4 == 0) spec.name = "res." + std::to_string(i);
     if (i % 3 == 0) spec.last_use = now - 1 - i % 3;
     s.object(spec);
@@ -136,6 +154,18 @@ bool parse(int argc, char** argv, Options* o) {
       o->clean = true;
     } else if (arg == "--teardown") {
       o->teardown = true;
+    } else if (arg == "--stacks") {
+      o->stacks = value();
+      if (o->stacks == 0) throw std::runtime_error("--stacks must be at least 1");
+    } else if (arg == "--module" && i + 1 < argc) {
+      o->module = argv[++i];
+    } else if (arg == "--offsets" && i + 1 < argc) {
+      std::ifstream in(argv[++i]);
+      std::string line;
+      while (std::getline(in, line)) {
+        if (!line.empty()) o->offsets.push_back(std::strtoull(line.c_str(), nullptr, 16));
+      }
+      if (o->offsets.empty()) throw std::runtime_error(std::string(argv[i]) + ": no offsets");
     } else if (o->out.empty() && arg[0] != '-') {
       o->out = arg;
     } else {
@@ -153,7 +183,7 @@ int main(int argc, char** argv) {
     if (!parse(argc, argv, &o)) {
       std::fprintf(stderr,
                    "usage: %s OUT_DIR [--objects N] [--snapshots S] [--pid P] [--clean] "
-                   "[--teardown]\n",
+                   "[--teardown] [--stacks N] [--module PATH --offsets FILE]\n",
                    argv[0]);
       return 2;
     }

@@ -42,6 +42,18 @@ int SnapshotBuilder::callsite(uint64_t first_offset, int depth) {
   return static_cast<int>(callsites_.size() - 1);
 }
 
+int SnapshotBuilder::callsite_at(const std::vector<uint64_t>& offsets) {
+  std::vector<uint64_t> frames;
+  for (uint64_t offset : offsets) frames.push_back(kModuleBase + offset);
+  callsites_.push_back(std::move(frames));
+  return static_cast<int>(callsites_.size() - 1);
+}
+
+SnapshotBuilder& SnapshotBuilder::module_path(std::string path) {
+  module_path_ = std::move(path);
+  return *this;
+}
+
 SnapshotBuilder& SnapshotBuilder::object(const ObjectSpec& spec) {
   objects_.push_back(spec);
   return *this;
@@ -203,8 +215,9 @@ std::string SnapshotBuilder::json() const {
     out += "]}";
   }
   out += "]";
-  out += ",\n\"modules\":[\n{\"path\":\"/opt/app/bin/app\",\"base\":" + hex(kModuleBase) +
-         ",\"size\":268435456,\"bias\":" + hex(kModuleBase) + ",\"build_id\":null}]}\n";
+  out += ",\n\"modules\":[\n{\"path\":" + nlohmann::json(module_path_).dump() +
+         ",\"base\":" + hex(kModuleBase) + ",\"size\":268435456,\"bias\":" + hex(kModuleBase) +
+         ",\"build_id\":null}]}\n";
   return out;
 }
 

@@ -91,6 +91,11 @@ class SnapshotBuilder {
   // A call site of `depth` frames in the synthetic module "app" (its binary does not exist, so
   // frames read "app+0x...").
   int callsite(uint64_t first_offset, int depth = 3);
+  // A call site of these offsets in the module, innermost first.
+  int callsite_at(const std::vector<uint64_t>& offsets);
+  // The module's file (default "/opt/app/bin/app", which does not exist): a real binary makes
+  // the call sites symbolize (the offsets are then its ELF virtual addresses).
+  SnapshotBuilder& module_path(std::string path);
   SnapshotBuilder& object(const ObjectSpec& spec);
   // Binds `from` to memory `to` (an edge of kind "memory" and the "memory" member).
   SnapshotBuilder& bind(uint64_t from, uint64_t memory, uint64_t size);
@@ -119,6 +124,7 @@ class SnapshotBuilder {
   std::vector<DestroyedSpec> destroyed_;
   std::vector<EventSpec> events_;
   std::vector<std::vector<uint64_t>> callsites_;
+  std::string module_path_ = "/opt/app/bin/app";
 };
 
 // The synthetic module's load address: call-site frames are kModuleBase + offset.
