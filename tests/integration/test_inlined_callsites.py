@@ -1,7 +1,12 @@
 """Call sites through a helper inlined at -O2 (scenario callsite_inlined): every return address
 expands into its inline chain as `addr2line -i -f -C` prints it, each caller is named with its
 line, fingerprints keep the callers apart, a suppression on a function that exists only as an
-inlined frame matches, and a stripped copy of the program gives module+offset frames."""
+inlined frame matches, and a stripped copy of the program gives module+offset frames.
+
+Misuse with stacks (scenario misuse, -O2 too): a double destroy, a destroy with the wrong device
+and a destroy in flight are events of the raw snapshots whose stacks symbolize, as
+`llvm-addr2line -i -f -C` prints them, to the functions that made each call; 10,000 valid
+destroys of reused handle values are no invalid_destroy."""
 
 import json
 import os
@@ -158,6 +163,154 @@ class InlinedCallsiteTest(TempDirTestCase):
         self.assertEqual(notes, [f"call sites in {PROGRAM} are module+offset: no symbols (a "
                                  "stripped build? its debug file is looked up by build-id under "
                                  "/usr/lib/debug)"], self.doc["runs"][0]["notes"])
+
+
+MISUSE = "misuse"
+NO_STACKS = "layer has no misuse stacks yet"
+
+
+class MisuseStacksTest(TempDirTestCase):
+    """The raw snapshot events of each misuse, and the contract's stacks on them (contract16:
+    "reason", "callsite", "created", "first_destroy", "belongs_to")."""
+
+    def run_mode(self, mode, env_extra=None):
+        env = explicit_env(self.tmp, self.out)
+        env.update(env_extra or {})
+        proc = run([scenario(MISUSE), "--mode", mode], env)  # exit code 0: nothing crashed
+        self.assertTrue(proc.stdout.startswith(f"done: {mode}"), proc.stdout)
+        self.snaps = snapshots(self.out)
+        for snap in self.snaps:
+            validate(snap)
+        return proc
+
+    def events(self, kind):
+        """[(event, the snapshot holding it)], each event once (a later snapshot of the same
+        scope repeats it)."""
+        seen, found = set(), []
+        for snap in self.snaps:
+            for e in snap["events"]:
+                key = (e["owner"], e["kind"], e["handle"], e["frame"], e["time_ms"])
+                if e["kind"] == kind and key not in seen:
+                    seen.add(key)
+                    found.append((e, snap))
+        return found
+
+    def functions(self, snap, callsite):
+        """The program's frames of a snapshot call site, [(function, line)] innermost first,
+        every address expanded as llvm-addr2line -i -f -C prints it."""
+        self.assertIsNotNone(callsite)
+        program = scenario(MISUSE)
+        [exe] = [m for m in snap["modules"] if m["path"] == program]
+        bias = int(exe["bias"], 16)
+        lo, hi = int(exe["base"], 16), int(exe["base"], 16) + exe["size"]
+        [frames] = [c["frames"] for c in snap["callsites"] if c["id"] == callsite]
+        out = []
+        for address in frames:
+            address = int(address, 16)
+            if lo <= address < hi:
+                out += addr2line("llvm-addr2line", program, address - bias - 1)
+        self.assertTrue(out, frames)
+        return out
+
+    def frames_of(self, snap, callsite):
+        [frames] = [c["frames"] for c in snap["callsites"] if c["id"] == callsite]
+        return frames
+
+    def require_stacks(self, event):
+        if "reason" not in event and "created" not in event:
+            self.skipTest(NO_STACKS)
+
+    def assert_stack(self, snap, callsite, innermost, present=(), absent=()):
+        """innermost: the first program frame's function contains it; present/absent: some/no
+        frame does."""
+        frames = self.functions(snap, callsite)
+        names = [f for f, _ in frames]
+        self.assertIn(innermost, names[0], frames)
+        for name in present:
+            self.assertTrue([n for n in names if name in n], (name, frames))
+        for name in absent:
+            self.assertFalse([n for n in names if name in n], (name, frames))
+        return frames
+
+    def test_double_destroy(self):
+        self.run_mode("double-destroy")
+        [(event, snap)] = self.events("invalid_destroy")
+        self.assertEqual(event["type"], "VkSampler", event)
+        self.assertEqual(self.events("destroyed_in_flight"), [])
+        self.require_stacks(event)
+        self.assertEqual(event["reason"], "already_destroyed", event)
+        self.assertEqual(event["name"], "sampler.linear", event)
+        self.assertIsInstance(event["object"], int, event)
+        self.assertNotIn("belongs_to", event)
+        # The bad call: the lambda in shutdown_renderer, not the first destroy.
+        self.assert_stack(snap, event["callsite"], "shutdown_renderer", ["lambda"],
+                          ["release_materials", "setup_materials"])
+        # Created by make_sampler, inlined into setup_materials.
+        frames = self.assert_stack(snap, event["created"]["callsite"], "make_sampler",
+                                   ["setup_materials"], ["release_materials",
+                                                         "shutdown_renderer"])
+        self.assertIn("setup_materials(", frames[1][0], frames)
+        self.assertEqual(event["created"]["frame"], 0, event)
+        # The first destroy is known, its stack only with destroy_callstacks (costly).
+        self.assertEqual(event["first_destroy"]["frame"], 0, event)
+        self.assertIsNone(event["first_destroy"]["callsite"], event)
+
+    def test_double_destroy_with_destroy_callstacks(self):
+        self.run_mode("double-destroy", {"VKLEAK_DESTROY_CALLSTACKS": "true"})
+        [(event, snap)] = self.events("invalid_destroy")
+        self.require_stacks(event)
+        self.assert_stack(snap, event["first_destroy"]["callsite"], "release_materials", (),
+                          ["shutdown_renderer", "setup_materials"])
+        self.assert_stack(snap, event["callsite"], "shutdown_renderer", ["lambda"],
+                          ["release_materials"])
+
+    def test_wrong_device(self):
+        self.run_mode("wrong-device")
+        [(event, snap)] = self.events("invalid_destroy")
+        self.assertEqual(event["type"], "VkBuffer", event)
+        # Device A made the buffer; B (the event's owner) destroyed it.
+        [a_snap] = [s for s in self.snaps if s["scope"].get("device") != event["owner"] and
+                    [o for o in s["objects"] if o["name"] == "buffer.on_a"]]
+        device_a = a_snap["scope"]["device"]
+        [buffer] = [o for o in a_snap["objects"] if o["name"] == "buffer.on_a"]
+        self.assertEqual(buffer["handle"], event["handle"])
+        # Its creation stack: the inlined helper, then make_on_a.
+        created = self.assert_stack(a_snap, buffer["callsite"], "create_named_buffer",
+                                    ["make_on_a"], ["destroy_with_b"])
+        self.assertIn("make_on_a(", created[1][0], created)
+        self.require_stacks(event)
+        self.assertEqual(event["reason"], "wrong_device", event)
+        self.assertEqual(event["belongs_to"], device_a, event)
+        self.assertEqual((event["object"], event["name"]), (buffer["id"], "buffer.on_a"), event)
+        self.assert_stack(snap, event["callsite"], "destroy_with_b", (), ["make_on_a"])
+        # The event's creation stack is the buffer's own, address for address.
+        self.assertEqual(self.frames_of(snap, event["created"]["callsite"]),
+                         self.frames_of(a_snap, buffer["callsite"]))
+
+    def test_in_flight(self):
+        self.run_mode("in-flight")
+        self.assertEqual(self.events("invalid_destroy"), [])
+        [(event, snap)] = self.events("destroyed_in_flight")
+        self.assertEqual((event["type"], event["name"]), ("VkBuffer", "staging.fill"), event)
+        self.assertEqual([(p["type"], p["name"]) for p in event["path"]],
+                         [("VkCommandBuffer", "fill.cmd")], event)
+        self.require_stacks(event)
+        self.assertNotIn("reason", event)
+        self.assert_stack(snap, event["callsite"], "drop_staging", (), ["make_staging"])
+        # Created by the template, through the inlined helper.
+        frames = self.assert_stack(snap, event["created"]["callsite"], "create_named_buffer",
+                                   ["make_staging<4096"], ["drop_staging"])
+        self.assertIn("make_staging<4096ul>(", frames[1][0], frames)
+        self.assertEqual(event["created"]["frame"], 0, event)
+
+    def test_reused_handles_are_no_invalid_destroy(self):
+        proc = self.run_mode("reuse")
+        # The loop really reused handle values (else this test proves nothing).
+        m = re.match(r"done: reuse, (\d+) samplers, (\d+) distinct handles", proc.stdout)
+        self.assertTrue(m, proc.stdout)
+        self.assertLess(int(m.group(2)), int(m.group(1)) // 10, proc.stdout)
+        self.assertEqual(self.events("invalid_destroy"), [])
+        self.assertEqual(self.events("destroyed_in_flight"), [])
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@
 //   in-flight       VkBuffer "staging.fill" destroyed in drop_staging() while a fill of it is
 //                   pending (after a 50 ms sleep: lavapipe has finished it)
 //   reuse           10,000 samplers created and destroyed (the driver reuses handle values),
-//                   then "sampler.last" destroyed once: all valid, nothing to report
+//                   then "sampler.last" destroyed once: all valid, nothing to report; prints
+//                   how many distinct handle values the loop saw
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -245,12 +246,17 @@ __attribute__((noinline)) void destroy_last(const Context& ctx, VkSampler sample
   KEEP_FRAME();
 }
 
-void reuse(const Context& ctx, uint32_t count) {
+// Returns how many distinct handle values the driver gave the loop's samplers.
+size_t reuse(const Context& ctx, uint32_t count) {
+  std::vector<uint64_t> handles;
   for (uint32_t i = 0; i < count; ++i) {
     VkSampler sampler = make_sampler(ctx, ctx.device, nullptr);
+    handles.push_back(scenario::handle_u64(sampler));
     vkDestroySampler(ctx.device, sampler, nullptr);
   }
   destroy_last(ctx, make_sampler(ctx, ctx.device, "sampler.last"));
+  std::sort(handles.begin(), handles.end());
+  return static_cast<size_t>(std::unique(handles.begin(), handles.end()) - handles.begin());
 }
 
 }  // namespace
@@ -271,6 +277,7 @@ int main(int argc, char** argv) {
   options.parse(argc, argv);
 
   Context ctx({"misuse", false});
+  size_t distinct = 0;
   if (mode == "double-destroy") {
     double_destroy(ctx);
   } else if (mode == "wrong-device") {
@@ -278,9 +285,13 @@ int main(int argc, char** argv) {
   } else if (mode == "in-flight") {
     in_flight(ctx);
   } else {
-    reuse(ctx, count);
+    distinct = reuse(ctx, count);
   }
   ctx.destroy();
-  std::printf("done: %s\n", mode.c_str());
+  if (mode == "reuse") {
+    std::printf("done: reuse, %u samplers, %zu distinct handles\n", count, distinct);
+  } else {
+    std::printf("done: %s\n", mode.c_str());
+  }
   return 0;
 }
