@@ -169,6 +169,14 @@ MISUSE = "misuse"
 NO_STACKS = "layer has no misuse stacks yet"
 
 
+def misuse_line(text, after):
+    """The line of misuse.cpp holding `text` first after the one holding `after`."""
+    with open(os.path.join(SOURCE_DIR, "tests/scenarios/misuse.cpp")) as f:
+        lines = f.read().splitlines()
+    start = [i for i, l in enumerate(lines) if after in l][0]
+    return next(i + 1 for i in range(start, len(lines)) if text in lines[i])
+
+
 class MisuseStacksTest(TempDirTestCase):
     """The raw snapshot events of each misuse, and the contract's stacks on them (contract16:
     "reason", "callsite", "created", "first_destroy", "belongs_to")."""
@@ -217,15 +225,17 @@ class MisuseStacksTest(TempDirTestCase):
         return frames
 
     def require_stacks(self, event):
-        if "reason" not in event and "created" not in event:
+        # The contract always writes the bad call's "callsite" (null when none was captured).
+        if "callsite" not in event:
             self.skipTest(NO_STACKS)
 
-    def assert_stack(self, snap, callsite, innermost, present=(), absent=()):
+    def assert_stack(self, snap, callsite, innermost, present=(), absent=(), lines=()):
         """innermost: the first program frame's function contains it; present/absent: some/no
-        frame does."""
+        frame does; lines: those of the first frames, innermost first."""
         frames = self.functions(snap, callsite)
         names = [f for f, _ in frames]
         self.assertIn(innermost, names[0], frames)
+        self.assertEqual([l for _, l in frames[:len(lines)]], list(lines), frames)
         for name in present:
             self.assertTrue([n for n in names if name in n], (name, frames))
         for name in absent:
@@ -241,14 +251,18 @@ class MisuseStacksTest(TempDirTestCase):
         self.assertEqual(event["reason"], "already_destroyed", event)
         self.assertEqual(event["name"], "sampler.linear", event)
         self.assertIsInstance(event["object"], int, event)
-        self.assertNotIn("belongs_to", event)
+        self.assertIsNone(event.get("belongs_to"), event)
         # The bad call: the lambda in shutdown_renderer, not the first destroy.
         self.assert_stack(snap, event["callsite"], "shutdown_renderer", ["lambda"],
-                          ["release_materials", "setup_materials"])
+                          ["release_materials", "setup_materials"],
+                          [misuse_line("vkDestroySampler", "auto destroy_sampler"),
+                           misuse_line("destroy_sampler(stale)", "auto destroy_sampler")])
         # Created by make_sampler, inlined into setup_materials.
         frames = self.assert_stack(snap, event["created"]["callsite"], "make_sampler",
                                    ["setup_materials"], ["release_materials",
-                                                         "shutdown_renderer"])
+                                                         "shutdown_renderer"],
+                                   [misuse_line("vkCreateSampler", "VkSampler make_sampler"),
+                                    misuse_line("make_sampler(", "VkSampler setup_materials")])
         self.assertIn("setup_materials(", frames[1][0], frames)
         self.assertEqual(event["created"]["frame"], 0, event)
         # The first destroy is known, its stack only with destroy_callstacks (costly).
@@ -260,7 +274,8 @@ class MisuseStacksTest(TempDirTestCase):
         [(event, snap)] = self.events("invalid_destroy")
         self.require_stacks(event)
         self.assert_stack(snap, event["first_destroy"]["callsite"], "release_materials", (),
-                          ["shutdown_renderer", "setup_materials"])
+                          ["shutdown_renderer", "setup_materials"],
+                          [misuse_line("vkDestroySampler", "void release_materials")])
         self.assert_stack(snap, event["callsite"], "shutdown_renderer", ["lambda"],
                           ["release_materials"])
 
@@ -269,7 +284,7 @@ class MisuseStacksTest(TempDirTestCase):
         [(event, snap)] = self.events("invalid_destroy")
         self.assertEqual(event["type"], "VkBuffer", event)
         # Device A made the buffer; B (the event's owner) destroyed it.
-        devices = {d["id"] for snap in self.snaps for d in snap["devices"]}
+        devices = {d["id"] for s in self.snaps for d in s["devices"]}
         self.assertIn(event["owner"], devices)
         [device_a] = devices - {event["owner"]}
         # Whether A still counts the buffer as live afterwards is the layer's choice; while it
@@ -279,22 +294,28 @@ class MisuseStacksTest(TempDirTestCase):
         for a_snap, buffer in buffers:
             self.assertEqual(buffer["handle"], event["handle"])
             created = self.assert_stack(a_snap, buffer["callsite"], "create_named_buffer",
-                                        ["make_on_a"], ["destroy_with_b"])
+                                        ["make_on_a"], ["destroy_with_b"], self.on_a_lines())
             self.assertIn("make_on_a(", created[1][0], created)
         self.require_stacks(event)
         self.assertEqual(event["reason"], "wrong_device", event)
         self.assertEqual(event["belongs_to"], device_a, event)
         self.assertEqual(event["name"], "buffer.on_a", event)
         self.assertIsInstance(event["object"], int, event)
-        self.assert_stack(snap, event["callsite"], "destroy_with_b", (), ["make_on_a"])
+        self.assert_stack(snap, event["callsite"], "destroy_with_b", (), ["make_on_a"],
+                          [misuse_line("vkDestroyBuffer", "void destroy_with_b")])
         created = self.assert_stack(snap, event["created"]["callsite"], "create_named_buffer",
-                                    ["make_on_a"], ["destroy_with_b"])
+                                    ["make_on_a"], ["destroy_with_b"], self.on_a_lines())
         self.assertIn("make_on_a(", created[1][0], created)
         for a_snap, buffer in buffers:
             # The event's creation stack is the buffer's own, address for address.
             self.assertEqual(event["object"], buffer["id"], event)
             self.assertEqual(self.frames_of(snap, event["created"]["callsite"]),
                              self.frames_of(a_snap, buffer["callsite"]))
+
+    @staticmethod
+    def on_a_lines():
+        return [misuse_line("vkCreateBuffer", "VkBuffer create_named_buffer"),
+                misuse_line("create_named_buffer(", "VkBuffer make_on_a")]
 
     def test_in_flight(self):
         self.run_mode("in-flight")
@@ -304,11 +325,14 @@ class MisuseStacksTest(TempDirTestCase):
         self.assertEqual([(p["type"], p["name"]) for p in event["path"]],
                          [("VkCommandBuffer", "fill.cmd")], event)
         self.require_stacks(event)
-        self.assertNotIn("reason", event)
-        self.assert_stack(snap, event["callsite"], "drop_staging", (), ["make_staging"])
+        self.assertIsNone(event.get("reason"), event)
+        self.assert_stack(snap, event["callsite"], "drop_staging", (), ["make_staging"],
+                          [misuse_line("vkDestroyBuffer", "void drop_staging")])
         # Created by the template, through the inlined helper.
         frames = self.assert_stack(snap, event["created"]["callsite"], "create_named_buffer",
-                                   ["make_staging<4096"], ["drop_staging"])
+                                   ["make_staging<4096"], ["drop_staging"],
+                                   [misuse_line("vkCreateBuffer", "VkBuffer create_named_buffer"),
+                                    misuse_line("create_named_buffer(", "Buffer make_staging")])
         self.assertIn("make_staging<4096ul>(", frames[1][0], frames)
         self.assertEqual(event["created"]["frame"], 0, event)
 
