@@ -15,8 +15,9 @@ import shutil
 import subprocess
 import unittest
 
-from harness import (SOURCE as SOURCE_DIR, TempDirTestCase, VKLEAK, base_env, explicit_env, run, scenario,
-                     snapshot_files, snapshots, validate)
+from harness import (SOURCE as SOURCE_DIR, VALIDATION, TempDirTestCase, VKLEAK, base_env,
+                     explicit_env, require_layers, run, scenario, snapshot_files, snapshots,
+                     validate)
 
 PROGRAM = "callsite_inlined"
 SOURCE = "callsite_inlined.cpp"
@@ -181,11 +182,13 @@ class MisuseStacksTest(TempDirTestCase):
     """The raw snapshot events of each misuse, and the contract's stacks on them (contract16:
     "reason", "callsite", "created", "first_destroy", "belongs_to")."""
 
-    def run_mode(self, mode, env_extra=None):
-        env = explicit_env(self.tmp, self.out)
+    def run_mode(self, mode, env_extra=None, below=(), args=()):
+        env = explicit_env(self.tmp, self.out, extra_layers_after=below)
         env.update(env_extra or {})
-        proc = run([scenario(MISUSE), "--mode", mode], env)  # exit code 0: nothing crashed
-        self.assertTrue(proc.stdout.startswith(f"done: {mode}"), proc.stdout)
+        # Exit code 0: nothing crashed.
+        proc = run([scenario(MISUSE), "--mode", mode, *args], env)
+        # The last line (the validation layer writes its messages on stdout too).
+        self.assertTrue(proc.stdout.splitlines()[-1].startswith(f"done: {mode}"), proc.stdout)
         self.snaps = snapshots(self.out)
         for snap in self.snaps:
             validate(snap)
@@ -336,13 +339,34 @@ class MisuseStacksTest(TempDirTestCase):
         self.assertIn("make_staging<4096ul>(", frames[1][0], frames)
         self.assertEqual(event["created"]["frame"], 0, event)
 
+    def test_each_mode_is_the_misuse_the_validation_layer_reports(self):
+        """Below vkleak, the validation layer sees the same calls: one error each, of the kind
+        vkleak reports, and none for the valid destroys of reused handles."""
+        require_layers(VALIDATION)
+        expected = {"double-destroy": (["VUID-vkDestroySampler-sampler-parameter"],
+                                       "invalid_destroy"),
+                    "wrong-device": (["VUID-vkDestroyBuffer-buffer-parent"], "invalid_destroy"),
+                    "in-flight": (["VUID-vkDestroyBuffer-buffer-00922"], "destroyed_in_flight"),
+                    "reuse": ([], None)}
+        for mode, (vuids, kind) in expected.items():
+            with self.subTest(mode=mode):
+                shutil.rmtree(self.out, ignore_errors=True)
+                proc = self.run_mode(mode, below=(VALIDATION,), args=("--count", "500"))
+                found = re.findall(r"Validation Error: \[ (VUID-vkDestroy(?!Device)\w+-\w+-\w+) \]",
+                                   proc.stdout + proc.stderr)
+                self.assertEqual(found, vuids)
+                ours = [e for kind_ in ("invalid_destroy", "destroyed_in_flight")
+                        for e, _ in self.events(kind_)]
+                self.assertEqual([e["kind"] for e in ours], [kind] if kind else [], ours)
+
     def test_reused_handles_are_no_invalid_destroy(self):
         env = {}
         if "ASAN_OPTIONS" in base_env(self.tmp):  # the sanitizer suite: ASan's quarantine
             env["ASAN_OPTIONS"] = base_env(self.tmp)["ASAN_OPTIONS"] + ":quarantine_size_mb=0"
         proc = self.run_mode("reuse", env)
         # The loop really reused handle values (else this test proves nothing).
-        m = re.match(r"done: reuse, (\d+) samplers, (\d+) distinct handles", proc.stdout)
+        m = re.match(r"done: reuse, (\d+) samplers, (\d+) distinct handles",
+                     proc.stdout.splitlines()[-1])
         self.assertTrue(m, proc.stdout)
         self.assertLess(int(m.group(2)), int(m.group(1)), proc.stdout)
         self.assertEqual(self.events("invalid_destroy"), [])
