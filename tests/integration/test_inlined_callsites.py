@@ -339,6 +339,46 @@ class MisuseStacksTest(TempDirTestCase):
         self.assertIn("make_staging<4096ul>(", frames[1][0], frames)
         self.assertEqual(event["created"]["frame"], 0, event)
 
+    def test_report_shows_the_stacks(self):
+        """End to end: `vkleak report`'s finding of each misuse carries the stacks, labeled as
+        FINDINGS.md says, each naming the function that made the call (inline chains
+        expanded)."""
+        cases = {
+            "double-destroy": ("invalid_destroy", [
+                ("invalid call here", ["shutdown_renderer", "lambda"]),
+                ("created here", ["make_sampler", "setup_materials("]),
+                ("first destroyed here", [])]),
+            "wrong-device": ("invalid_destroy", [
+                ("invalid call here", ["destroy_with_b("]),
+                ("created here", ["create_named_buffer", "make_on_a("])]),
+            "in-flight": ("destroyed_in_flight", [
+                ("destroyed here", ["drop_staging("]),
+                ("while in use by", []),
+                ("created here", ["create_named_buffer", "make_staging<4096ul>("])]),
+        }
+        for mode, (kind, stacks) in cases.items():
+            with self.subTest(mode=mode):
+                shutil.rmtree(self.out, ignore_errors=True)
+                self.run_mode(mode)
+                [(event, _)] = self.events(kind)
+                self.require_stacks(event)
+                doc = json.loads(run([VKLEAK, "report", "--format", "json", self.out],
+                                     base_env(self.tmp), check=False).stdout)
+                [finding] = [f for f in doc["findings"] if f["kind"] == kind]
+                if "stacks" not in finding:
+                    self.skipTest("vkleak report has no misuse stacks yet")
+                self.assertEqual([st["label"] for st in finding["stacks"]],
+                                 [label for label, _ in stacks], finding["stacks"])
+                for st, (label, functions) in zip(finding["stacks"], stacks):
+                    own = [fr["function"] or "" for fr in st["frames"]
+                           if fr["module"] == MISUSE]
+                    # Each expected name in its own frame, innermost first (the lambda and
+                    # shutdown_renderer are one frame's name).
+                    self.assertEqual(len(own) >= 1, bool(functions), (label, st))
+                    for i, name in enumerate(functions):
+                        frame = own[0] if name == "lambda" else own[i]
+                        self.assertIn(name, frame, (label, own))
+
     def test_each_mode_is_the_misuse_the_validation_layer_reports(self):
         """Below vkleak, the validation layer sees the same calls: one error each, of the kind
         vkleak reports, and none for the valid destroys of reused handles."""
