@@ -9,6 +9,7 @@
 #include "core/escape.h"
 #include "core/format.h"
 #include "core/summary.h"
+#include "core/symbolizer.h"
 
 namespace vkleak::analysis {
 
@@ -429,10 +430,13 @@ RunReport RunAnalyzer::finish() {
                             " duplicate handles were returned by the driver (counted, not errors)");
   }
   // A stripped program says why its frames are module+offset, once, not in every frame.
+  std::string debug_dirs;
+  for (const std::string& dir : debug_file_directories())
+    debug_dirs += (debug_dirs.empty() ? "" : ", ") + printable(dir);
   for (const auto& [module, why] : callsites_.modules_without_symbols()) {
     report_.notes.push_back("call sites in " + printable(module) + " are module+offset: " + why +
-                            " (a stripped build? its debug file is looked up by build-id under "
-                            "/usr/lib/debug)");
+                            " (a stripped build? its debug file is looked up by build-id under " +
+                            (debug_dirs.empty() ? "no directory" : debug_dirs) + ")");
   }
   last_index_.reset();
   last_.reset();

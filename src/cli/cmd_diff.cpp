@@ -30,6 +30,7 @@ CLI::App* add_diff_command(CLI::App* app, DiffFlags* flags) {
       ->check(CLI::Range(uint32_t{0}, uint32_t{10000}))
       ->option_text("N");
   add_stack_module_option(diff);
+  add_debug_file_directory_option(diff);
   diff->add_flag(
       "--no-symbolize", [flags](int64_t) { flags->analysis.symbolize = false; },
       "Call sites as module+offset, without reading any binary");

@@ -35,6 +35,7 @@ CLI::App* add_show_command(CLI::App* app, ShowOptions* options) {
   show->add_flag("--no-symbolize", options->no_symbolize,
                  "Print call-site frames as module+offset without reading any binary");
   add_stack_module_option(show);
+  add_debug_file_directory_option(show);
   return show;
 }
 

@@ -13,6 +13,7 @@
 #include "cli/common.h"
 #include "core/module_map.h"
 #include "core/snapshot_reader.h"
+#include "core/symbolizer.h"
 
 #if defined(VKLEAK_HAVE_HTML) && __has_include("html/html_report.h")
 #include "html/html_report.h"
@@ -42,8 +43,21 @@ void add_stack_module_option(CLI::App* command) {
       ->option_text("PATTERN");
 }
 
+void add_debug_file_directory_option(CLI::App* command) {
+  command
+      ->add_option_function<std::vector<std::string>>(
+          "--debug-file-directory",
+          [](const std::vector<std::string>& dirs) { set_debug_file_directories(dirs); },
+          "Where separate debug files are looked up (DIR/.build-id/xx/yyyy.debug, then by "
+          ".gnu_debuglink), instead of /usr/lib/debug, as gdb's debug-file-directory; "
+          "repeatable, searched in order")
+      ->allow_extra_args(false)
+      ->option_text("DIR");
+}
+
 void add_threshold_flags(CLI::App* command, ReportFlags* flags) {
   add_stack_module_option(command);
+  add_debug_file_directory_option(command);
   analysis::Thresholds& t = flags->analysis.thresholds;
   const std::string group = "Thresholds (FINDINGS.md explains them)";
   auto frames = CLI::Range(uint32_t{0}, uint32_t{1} << 30);

@@ -28,6 +28,9 @@ void add_output_flags(CLI::App* command, ReportFlags* flags);
 // --stack-module PATTERN (repeatable): more modules of the Vulkan stack, whose frames a call site
 // does not show (core/module_map.h). For report, gate, show and diff.
 void add_stack_module_option(CLI::App* command);
+// --debug-file-directory DIR (repeatable): where separate debug files are looked up instead of
+// /usr/lib/debug (core/symbolizer.h). For report, gate, show and diff.
+void add_debug_file_directory_option(CLI::App* command);
 
 // Reads and analyses every run. Throws SnapshotError (unusable input).
 analysis::ReportDocument analyse_inputs(const ReportFlags& flags);

@@ -212,7 +212,7 @@ std::string absolute_source_path(const char* file, const char* comp_dir) {
 struct Symbolizer::OpenModule {
   Dwfl_Callbacks callbacks{};
   Dwfl* dwfl = nullptr;
-  std::string debug_file_directory;
+  std::vector<std::string> debug_file_directories;
   Dwfl_Module* module = nullptr;  // null: fall back to module+offset
   std::string note;
   std::unordered_map<Dwarf_Off, CuIndex> cus;  // by compilation unit, built on first use
@@ -221,6 +221,23 @@ struct Symbolizer::OpenModule {
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
 };
+
+namespace {
+std::vector<std::string>& debug_directories() {
+  static std::vector<std::string> directories = {"/usr/lib/debug"};
+  return directories;
+}
+}  // namespace
+
+void set_debug_file_directories(std::vector<std::string> directories) {
+  directories.erase(std::remove(directories.begin(), directories.end(), std::string()),
+                    directories.end());
+  debug_directories() = std::move(directories);
+}
+
+const std::vector<std::string>& debug_file_directories() {
+  return debug_directories();
+}
 
 Symbolizer::Symbolizer(std::vector<Module> modules, SymbolizerOptions options)
     : modules_(std::move(modules)), map_(modules_), options_(options), open_(modules_.size()) {}
@@ -234,7 +251,7 @@ int Symbolizer::find_debuginfo(Dwfl_Module* module, void** userdata, const char*
                                const char* file_name, const char* debuglink_file, GElf_Word,
                                char** debuginfo_file_name) {
   const auto* m = static_cast<const OpenModule*>(*userdata);
-  if (m == nullptr || m->debug_file_directory.empty()) return -1;
+  if (m == nullptr || m->debug_file_directories.empty()) return -1;
   const unsigned char* id = nullptr;
   GElf_Addr id_vaddr = 0;
   const int id_len = dwfl_module_build_id(module, &id, &id_vaddr);
@@ -250,18 +267,21 @@ int Symbolizer::find_debuginfo(Dwfl_Module* module, void** userdata, const char*
   };
   if (id_len > 1) {
     const std::string hex = to_hex(id, id_len);
-    const int fd = take(m->debug_file_directory + "/.build-id/" + hex.substr(0, 2) + "/" +
-                        hex.substr(2) + ".debug");
-    if (fd >= 0) return fd;
+    for (const std::string& root : m->debug_file_directories) {
+      const int fd = take(root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug");
+      if (fd >= 0) return fd;
+    }
   }
   if (debuglink_file == nullptr || *debuglink_file == '\0' || file_name == nullptr ||
       std::strchr(debuglink_file, '/') != nullptr)
     return -1;
   std::string dir(file_name);
   dir.resize(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
-  for (const std::string& candidate :
-       {dir + "/" + debuglink_file, dir + "/.debug/" + debuglink_file,
-        m->debug_file_directory + dir + "/" + debuglink_file}) {
+  std::vector<std::string> candidates = {dir + "/" + debuglink_file,
+                                         dir + "/.debug/" + debuglink_file};
+  for (const std::string& root : m->debug_file_directories)
+    candidates.push_back(root + dir + "/" + debuglink_file);
+  for (const std::string& candidate : candidates) {
     // The module itself may name itself: that is not a separate file.
     if (candidate == file_name) continue;
     const int fd = take(candidate);
@@ -294,7 +314,7 @@ Symbolizer::OpenModule& Symbolizer::open_module(int index) {
   m.callbacks.find_elf = dwfl_build_id_find_elf;
   m.callbacks.find_debuginfo = &Symbolizer::find_debuginfo;
   m.callbacks.section_address = dwfl_offline_section_address;
-  m.debug_file_directory = options_.debug_file_directory;
+  m.debug_file_directories = options_.debug_file_directories;
   m.dwfl = dwfl_begin(&m.callbacks);
   if (m.dwfl == nullptr) {
     ::close(fd);

@@ -32,11 +32,18 @@ struct SymbolizedFrame {
   std::string to_string() const;
 };
 
+// Where separate debug files are looked up, in order: /usr/lib/debug unless set (the CLI's
+// --debug-file-directory, as gdb's debug-file-directory: the list replaces the default). Set
+// before any Symbolizer is made.
+void set_debug_file_directories(std::vector<std::string> directories);
+const std::vector<std::string>& debug_file_directories();
+
 struct SymbolizerOptions {
   bool symbolize = true;  // false: module+offset only, no file is opened
-  // Separate debug files: <dir>/.build-id/xx/yyyy.debug by the module's build-id, then the
-  // module's .gnu_debuglink name next to it, in its .debug/ and under <dir>/<module's dir>.
-  std::string debug_file_directory = "/usr/lib/debug";
+  // Separate debug files, in each <dir>: <dir>/.build-id/xx/yyyy.debug by the module's
+  // build-id, then the module's .gnu_debuglink name next to it, in its .debug/ and under
+  // <dir>/<module's dir>.
+  std::vector<std::string> debug_file_directories = vkleak::debug_file_directories();
 };
 
 // A line table's file name made absolute: builds that pass relative source paths to the

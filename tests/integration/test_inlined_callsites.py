@@ -1,7 +1,12 @@
 """Call sites through a helper inlined at -O2 (scenario callsite_inlined): every return address
 expands into its inline chain as `addr2line -i -f -C` prints it, each caller is named with its
 line, fingerprints keep the callers apart, a suppression on a function that exists only as an
-inlined frame matches, and a stripped copy of the program gives module+offset frames."""
+inlined frame matches, and a stripped copy of the program gives module+offset frames.
+
+Misuse with stacks (scenario misuse, -O2 too): a double destroy, a destroy with the wrong device
+and a destroy in flight are events of the raw snapshots whose stacks symbolize, as
+`llvm-addr2line -i -f -C` prints them, to the functions that made each call; 10,000 valid
+destroys of reused handle values are no invalid_destroy."""
 
 import json
 import os
@@ -10,8 +15,9 @@ import shutil
 import subprocess
 import unittest
 
-from harness import (SOURCE as SOURCE_DIR, TempDirTestCase, VKLEAK, base_env, explicit_env, run, scenario,
-                     snapshot_files, snapshots, validate)
+from harness import (SOURCE as SOURCE_DIR, VALIDATION, TempDirTestCase, VKLEAK, base_env,
+                     explicit_env, require_layers, run, scenario, snapshot_files, snapshots,
+                     validate)
 
 PROGRAM = "callsite_inlined"
 SOURCE = "callsite_inlined.cpp"
@@ -158,6 +164,253 @@ class InlinedCallsiteTest(TempDirTestCase):
         self.assertEqual(notes, [f"call sites in {PROGRAM} are module+offset: no symbols (a "
                                  "stripped build? its debug file is looked up by build-id under "
                                  "/usr/lib/debug)"], self.doc["runs"][0]["notes"])
+
+
+MISUSE = "misuse"
+NO_STACKS = "layer has no misuse stacks yet"
+
+
+def misuse_line(text, after):
+    """The line of misuse.cpp holding `text` first after the one holding `after`."""
+    with open(os.path.join(SOURCE_DIR, "tests/scenarios/misuse.cpp")) as f:
+        lines = f.read().splitlines()
+    start = [i for i, l in enumerate(lines) if after in l][0]
+    return next(i + 1 for i in range(start, len(lines)) if text in lines[i])
+
+
+class MisuseStacksTest(TempDirTestCase):
+    """The raw snapshot events of each misuse, and the contract's stacks on them (contract16:
+    "reason", "callsite", "created", "first_destroy", "belongs_to")."""
+
+    def run_mode(self, mode, env_extra=None, below=(), args=()):
+        env = explicit_env(self.tmp, self.out, extra_layers_after=below)
+        env.update(env_extra or {})
+        # Exit code 0: nothing crashed.
+        proc = run([scenario(MISUSE), "--mode", mode, *args], env)
+        # The last line (the validation layer writes its messages on stdout too).
+        self.assertTrue(proc.stdout.splitlines()[-1].startswith(f"done: {mode}"), proc.stdout)
+        self.snaps = snapshots(self.out)
+        for snap in self.snaps:
+            validate(snap)
+        return proc
+
+    def events(self, kind):
+        """[(event, the snapshot holding it)], each event once (a later snapshot of the same
+        scope repeats it)."""
+        seen, found = set(), []
+        for snap in self.snaps:
+            for e in snap["events"]:
+                key = (e["owner"], e["kind"], e["handle"], e["frame"], e["time_ms"])
+                if e["kind"] == kind and key not in seen:
+                    seen.add(key)
+                    found.append((e, snap))
+        return found
+
+    def functions(self, snap, callsite):
+        """The program's frames of a snapshot call site, [(function, line)] innermost first,
+        every address expanded as llvm-addr2line -i -f -C prints it."""
+        self.assertIsNotNone(callsite)
+        program = scenario(MISUSE)
+        [exe] = [m for m in snap["modules"] if m["path"] == program]
+        bias = int(exe["bias"], 16)
+        lo, hi = int(exe["base"], 16), int(exe["base"], 16) + exe["size"]
+        [frames] = [c["frames"] for c in snap["callsites"] if c["id"] == callsite]
+        out = []
+        for address in frames:
+            address = int(address, 16)
+            if lo <= address < hi:
+                out += addr2line("llvm-addr2line", program, address - bias - 1)
+        self.assertTrue(out, frames)
+        return out
+
+    def frames_of(self, snap, callsite):
+        [frames] = [c["frames"] for c in snap["callsites"] if c["id"] == callsite]
+        return frames
+
+    def require_stacks(self, event):
+        # The contract always writes the bad call's "callsite" (null when none was captured).
+        if "callsite" not in event:
+            self.skipTest(NO_STACKS)
+
+    def assert_stack(self, snap, callsite, innermost, present=(), absent=(), lines=()):
+        """innermost: the first program frame's function contains it; present/absent: some/no
+        frame does; lines: those of the first frames, innermost first."""
+        frames = self.functions(snap, callsite)
+        names = [f for f, _ in frames]
+        self.assertIn(innermost, names[0], frames)
+        self.assertEqual([l for _, l in frames[:len(lines)]], list(lines), frames)
+        for name in present:
+            self.assertTrue([n for n in names if name in n], (name, frames))
+        for name in absent:
+            self.assertFalse([n for n in names if name in n], (name, frames))
+        return frames
+
+    def test_double_destroy(self):
+        self.run_mode("double-destroy")
+        [(event, snap)] = self.events("invalid_destroy")
+        self.assertEqual(event["type"], "VkSampler", event)
+        self.assertEqual(self.events("destroyed_in_flight"), [])
+        self.require_stacks(event)
+        self.assertEqual(event["reason"], "already_destroyed", event)
+        self.assertEqual(event["name"], "sampler.linear", event)
+        self.assertIsInstance(event["object"], int, event)
+        self.assertIsNone(event.get("belongs_to"), event)
+        # The bad call: the lambda in shutdown_renderer, not the first destroy.
+        self.assert_stack(snap, event["callsite"], "shutdown_renderer", ["lambda"],
+                          ["release_materials", "setup_materials"],
+                          [misuse_line("vkDestroySampler", "auto destroy_sampler"),
+                           misuse_line("destroy_sampler(stale)", "auto destroy_sampler")])
+        # Created by make_sampler, inlined into setup_materials.
+        frames = self.assert_stack(snap, event["created"]["callsite"], "make_sampler",
+                                   ["setup_materials"], ["release_materials",
+                                                         "shutdown_renderer"],
+                                   [misuse_line("vkCreateSampler", "VkSampler make_sampler"),
+                                    misuse_line("make_sampler(", "VkSampler setup_materials")])
+        self.assertIn("setup_materials(", frames[1][0], frames)
+        self.assertEqual(event["created"]["frame"], 0, event)
+        # The first destroy is known, its stack only with destroy_callstacks (costly).
+        self.assertEqual(event["first_destroy"]["frame"], 0, event)
+        self.assertIsNone(event["first_destroy"]["callsite"], event)
+
+    def test_double_destroy_with_destroy_callstacks(self):
+        self.run_mode("double-destroy", {"VKLEAK_DESTROY_CALLSTACKS": "true"})
+        [(event, snap)] = self.events("invalid_destroy")
+        self.require_stacks(event)
+        self.assert_stack(snap, event["first_destroy"]["callsite"], "release_materials", (),
+                          ["shutdown_renderer", "setup_materials"],
+                          [misuse_line("vkDestroySampler", "void release_materials")])
+        self.assert_stack(snap, event["callsite"], "shutdown_renderer", ["lambda"],
+                          ["release_materials"])
+
+    def test_wrong_device(self):
+        self.run_mode("wrong-device")
+        [(event, snap)] = self.events("invalid_destroy")
+        self.assertEqual(event["type"], "VkBuffer", event)
+        # Device A made the buffer; B (the event's owner) destroyed it.
+        devices = {d["id"] for s in self.snaps for d in s["devices"]}
+        self.assertIn(event["owner"], devices)
+        [device_a] = devices - {event["owner"]}
+        # Whether A still counts the buffer as live afterwards is the layer's choice; while it
+        # does, its creation stack is the inlined helper, then make_on_a.
+        buffers = [(s, o) for s in self.snaps if s["scope"].get("device") == device_a
+                   for o in s["objects"] if o["name"] == "buffer.on_a"]
+        for a_snap, buffer in buffers:
+            self.assertEqual(buffer["handle"], event["handle"])
+            created = self.assert_stack(a_snap, buffer["callsite"], "create_named_buffer",
+                                        ["make_on_a"], ["destroy_with_b"], self.on_a_lines())
+            self.assertIn("make_on_a(", created[1][0], created)
+        self.require_stacks(event)
+        self.assertEqual(event["reason"], "wrong_device", event)
+        self.assertEqual(event["belongs_to"], device_a, event)
+        self.assertEqual(event["name"], "buffer.on_a", event)
+        self.assertIsInstance(event["object"], int, event)
+        self.assert_stack(snap, event["callsite"], "destroy_with_b", (), ["make_on_a"],
+                          [misuse_line("vkDestroyBuffer", "void destroy_with_b")])
+        created = self.assert_stack(snap, event["created"]["callsite"], "create_named_buffer",
+                                    ["make_on_a"], ["destroy_with_b"], self.on_a_lines())
+        self.assertIn("make_on_a(", created[1][0], created)
+        for a_snap, buffer in buffers:
+            # The event's creation stack is the buffer's own, address for address.
+            self.assertEqual(event["object"], buffer["id"], event)
+            self.assertEqual(self.frames_of(snap, event["created"]["callsite"]),
+                             self.frames_of(a_snap, buffer["callsite"]))
+
+    @staticmethod
+    def on_a_lines():
+        return [misuse_line("vkCreateBuffer", "VkBuffer create_named_buffer"),
+                misuse_line("create_named_buffer(", "VkBuffer make_on_a")]
+
+    def test_in_flight(self):
+        self.run_mode("in-flight")
+        self.assertEqual(self.events("invalid_destroy"), [])
+        [(event, snap)] = self.events("destroyed_in_flight")
+        self.assertEqual((event["type"], event["name"]), ("VkBuffer", "staging.fill"), event)
+        self.assertEqual([(p["type"], p["name"]) for p in event["path"]],
+                         [("VkCommandBuffer", "fill.cmd")], event)
+        self.require_stacks(event)
+        self.assertIsNone(event.get("reason"), event)
+        self.assert_stack(snap, event["callsite"], "drop_staging", (), ["make_staging"],
+                          [misuse_line("vkDestroyBuffer", "void drop_staging")])
+        # Created by the template, through the inlined helper.
+        frames = self.assert_stack(snap, event["created"]["callsite"], "create_named_buffer",
+                                   ["make_staging<4096"], ["drop_staging"],
+                                   [misuse_line("vkCreateBuffer", "VkBuffer create_named_buffer"),
+                                    misuse_line("create_named_buffer(", "Buffer make_staging")])
+        self.assertIn("make_staging<4096ul>(", frames[1][0], frames)
+        self.assertEqual(event["created"]["frame"], 0, event)
+
+    def test_report_shows_the_stacks(self):
+        """End to end: `vkleak report`'s finding of each misuse carries the stacks, labeled as
+        FINDINGS.md says, each naming the function that made the call (inline chains
+        expanded)."""
+        cases = {
+            "double-destroy": ("invalid_destroy", [
+                ("invalid call here", ["shutdown_renderer", "lambda"]),
+                ("created here", ["make_sampler", "setup_materials("]),
+                ("first destroyed here", [])]),
+            "wrong-device": ("invalid_destroy", [
+                ("invalid call here", ["destroy_with_b("]),
+                ("created here", ["create_named_buffer", "make_on_a("])]),
+            "in-flight": ("destroyed_in_flight", [
+                ("destroyed here", ["drop_staging("]),
+                ("while in use by", []),
+                ("created here", ["create_named_buffer", "make_staging<4096ul>("])]),
+        }
+        for mode, (kind, stacks) in cases.items():
+            with self.subTest(mode=mode):
+                shutil.rmtree(self.out, ignore_errors=True)
+                self.run_mode(mode)
+                [(event, _)] = self.events(kind)
+                self.require_stacks(event)
+                doc = json.loads(run([VKLEAK, "report", "--format", "json", self.out],
+                                     base_env(self.tmp), check=False).stdout)
+                [finding] = [f for f in doc["findings"] if f["kind"] == kind]
+                if "stacks" not in finding:
+                    self.skipTest("vkleak report has no misuse stacks yet")
+                self.assertEqual([st["label"] for st in finding["stacks"]],
+                                 [label for label, _ in stacks], finding["stacks"])
+                for st, (label, functions) in zip(finding["stacks"], stacks):
+                    own = [fr["function"] or "" for fr in st["frames"]
+                           if fr["module"] == MISUSE]
+                    # Each expected name in its own frame, innermost first (the lambda and
+                    # shutdown_renderer are one frame's name).
+                    self.assertEqual(len(own) >= 1, bool(functions), (label, st))
+                    for i, name in enumerate(functions):
+                        frame = own[0] if name == "lambda" else own[i]
+                        self.assertIn(name, frame, (label, own))
+
+    def test_each_mode_is_the_misuse_the_validation_layer_reports(self):
+        """Below vkleak, the validation layer sees the same calls: one error each, of the kind
+        vkleak reports, and none for the valid destroys of reused handles."""
+        require_layers(VALIDATION)
+        expected = {"double-destroy": (["VUID-vkDestroySampler-sampler-parameter"],
+                                       "invalid_destroy"),
+                    "wrong-device": (["VUID-vkDestroyBuffer-buffer-parent"], "invalid_destroy"),
+                    "in-flight": (["VUID-vkDestroyBuffer-buffer-00922"], "destroyed_in_flight"),
+                    "reuse": ([], None)}
+        for mode, (vuids, kind) in expected.items():
+            with self.subTest(mode=mode):
+                shutil.rmtree(self.out, ignore_errors=True)
+                proc = self.run_mode(mode, below=(VALIDATION,), args=("--count", "500"))
+                found = re.findall(r"Validation Error: \[ (VUID-vkDestroy(?!Device)\w+-\w+-\w+) \]",
+                                   proc.stdout + proc.stderr)
+                self.assertEqual(found, vuids)
+                ours = [e for kind_ in ("invalid_destroy", "destroyed_in_flight")
+                        for e, _ in self.events(kind_)]
+                self.assertEqual([e["kind"] for e in ours], [kind] if kind else [], ours)
+
+    def test_reused_handles_are_no_invalid_destroy(self):
+        env = {}
+        if "ASAN_OPTIONS" in base_env(self.tmp):  # the sanitizer suite: ASan's quarantine
+            env["ASAN_OPTIONS"] = base_env(self.tmp)["ASAN_OPTIONS"] + ":quarantine_size_mb=0"
+        proc = self.run_mode("reuse", env)
+        # The loop really reused handle values (else this test proves nothing).
+        m = re.match(r"done: reuse, (\d+) samplers, (\d+) distinct handles",
+                     proc.stdout.splitlines()[-1])
+        self.assertTrue(m, proc.stdout)
+        self.assertLess(int(m.group(2)), int(m.group(1)), proc.stdout)
+        self.assertEqual(self.events("invalid_destroy"), [])
+        self.assertEqual(self.events("destroyed_in_flight"), [])
 
 
 if __name__ == "__main__":
