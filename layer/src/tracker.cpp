@@ -101,7 +101,8 @@ void note_event(Scope& scope, const char* kind, ObjectType type, uint64_t handle
 
 // A destroy through the wrong device: the other device on which `handle` is a live object of
 // `type`. Fills in the event's object, name, creation and owner.
-bool find_owner_elsewhere(Scope& scope, ObjectType type, uint64_t handle, Event* e) {
+bool find_owner_elsewhere(Scope& scope, ObjectType type, uint64_t handle, Event* e,
+                          std::string* owner_name) {
   if (scope.type != ObjectType::kDevice) return false;
   const NamePin names;  // the record's name and context are read after its lock
   const ContextPin contexts;
@@ -116,6 +117,10 @@ bool find_owner_elsewhere(Scope& scope, ObjectType type, uint64_t handle, Event*
     e->created_frame = made.frame;
     e->created_callsite = made.callsite;
     e->belongs_to = device->object_id;
+    ObjectRecord owner;
+    if (device->instance &&
+        device->instance->table.lookup(device->handle, ObjectType::kDevice, &owner))
+      *owner_name = name_of(owner.name);
     return true;
   }
   return false;
@@ -208,10 +213,10 @@ void note_invalid_destroy(Scope& scope, ObjectType type, uint64_t handle, const 
       e.first_destroy_callsite = earlier.destroy_callsite;
       message += describe(type, e.name, e.object_id) + ", already destroyed at frame " +
                  std::to_string(earlier.destroyed_frame);
-    } else if (find_owner_elsewhere(scope, type, handle, &e)) {
+    } else if (std::string owner_name; find_owner_elsewhere(scope, type, handle, &e, &owner_name)) {
       e.reason = "wrong_device";
       message += describe(type, e.name, e.object_id) + " with the wrong device: it belongs to " +
-                 describe(ObjectType::kDevice, "", e.belongs_to);
+                 describe(ObjectType::kDevice, owner_name, e.belongs_to);
     } else {
       e.reason = "unknown_handle";
       char hex[32];

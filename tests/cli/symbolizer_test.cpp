@@ -325,11 +325,11 @@ TEST(SymbolizerTest, FindsSeparateDebugFileByBuildId) {
   std::filesystem::create_directories(id_dir);
   const std::string by_id = id_dir + "/" + s.build_id.substr(2) + ".debug";
   {  // Not there yet: the stripped copy has no symbols.
-    Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
+    Symbolizer symbolizer(s.modules, SymbolizerOptions{true, {root}});
     EXPECT_EQ(symbolizer.symbolize(s.address).front().note, "no symbols");
   }
   std::filesystem::copy_file(s.debug, by_id);
-  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
+  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, {root}});
   expect_full_symbols(symbolizer.symbolize(s.address).front());
 }
 
@@ -343,7 +343,7 @@ TEST(SymbolizerTest, FindsSeparateDebugFileByDebuglink) {
                          s.stripped + "'")
                             .c_str()),
             0);
-  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, dir.file("no-debug-root")});
+  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, {dir.file("no-debug-root")}});
   expect_full_symbols(symbolizer.symbolize(s.address).front());
 }
 
@@ -367,7 +367,7 @@ TEST(SymbolizerTest, SeparateDebugFileMustBeARegularFileOfTheSameBuild) {
                          s.stripped + "'")
                             .c_str()),
             0);
-  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, root});
+  Symbolizer symbolizer(s.modules, SymbolizerOptions{true, {root}});
   const SymbolizedFrame& frame = symbolizer.symbolize(s.address).front();
   EXPECT_EQ(frame.note, "no symbols");
   EXPECT_EQ(frame.file, "");
