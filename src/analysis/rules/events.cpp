@@ -42,7 +42,7 @@ std::string describe_device(const SnapshotIndex& index, int64_t id) {
   return text;
 }
 
-constexpr const char* kNotRecorded = "stack not recorded (a layer without misuse stacks)";
+constexpr const char* kNotRecorded = "stack not recorded (callstack_depth=0, or a layer without misuse stacks)";
 constexpr const char* kDestroyNotRecorded =
     "stack not recorded (set destroy_callstacks=true to record destroy stacks)";
 
