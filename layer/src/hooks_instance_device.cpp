@@ -80,6 +80,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
   configure_log(settings.log_level, settings.log_file);
   set_callstack_depth(settings.callstack_depth);
   g_destroy_callstacks.store(settings.destroy_callstacks, std::memory_order_relaxed);
+  set_graveyard_size(settings.graveyard_size);
   // The loader has loaded every layer and driver of this instance by now.
   refresh_foreign_modules(settings.vulkan_stack_modules.c_str());
   const CallsiteId callsite = capture_callsite();
@@ -94,7 +95,6 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
     state->handle = to_u64(*pInstance);
     state->next_gipa = next_gipa;
     state->settings = settings;
-    state->recent_destroys.set_capacity(settings.graveyard_size);
     if (const VkApplicationInfo* app = pCreateInfo->pApplicationInfo) {
       if (app->pApplicationName) state->application_name = app->pApplicationName;
       if (app->pEngineName) state->engine_name = app->pEngineName;
@@ -169,7 +169,6 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
     state->physical_device = physicalDevice;
     state->frame_boundary = instance->settings.frame_boundary;
     state->snapshot_every = instance->settings.snapshot_every;
-    state->recent_destroys.set_capacity(instance->settings.graveyard_size);
     VkPhysicalDeviceProperties props{};  // stays empty where the next layer lacks the command
     instance->dispatch.GetPhysicalDeviceProperties(physicalDevice, &props);
     props.deviceName[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE - 1] = '\0';

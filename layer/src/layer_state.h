@@ -97,7 +97,6 @@ struct Scope {
   EdgeStore edges;      // what each object references
   ParentMap parents;    // parents other than the scope, a pool or a swapchain (rare)
   Graveyard graveyard;  // recently destroyed objects, to describe what stale edges point at
-  RecentDestroys recent_destroys;  // every recent destroy, to explain an invalid one
   EventLog events;
   std::atomic<uint64_t> frame{0};
   std::atomic<bool> degraded{false};

@@ -3,60 +3,113 @@
 #include <atomic>
 #include <mutex>
 #include <new>
+#include <vector>
+
+#include "../../src/core/setting_ranges.h"
 
 namespace vkleak {
 
-__thread uint32_t t_destroy_shard __attribute__((tls_model("initial-exec"))) = 0;
+__thread DestroyRing* t_destroy_ring __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread bool t_destroy_ring_tried __attribute__((tls_model("initial-exec"))) = false;
 
-uint32_t assign_destroy_shard() noexcept {
-  static std::atomic<uint32_t> next{0};
-  // Never 0 (0 means "not assigned yet"); the low bits pick the shard.
-  t_destroy_shard = RecentDestroys::kShards +
-                    next.fetch_add(1, std::memory_order_relaxed) % RecentDestroys::kShards;
-  return t_destroy_shard;
+namespace {
+
+std::atomic<uint32_t> g_graveyard_size{kDefaultGraveyardSize};
+
+// Every ring ever made (never freed: their entries stay searchable), and those whose thread
+// exited, for the next new thread.
+struct Rings {
+  std::mutex mutex;
+  std::vector<DestroyRing*> all;
+  std::vector<DestroyRing*> idle;
+};
+Rings& rings() {
+  static auto* r = new Rings;  // never destroyed: threads may still exit after static teardown
+  return *r;
 }
 
-RecentDestroys::~RecentDestroys() {
-  for (Shard& s : shards_) {
-    if (!s.entries) continue;
-    for (uint32_t i = 0; i < per_shard_; ++i) give_back(s.entries[i].context, s.entries[i].name);
+// Hands the ring back when its thread exits (constructed by the thread's first destroy).
+struct RingOwner {
+  DestroyRing* ring = nullptr;
+  ~RingOwner() {
+    t_destroy_ring = nullptr;
+    if (!ring) return;
+    Rings& r = rings();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    try {
+      r.idle.push_back(ring);
+    } catch (...) {
+    }
   }
+};
+thread_local RingOwner t_ring_owner;
+
+}  // namespace
+
+void set_graveyard_size(uint32_t entries) noexcept {
+  g_graveyard_size.store(entries, std::memory_order_relaxed);
 }
 
-bool RecentDestroys::allocate(Shard& s) noexcept {
-  s.entries.reset(new (std::nothrow) DestroyedEntry[per_shard_]);
-  return s.entries != nullptr;
+uint32_t graveyard_size() noexcept {
+  return g_graveyard_size.load(std::memory_order_relaxed);
 }
 
-bool RecentDestroys::find(uint64_t handle, ObjectType type, DestroyedInfo* out) const noexcept {
+DestroyRing* acquire_destroy_ring() noexcept {
+  t_destroy_ring_tried = true;  // off or out of memory: not asked again by this thread
+  const uint32_t capacity = graveyard_size();
+  if (capacity == 0) return nullptr;
+  Rings& r = rings();
+  DestroyRing* ring = nullptr;
+  try {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (!r.idle.empty()) {
+      ring = r.idle.back();
+      r.idle.pop_back();
+    } else {
+      r.all.reserve(r.all.size() + 1);
+      auto* made = new (std::nothrow) DestroyRing;
+      auto* entries = made ? new (std::nothrow) DestroyedEntry[capacity] : nullptr;
+      if (!entries) {
+        delete made;
+        return nullptr;
+      }
+      made->capacity = capacity;
+      made->entries = entries;
+      r.all.push_back(made);
+      ring = made;
+    }
+    t_ring_owner.ring = ring;
+  } catch (...) {
+    return nullptr;
+  }
+  t_destroy_ring = ring;
+  return ring;
+}
+
+bool find_destroy(uint64_t scope, uint64_t handle, ObjectType type, DestroyedInfo* out) noexcept {
   bool found = false;
-  for (const Shard& s : shards_) {
-    std::lock_guard<SpinLock> lock(s.lock);
-    if (!s.entries) continue;
-    for (uint32_t i = 0; i < per_shard_; ++i) {
-      const DestroyedEntry& e = s.entries[i];
-      // Ids grow with creation: of two destroys of one handle value, the later-made object's
-      // is the later destroy.
-      if (e.handle != handle || e.type != type || (found && e.id < out->id)) continue;
-      try {
+  try {
+    Rings& r = rings();
+    std::lock_guard<std::mutex> rings_lock(r.mutex);
+    for (DestroyRing* ring : r.all) {
+      std::lock_guard<SpinLock> lock(ring->lock);
+      for (uint32_t i = 0; i < ring->capacity; ++i) {
+        const DestroyedEntry& e = ring->entries[i];
+        // Ids grow with creation: of two destroys of one handle value, the later-made object's
+        // is the later destroy.
+        if (e.handle != handle || e.type != type || e.scope != scope || (found && e.id < out->id))
+          continue;
         out->id = e.id;
         out->made = context_of(e.context);
         out->name = name_string(e.name);
         out->destroyed_frame = e.destroyed_frame;
         out->destroy_callsite = e.destroy_callsite;
         found = true;
-      } catch (...) {
       }
     }
+  } catch (...) {
   }
   return found;
-}
-
-uint64_t RecentDestroys::bytes() const noexcept {
-  uint64_t total = 0;
-  for (const Shard& s : shards_)
-    if (s.entries) total += uint64_t{per_shard_} * sizeof(DestroyedEntry);
-  return total;
 }
 
 }  // namespace vkleak

@@ -1,12 +1,15 @@
-// The last destroys of a scope (setting `graveyard_size`: how many per destroying thread), so that a destroy of a handle
-// that is not live can say what the handle was: its type, debug name, creation and first destroy.
-// Only that rare path reads it; the hot path writes one entry, in the ring of its own thread's
-// shard, handing over the record's creation-context and name references instead of dropping
-// them (the entry it overwrites gives its references back).
+// The last destroys of each thread (setting `graveyard_size`: how many), so that a destroy of a
+// handle that is not live can say what the handle was: its type, debug name, creation and first
+// destroy. Only that rare path reads them; the hot path writes one entry into its own thread's
+// ring, handing over the record's creation-context and name references instead of dropping them
+// (the entry it overwrites gives its references back). A ring belongs to one thread at a time,
+// so its lock is only ever contended by a reader: rings shared by threads (sharded by thread)
+// made two threads that destroy at once three times slower (bench/RESULTS.md). A ring outlives
+// its thread and is handed to the next new thread, so the rings follow the most threads that
+// ever destroyed at once, not the run's history.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "creation_context.h"
@@ -17,6 +20,7 @@
 namespace vkleak {
 
 struct DestroyedEntry {
+  uint64_t scope = 0;  // the owning VkDevice's or VkInstance's object id (run-unique)
   uint64_t handle = 0;
   uint64_t id = 0;
   ContextId context = 0;  // a reference the ring holds
@@ -35,69 +39,52 @@ struct DestroyedInfo {
   uint32_t destroy_callsite = 0;
 };
 
-// This thread's shard (threads take them in turn): a thread's destroys write its own ring.
-extern __thread uint32_t t_destroy_shard __attribute__((tls_model("initial-exec")));
-uint32_t assign_destroy_shard() noexcept;
-
-class RecentDestroys {
- public:
-  static constexpr uint32_t kShards = 8;
-
-  RecentDestroys() = default;
-  ~RecentDestroys();  // gives back the references the entries hold
-  RecentDestroys(const RecentDestroys&) = delete;
-  RecentDestroys& operator=(const RecentDestroys&) = delete;
-
-  // Entries kept per shard: a single-threaded app's destroys all go to one, so each remembers
-  // the whole setting (memory: up to kShards rings, each allocated on its first destroy). 0
-  // keeps none. Set once, before any add().
-  void set_capacity(uint32_t entries) noexcept { per_shard_ = entries; }
-
-  // Takes over `context` and `name` (references the destroyed record held).
-  __attribute__((always_inline)) void add(uint64_t handle, ObjectType type, uint64_t id,
-                                          ContextId context, uint32_t name, uint32_t frame,
-                                          uint32_t destroy_callsite) noexcept {
-    if (__builtin_expect(per_shard_ == 0, 0)) return give_back(context, name);  // graveyard off
-    uint32_t shard = t_destroy_shard;
-    if (__builtin_expect(shard == 0, 0)) shard = assign_destroy_shard();
-    Shard& s = shards_[shard & (kShards - 1)];
-    s.lock.lock();
-    if (__builtin_expect(s.entries == nullptr, 0) && !allocate(s)) {  // out of memory
-      s.lock.unlock();
-      give_back(context, name);
-      return;
-    }
-    DestroyedEntry& e = s.entries[s.next];
-    const ContextId old_context = e.context;
-    const uint32_t old_name = e.name;
-    e = {handle, id, context, name, frame, destroy_callsite, type};
-    if (++s.next == per_shard_) s.next = 0;
-    s.lock.unlock();
-    give_back(old_context, old_name);
-  }
-
-  uint32_t capacity() const noexcept { return per_shard_; }  // per thread's ring
-
-  // The latest destroy of (handle, type) still remembered.
-  bool find(uint64_t handle, ObjectType type, DestroyedInfo* out) const noexcept;
-
-  // Bytes held by the rings (not counting names and contexts kept alive).
-  uint64_t bytes() const noexcept;
-
- private:
-  struct alignas(64) Shard {
-    mutable SpinLock lock;
-    std::unique_ptr<DestroyedEntry[]> entries;  // per_shard_ of them, allocated on first use
-    uint32_t next = 0;
-  };
-  __attribute__((cold, noinline)) bool allocate(Shard& s) noexcept;
-  __attribute__((always_inline)) static void give_back(ContextId context, uint32_t name) noexcept {
-    release_context(context);
-    if (__builtin_expect(name != 0, 0)) release_name(name);
-  }
-
-  uint32_t per_shard_ = 0;
-  Shard shards_[kShards];
+// A cache line of its own: the rings of two threads must not share one (their headers are
+// written on every destroy).
+struct alignas(64) DestroyRing {
+  SpinLock lock;
+  uint32_t next = 0;
+  uint32_t capacity = 0;
+  DestroyedEntry* entries = nullptr;  // capacity of them
 };
+
+// Entries per ring for rings made from now on (0: none are made, destroys keep nothing).
+void set_graveyard_size(uint32_t entries) noexcept;
+uint32_t graveyard_size() noexcept;
+
+// This thread's ring; null until its first destroy, or when the graveyard is off.
+extern __thread DestroyRing* t_destroy_ring __attribute__((tls_model("initial-exec")));
+extern __thread bool t_destroy_ring_tried __attribute__((tls_model("initial-exec")));
+DestroyRing* acquire_destroy_ring() noexcept;  // for this thread; null when off or out of memory
+
+__attribute__((always_inline)) inline void give_back_references(ContextId context,
+                                                                uint32_t name) noexcept {
+  release_context(context);
+  if (__builtin_expect(name != 0, 0)) release_name(name);
+}
+
+// Remembers a destroy; takes over `context` and `name` (references the destroyed record held).
+__attribute__((always_inline)) inline void remember_destroy(uint64_t scope, uint64_t handle,
+                                                            ObjectType type, uint64_t id,
+                                                            ContextId context, uint32_t name,
+                                                            uint32_t frame,
+                                                            uint32_t destroy_callsite) noexcept {
+  DestroyRing* ring = t_destroy_ring;
+  if (__builtin_expect(ring == nullptr, 0)) {
+    ring = t_destroy_ring_tried ? nullptr : acquire_destroy_ring();
+    if (ring == nullptr) return give_back_references(context, name);  // graveyard off
+  }
+  ring->lock.lock();
+  DestroyedEntry& e = ring->entries[ring->next];
+  const ContextId old_context = e.context;
+  const uint32_t old_name = e.name;
+  e = {scope, handle, id, context, name, frame, destroy_callsite, type};
+  if (++ring->next == ring->capacity) ring->next = 0;
+  ring->lock.unlock();
+  give_back_references(old_context, old_name);
+}
+
+// The latest remembered destroy of (handle, type) in the scope, in any thread's ring.
+bool find_destroy(uint64_t scope, uint64_t handle, ObjectType type, DestroyedInfo* out) noexcept;
 
 }  // namespace vkleak

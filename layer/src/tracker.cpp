@@ -77,7 +77,7 @@ void forget(Scope& scope, const ObjectRecord& r, CallsiteId destroyed_at = kNoCa
     scope.graveyard.bury(r, frame, destroyed_at);
   }
   const ObjectType type = static_cast<ObjectType>(r.type);
-  scope.recent_destroys.add(r.handle, type, r.id, r.context, r.name, frame, destroyed_at);
+  remember_destroy(scope.object_id, r.handle, type, r.id, r.context, r.name, frame, destroyed_at);
   if (type == ObjectType::kCommandBuffer && scope.type == ObjectType::kDevice)
     static_cast<DeviceState&>(scope).command_refs.destroy(r.handle);
   const ObjectType xml_parent = xml_parent_type(type);
@@ -201,7 +201,7 @@ void note_invalid_destroy(Scope& scope, ObjectType type, uint64_t handle, const 
     e.callsite = callsite;
     std::string message = std::string(what) + " of ";
     DestroyedInfo earlier;
-    if (scope.recent_destroys.find(handle, type, &earlier)) {
+    if (find_destroy(scope.object_id, handle, type, &earlier)) {
       e.reason = "already_destroyed";
       e.object_id = earlier.id;
       e.name = earlier.name;
@@ -223,7 +223,7 @@ void note_invalid_destroy(Scope& scope, ObjectType type, uint64_t handle, const 
       std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(handle));
       message += std::string("an unknown ") + object_type_name(type) + " " + hex +
                  " (never created, or destroyed before the last " +
-                 std::to_string(scope.recent_destroys.capacity()) + " destroys)";
+                 std::to_string(graveyard_size()) + " destroys of a thread)";
     }
     e.message = std::move(message);
     scope.events.add(std::move(e));

@@ -151,9 +151,9 @@ __attribute__((always_inline)) inline void on_destroy(Scope& scope, ObjectType t
     if (whole)
       hot::destroy_whole(scope, type, handle, removed, destroyed_at);
     else
-      scope.recent_destroys.add(handle, type, id, context, 0,
-                                static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
-                                destroyed_at);
+      remember_destroy(scope.object_id, handle, type, id, context, 0,
+                       static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
+                       destroyed_at);
   } else if (result == ObjectTable::EraseResult::kNotLive) {
     hot::note_invalid_destroy(scope, type, handle, "destroy", capture_callsite());
   }  // kDecremented: a duplicate handle, still live once more
