@@ -10,7 +10,6 @@
 namespace vkleak {
 
 __thread DestroyRing* t_destroy_ring __attribute__((tls_model("initial-exec"))) = nullptr;
-__thread bool t_destroy_ring_tried __attribute__((tls_model("initial-exec"))) = false;
 
 namespace {
 
@@ -28,12 +27,13 @@ Rings& rings() {
   return *r;
 }
 
-// Hands the ring back when its thread exits (constructed by the thread's first destroy).
+// Hands the thread's ring back when it exits (registered by the thread's first destroy).
 struct RingOwner {
-  DestroyRing* ring = nullptr;
+  bool registered = false;
   ~RingOwner() {
-    t_destroy_ring = nullptr;
-    if (!ring) return;
+    DestroyRing* ring = t_destroy_ring;
+    t_destroy_ring = no_ring();  // destroys later in this thread's exit keep nothing
+    if (ring == nullptr || ring == no_ring()) return;
     Rings& r = rings();
     std::lock_guard<std::mutex> lock(r.mutex);
     try {
@@ -55,9 +55,9 @@ uint32_t graveyard_size() noexcept {
 }
 
 DestroyRing* acquire_destroy_ring() noexcept {
-  t_destroy_ring_tried = true;  // off or out of memory: not asked again by this thread
+  t_destroy_ring = no_ring();  // off or out of memory: not asked again by this thread
   const uint32_t capacity = graveyard_size();
-  if (capacity == 0) return nullptr;
+  if (capacity == 0) return no_ring();
   Rings& r = rings();
   DestroyRing* ring = nullptr;
   try {
@@ -71,19 +71,25 @@ DestroyRing* acquire_destroy_ring() noexcept {
       auto* entries = made ? new (std::nothrow) DestroyedEntry[capacity] : nullptr;
       if (!entries) {
         delete made;
-        return nullptr;
+        return no_ring();
       }
       made->capacity = capacity;
       made->entries = entries;
       r.all.push_back(made);
       ring = made;
     }
-    t_ring_owner.ring = ring;
+    t_ring_owner.registered = true;
   } catch (...) {
-    return nullptr;
+    return no_ring();
   }
   t_destroy_ring = ring;
   return ring;
+}
+
+size_t destroy_ring_count() noexcept {
+  Rings& r = rings();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.all.size();
 }
 
 bool find_destroy(uint64_t scope, uint64_t handle, ObjectType type, DestroyedInfo* out) noexcept {

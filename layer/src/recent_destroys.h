@@ -9,6 +9,7 @@
 // ever destroyed at once, not the run's history.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -52,10 +53,15 @@ struct alignas(64) DestroyRing {
 void set_graveyard_size(uint32_t entries) noexcept;
 uint32_t graveyard_size() noexcept;
 
-// This thread's ring; null until its first destroy, or when the graveyard is off.
+// This thread's ring: null until its first destroy, no_ring() when it cannot have one (the
+// graveyard is off, out of memory, the thread is exiting). One word of static TLS, which is
+// scarce (tests/layer/check_static_tls.py).
 extern __thread DestroyRing* t_destroy_ring __attribute__((tls_model("initial-exec")));
-extern __thread bool t_destroy_ring_tried __attribute__((tls_model("initial-exec")));
-DestroyRing* acquire_destroy_ring() noexcept;  // for this thread; null when off or out of memory
+inline constexpr uintptr_t kNoRingValue = alignof(DestroyRing);  // never a ring's address
+inline DestroyRing* no_ring() noexcept {
+  return reinterpret_cast<DestroyRing*>(kNoRingValue);
+}
+DestroyRing* acquire_destroy_ring() noexcept;  // for this thread; no_ring() when it gets none
 
 __attribute__((always_inline)) inline void give_back_references(ContextId context,
                                                                 uint32_t name) noexcept {
@@ -70,9 +76,9 @@ __attribute__((always_inline)) inline void remember_destroy(uint64_t scope, uint
                                                             uint32_t frame,
                                                             uint32_t destroy_callsite) noexcept {
   DestroyRing* ring = t_destroy_ring;
-  if (__builtin_expect(ring == nullptr, 0)) {
-    ring = t_destroy_ring_tried ? nullptr : acquire_destroy_ring();
-    if (ring == nullptr) return give_back_references(context, name);  // graveyard off
+  if (__builtin_expect(reinterpret_cast<uintptr_t>(ring) <= kNoRingValue, 0)) {
+    if (ring == nullptr) ring = acquire_destroy_ring();
+    if (ring == no_ring()) return give_back_references(context, name);  // graveyard off
   }
   ring->lock.lock();
   DestroyedEntry& e = ring->entries[ring->next];
@@ -83,6 +89,9 @@ __attribute__((always_inline)) inline void remember_destroy(uint64_t scope, uint
   ring->lock.unlock();
   give_back_references(old_context, old_name);
 }
+
+// Rings made so far (tests and budgets): the most threads that destroyed at once.
+size_t destroy_ring_count() noexcept;
 
 // The latest remembered destroy of (handle, type) in the scope, in any thread's ring.
 bool find_destroy(uint64_t scope, uint64_t handle, ObjectType type, DestroyedInfo* out) noexcept;

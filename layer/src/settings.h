@@ -37,7 +37,7 @@ struct Settings {
   // More modules of the Vulkan stack (callsite.h), comma-separated file-name patterns: their
   // frames do not count toward callstack_depth.
   std::string vulkan_stack_modules;
-  // Destroys remembered per device to explain a later invalid destroy of the same handle.
+  // Destroys remembered per thread to explain a later invalid destroy of the same handle.
   uint32_t graveyard_size = kDefaultGraveyardSize;
   // Record the stack of every destroy (shown as "first destroyed here" and for a stale view's
   // target); off, only destroys in flight and invalid ones have theirs.

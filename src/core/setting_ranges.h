@@ -10,7 +10,7 @@ namespace vkleak {
 inline constexpr uint32_t kDefaultCallstackDepth = 8;
 inline constexpr uint32_t kMaxCallstackDepth = 64;
 
-// Recent destroys remembered per device (and per instance) to explain an invalid destroy: 32
+// Recent destroys remembered per destroying thread to explain an invalid destroy: 48
 // bytes each (bench/RESULTS.md).
 inline constexpr uint32_t kDefaultGraveyardSize = 4096;
 inline constexpr uint32_t kMaxGraveyardSize = 1u << 20;
