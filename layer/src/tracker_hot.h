@@ -155,7 +155,10 @@ __attribute__((always_inline)) inline void on_destroy(Scope& scope, ObjectType t
                        static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
                        destroyed_at);
   } else if (result == ObjectTable::EraseResult::kNotLive) {
-    hot::note_invalid_destroy(scope, type, handle, "destroy", capture_callsite());
+    // vkFreeMemory comes here too; pool children are freed through on_free_from_pool.
+    hot::note_invalid_destroy(scope, type, handle,
+                              type == ObjectType::kDeviceMemory ? "free" : "destroy",
+                              capture_callsite());
   }  // kDecremented: a duplicate handle, still live once more
 }
 
