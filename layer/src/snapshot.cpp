@@ -422,6 +422,16 @@ void write_callsite(JsonWriter& w, uint32_t id) {
     w.raw("null");
 }
 
+// `key` then {"frame":..., "callsite":...}: when and where something happened.
+void write_when(JsonWriter& w, const char* key, uint32_t frame, uint32_t callsite) {
+  w.raw(key);
+  w.raw("{\"frame\":");
+  w.u64(frame);
+  w.raw(",\"callsite\":");
+  write_callsite(w, callsite);
+  w.raw("}");
+}
+
 void write_edges(JsonWriter& w, const std::vector<Edge>& edges,
                  const std::vector<std::string>& names) {
   // The bound memory, for the common question "what memory does this hold".
@@ -827,24 +837,14 @@ void write_body(JsonWriter& w, Collected& c, uint32_t sequence) {
     }
     w.raw(",\"callsite\":");
     write_callsite(w, e.callsite);
-    if (e.has_created) {
-      w.raw(",\"created\":{\"frame\":");
-      w.u64(e.created_frame);
-      w.raw(",\"callsite\":");
-      write_callsite(w, e.created_callsite);
-      w.raw("}");
-    }
+    if (e.has_created) write_when(w, ",\"created\":", e.created_frame, e.created_callsite);
     if (e.reason) {
       w.raw(",\"reason\":\"");
       w.raw(e.reason);
       w.raw("\"");
     }
     if (e.has_first_destroy) {
-      w.raw(",\"first_destroy\":{\"frame\":");
-      w.u64(e.first_destroy_frame);
-      w.raw(",\"callsite\":");
-      write_callsite(w, e.first_destroy_callsite);
-      w.raw("}");
+      write_when(w, ",\"first_destroy\":", e.first_destroy_frame, e.first_destroy_callsite);
     }
     if (e.belongs_to) {
       w.raw(",\"belongs_to\":");
