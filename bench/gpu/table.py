@@ -146,7 +146,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('run', help='a compact run file or a directory of raw results')
     ap.add_argument('--compact', action='store_true', help='write the compact run file')
-    ap.add_argument('--title', help='the run\'s name in the compact file (default: the directory)')
+    ap.add_argument('--title',
+                    help='the run\'s name in the compact file (default: the directory)')
     ap.add_argument('--vkleak', help='the vkleak CLI, to summarize the scenario snapshots')
     args = ap.parse_args()
     if args.compact:
