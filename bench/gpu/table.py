@@ -137,7 +137,8 @@ def compact(d, title, vkleak):
     if vkleak and glob.glob(os.path.join(d, 'snap-*')):
         out += ['', '## Scenario programs under vkleak', '',
                 '`vkleak report --format json --no-symbolize` on each program\'s snapshots:', '',
-                '| program | finding | type | name | objects | bytes |', '|---|---|---|---|---|---|']
+                '| program | finding | type | name | objects | bytes |',
+                '|---|---|---|---|---|---|']
         out += ['| ' + ' | '.join(r) + ' |' for r in findings(d, vkleak)]
     return '\n'.join(out) + '\n'
 
