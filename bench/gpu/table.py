@@ -110,6 +110,8 @@ def findings(d, vkleak):
 
 def compact(d, title, vkleak):
     runs = read_raw(d)
+    if not runs:
+        sys.exit(f'table.py: no bench-*.json results in {d}')
     rounds = max((r for by_cfg in runs.values() for rs in by_cfg.values() for r in rs),
                  default=0)
     gpu = [line.strip() for line in open(os.path.join(d, 'gpu.txt'))] \
