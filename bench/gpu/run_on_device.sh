@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs vkleak's microbenchmarks and two scenario programs on a machine with a real GPU driver,
 # side by side with no layer and the validation layer, interleaved in rounds. Used through the
-# workplace's device tool (bench/gpu/README.md); writes raw results under $OUT.
+# workplace's device tool (bench/gpu/README.md). Writes OUT_DIR/gpu-run.md, the compact table of
+# every round (bench/gpu/table.py --compact), and OUT_DIR/gpu-results.tgz, the raw files (for the
+# scenario programs' snapshots, which `table.py --compact --vkleak` summarizes back here).
 #   bench/gpu/run_on_device.sh BUILD_DIR DEB_DIR OUT_DIR [ROUNDS]
 # Environment: FILTER (benchmark regex, default: every pair, threads and record+submit),
 # MIN_TIME (seconds per benchmark, default 0.3), SCENARIOS=0 to skip the scenario programs,
@@ -78,4 +80,7 @@ for s in $scenarios; do
     echo "$s failed: $?" >> "$out/errors.txt"
 done
 ls -la "$out"
+# The compact table directly (python3 is on the device's image); the raw files stay out of the tree.
+python3 "$(dirname "$0")/table.py" --compact "$out" --title "$(date -u +%Y-%m-%d)" \
+  > "$final_out/gpu-run.md" || echo "table.py --compact failed: $?" >> "$out/errors.txt"
 tar czf "$final_out/gpu-results.tgz" -C "$out" .
