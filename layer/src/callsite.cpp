@@ -5,6 +5,7 @@
 #include "stack_memo.h"
 #include "thread_box.h"
 
+#include "../../src/core/elf_note.h"        // the note walker the CLI tests use too
 #include "../../src/core/setting_ranges.h"  // the range the CLI checks too
 #include "../../src/core/vulkan_stack.h"    // the list the CLI uses too
 
@@ -586,28 +587,11 @@ std::vector<ModuleInfo> loaded_modules() {
           if (ph.p_type == PT_LOAD) {
             lo = std::min<uintptr_t>(lo, pi->dlpi_addr + ph.p_vaddr);
             hi = std::max<uintptr_t>(hi, pi->dlpi_addr + ph.p_vaddr + ph.p_memsz);
-          } else if (ph.p_type == PT_NOTE && m.build_id.empty()) {
-            // Walk the notes for NT_GNU_BUILD_ID.
-            const char* p = reinterpret_cast<const char*>(pi->dlpi_addr + ph.p_vaddr);
-            const char* end = p + ph.p_memsz;
-            while (p + sizeof(ElfW(Nhdr)) <= end) {
-              auto* nh = reinterpret_cast<const ElfW(Nhdr)*>(p);
-              const char* name = p + sizeof(ElfW(Nhdr));
-              const char* desc = name + ((nh->n_namesz + 3) & ~3u);
-              if (desc + nh->n_descsz > end) break;
-              if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                  std::memcmp(name, "GNU", 4) == 0) {
-                static const char* hex = "0123456789abcdef";
-                for (uint32_t k = 0; k < nh->n_descsz; ++k) {
-                  unsigned char c = static_cast<unsigned char>(desc[k]);
-                  m.build_id += hex[c >> 4];
-                  m.build_id += hex[c & 15];
-                }
-                break;
-              }
-              p = desc + ((nh->n_descsz + 3) & ~3u);
-            }
           }
+        }
+        if (const elf::BuildId id = elf::loaded_build_id(*pi); id.size != 0) {
+          m.build_id.resize(2 * id.size);
+          elf::write_hex(id.bytes, id.size, m.build_id.data());
         }
         if (lo == UINTPTR_MAX) return 0;
         m.start = lo;
