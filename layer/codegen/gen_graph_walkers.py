@@ -38,7 +38,7 @@ def emit_walkers_h(reg: Registry, graph: Graph) -> str:
 
 #include <vulkan/vulkan.h>
 
-#include "graph.h"
+#include "graph/graph.h"
 
 namespace vkleak {{
 
