@@ -1,4 +1,6 @@
-# Build-time code generation from the Vulkan registry (the rules are in generate.py's docstring).
+# Build-time code generation from the Vulkan registry: generate.py drives one gen_*.py module per
+# output over the shared model (vkxml.py, classify.py, object_graph.py, emit.py); the rules are in
+# their docstrings.
 #
 # include()d from layer/CMakeLists.txt. Needs Python3_EXECUTABLE and VKLEAK_VK_XML (set by the
 # top-level CMakeLists.txt). Defines:
@@ -35,6 +37,12 @@ set(VKLEAK_GENERATED_HEADERS
   "${VKLEAK_GENERATED_DIR}/hook_table.h"
   "${VKLEAK_GENERATED_DIR}/hook_calls.inc")
 set(VKLEAK_GENERATED_LIST "${VKLEAK_GENERATED_DIR}/hooked_commands.txt")
+# Every module of the generator, so that editing any reruns it (tests/codegen checks the list).
+set(_vkleak_codegen_modules
+  generate.py vkxml.py classify.py object_graph.py emit.py
+  gen_object_types.py gen_dispatch.py gen_manual_hooks.py gen_hooks.py gen_graph_walkers.py
+  gen_hook_table.py gen_hooked_commands.py gen_hook_calls.py)
+list(TRANSFORM _vkleak_codegen_modules PREPEND "${VKLEAK_CODEGEN_DIR}/")
 
 if(NOT EXISTS "${VKLEAK_VK_XML}")
   message(FATAL_ERROR "vkleak: no Vulkan registry at VKLEAK_VK_XML='${VKLEAK_VK_XML}'")
@@ -49,7 +57,7 @@ add_custom_command(
           --out-dir "${VKLEAK_GENERATED_DIR}"
   COMMAND "${CMAKE_COMMAND}" -E touch "${_vkleak_generated_stamp}"
   DEPENDS "${VKLEAK_VK_XML}"
-          "${VKLEAK_CODEGEN_DIR}/generate.py"
+          ${_vkleak_codegen_modules}
           "${VKLEAK_CODEGEN_DIR}/exceptions.json"
   COMMENT "Generating Vulkan dispatch tables and hooks from ${VKLEAK_VK_XML}"
   VERBATIM)

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/elf_note.h"
 #include "core/format.h"
 #include "core/hex.h"
 #include "core/input_file.h"
@@ -164,16 +165,14 @@ std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc, std::
 }
 
 std::string to_hex(const unsigned char* bytes, int len) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < len; ++i) {
-    out += kDigits[bytes[i] >> 4];
-    out += kDigits[bytes[i] & 0xf];
-  }
+  std::string out(2 * static_cast<size_t>(len > 0 ? len : 0), '\0');
+  elf::write_hex(bytes, out.size() / 2, out.data());
   return out;
 }
 
 // Whether the ELF file at fd carries this build-id (a separate debug file keeps its module's).
+// libdw rather than core/elf_note.h: a file on disk (often a separate debug file), whose note
+// libelf finds through its sections; elf_note.h reads the notes of loaded modules.
 bool has_build_id(int fd, const unsigned char* id, int len) {
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr) return false;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/elf_note.h"
 #include "core/symbolizer.h"
 #include "test_support.h"
 
@@ -75,27 +76,11 @@ std::vector<Module> own_modules() {
           if (ph.p_type == PT_LOAD) {
             lo = std::min<uint64_t>(lo, info->dlpi_addr + ph.p_vaddr);
             hi = std::max<uint64_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
-          } else if (ph.p_type == PT_NOTE && m.build_id.empty()) {
-            const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
-            const char* end = p + ph.p_memsz;
-            while (p + sizeof(ElfW(Nhdr)) <= end) {
-              const auto* nh = reinterpret_cast<const ElfW(Nhdr)*>(p);
-              const char* name = p + sizeof(ElfW(Nhdr));
-              const char* desc = name + ((nh->n_namesz + 3) & ~3u);
-              if (desc + nh->n_descsz > end) break;
-              if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                  std::memcmp(name, "GNU", 4) == 0) {
-                static constexpr char kHex[] = "0123456789abcdef";
-                for (uint32_t k = 0; k < nh->n_descsz; ++k) {
-                  const auto c = static_cast<unsigned char>(desc[k]);
-                  m.build_id += kHex[c >> 4];
-                  m.build_id += kHex[c & 15];
-                }
-                break;
-              }
-              p = desc + ((nh->n_descsz + 3) & ~3u);
-            }
           }
+        }
+        if (const elf::BuildId id = elf::loaded_build_id(*info); id.size != 0) {
+          m.build_id.resize(2 * id.size);
+          elf::write_hex(id.bytes, id.size, m.build_id.data());
         }
         if (lo == UINT64_MAX) return 0;
         m.base = lo;

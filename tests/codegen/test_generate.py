@@ -28,7 +28,7 @@ ARGS = argparse.Namespace(
 )
 OUTPUTS = ("vk_object_types.h", "vk_dispatch.h", "vk_dispatch.cpp", "manual_hooks.h",
            "generated_hooks.cpp", "graph_walkers.h", "graph_walkers.cpp", "hook_table.h",
-           "hook_table.cpp", "hooked_commands.txt")
+           "hook_table.cpp", "hooked_commands.txt", "hook_calls.inc")
 CREATE_KINDS = {"create", "allocate", "retrieve", "manual"}
 DESTROY_KINDS = {"destroy", "free", "manual"}
 DESTROY_PREFIXES = ("vkDestroy", "vkFree", "vkRelease")
@@ -270,6 +270,33 @@ class GenerateTest(GeneratedOutput):
             result = run_generator(os.path.join(tmp, "out"), path)
             self.assertNotEqual(result.returncode, 0)
             self.assertIn("vkReleaseDisplayEXT", result.stderr)
+
+
+class LayoutTest(unittest.TestCase):
+    """The generator's modules: one gen_*.py per output (or .h/.cpp pair), all run by the
+    driver, all listed in codegen.cmake's DEPENDS so that editing any regenerates."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = os.path.dirname(ARGS.generator)
+        cls.modules = sorted(f for f in os.listdir(cls.dir) if f.endswith(".py"))
+        sys.dont_write_bytecode = True
+        sys.path.insert(0, cls.dir)
+        try:
+            cls.driver = __import__(os.path.splitext(os.path.basename(ARGS.generator))[0])
+        finally:
+            sys.path.remove(cls.dir)
+
+    def test_codegen_cmake_depends_on_every_module(self):
+        cmake = read(os.path.join(self.dir, "codegen.cmake"))
+        listed = re.search(r"set\(_vkleak_codegen_modules\s([^)]*)\)", cmake).group(1).split()
+        self.assertEqual(sorted(listed), self.modules)
+
+    def test_every_output_has_one_generator(self):
+        generators = sorted(g.__name__ + ".py" for g in self.driver.GENERATORS)
+        self.assertEqual(generators, [m for m in self.modules if m.startswith("gen_")])
+        files = [f for g in self.driver.GENERATORS for f in g.FILES]
+        self.assertEqual(sorted(files), sorted(OUTPUTS))
 
 
 class GraphTest(GeneratedOutput):
