@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "analysis/diff.h"
-#include "analysis/output_diff.h"
+#include "report/output_diff.h"
 #include "analysis/run.h"
 
 namespace vkleak::cli {

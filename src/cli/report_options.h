@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/options.h"
-#include "analysis/output.h"
+#include "report/output.h"
 #include "core/format.h"
 
 namespace vkleak::cli {
