@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "analysis/output.h"
+#include "analysis/finding.h"
 #include "core/input_file.h"
 
 namespace vkleak::analysis {

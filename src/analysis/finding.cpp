@@ -5,69 +5,17 @@
 
 namespace vkleak::analysis {
 
-const char* kind_name(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::kLeakAtExit:
-      return "leak_at_exit";
-    case FindingKind::kGrowth:
-      return "growth";
-    case FindingKind::kRetained:
-      return "retained";
-    case FindingKind::kStaleView:
-      return "stale_view";
-    case FindingKind::kOrphanedMemory:
-      return "orphaned_memory";
-    case FindingKind::kDestroyedInFlight:
-      return "destroyed_in_flight";
-    case FindingKind::kInvalidDestroy:
-      return "invalid_destroy";
-  }
-  return "unknown";
-}
-
 std::optional<FindingKind> kind_from_name(const std::string& name) {
-  for (FindingKind kind : kAllKinds) {
-    if (name == kind_name(kind)) return kind;
+  for (const KindInfo& k : kKinds) {
+    if (name == k.name) return k.kind;
   }
   return std::nullopt;
 }
 
-const char* kind_description(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::kLeakAtExit:
-      return "Objects the application made that are still alive when their device or instance is "
-             "destroyed, or at exit when it never tore down.";
-    case FindingKind::kGrowth:
-      return "A group of objects (same type and creation call site) whose live count or bytes keep "
-             "rising from snapshot to snapshot after the warm-up.";
-    case FindingKind::kRetained:
-      return "Objects no submission has used for many frames while a newer object of their group "
-             "is in use: superseded but never freed.";
-    case FindingKind::kStaleView:
-      return "Views, descriptor sets or framebuffers that reference a destroyed object, or that "
-             "pin a retained one.";
-    case FindingKind::kOrphanedMemory:
-      return "Device memory with nothing bound to it and unused for many frames.";
-    case FindingKind::kDestroyedInFlight:
-      return "An object destroyed or freed while a submission that uses it was not proven "
-             "complete.";
-    case FindingKind::kInvalidDestroy:
-      return "A destroy or free of a handle the layer does not know as alive (double destroy, "
-             "wrong device, or a handle never created).";
-  }
-  return "";
-}
-
-bool kind_is_error(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::kLeakAtExit:
-    case FindingKind::kStaleView:
-    case FindingKind::kDestroyedInFlight:
-    case FindingKind::kInvalidDestroy:
-      return true;
-    default:
-      return false;
-  }
+std::vector<std::string> kind_names() {
+  std::vector<std::string> out;
+  for (const KindInfo& k : kKinds) out.emplace_back(k.name);
+  return out;
 }
 
 std::string Finding::function() const {
@@ -103,6 +51,18 @@ void rank_findings(std::vector<Finding>* findings) {
     if (a.count != b.count) return a.count > b.count;
     return std::make_tuple(a.kind, a.fingerprint()) < std::make_tuple(b.kind, b.fingerprint());
   });
+}
+
+size_t ReportDocument::finding_count() const {
+  size_t n = 0;
+  for (const RunReport& r : runs) n += r.findings.size();
+  return n;
+}
+
+std::string ReportDocument::gate_result() const {
+  if (!gate) return "";
+  if (gate->incomplete_runs > 0 && !gate->allow_incomplete) return "incomplete";
+  return gate->pass ? "pass" : "fail";
 }
 
 }  // namespace vkleak::analysis

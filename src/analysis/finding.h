@@ -2,10 +2,14 @@
 // report draws. The definitions of the kinds are in FINDINGS.md.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "analysis/options.h"
 
 namespace vkleak::analysis {
 
@@ -18,18 +22,90 @@ enum class FindingKind {
   kDestroyedInFlight,
   kInvalidDestroy,
 };
-inline constexpr FindingKind kAllKinds[] = {
-    FindingKind::kLeakAtExit,    FindingKind::kGrowth,         FindingKind::kRetained,
-    FindingKind::kStaleView,     FindingKind::kOrphanedMemory, FindingKind::kDestroyedInFlight,
-    FindingKind::kInvalidDestroy};
 
+// Everything the outputs say about a kind. kKinds is the one list of kinds: every output (text,
+// JSON, Markdown, JUnit, SARIF, HTML) and the gate's --fail-on read it.
+struct KindInfo {
+  FindingKind kind;
+  const char* name;         // "leak_at_exit": JSON, SARIF rule id, --fail-on, suppressions
+  const char* title;        // "Leak at exit": HTML
+  const char* summary;      // a few words: HTML tooltips
+  const char* description;  // one sentence, what the kind means: JUnit, SARIF
+  bool error;               // a bug for sure (error) or a likely leak (warning)
+  int summary_rank;         // where summaries list it: growth first, misuse last
+};
+// In enum order (the ranking's tie-break, JUnit's test cases and SARIF's rules follow it).
+inline constexpr KindInfo kKinds[] = {
+    {FindingKind::kLeakAtExit, "leak_at_exit", "Leak at exit",
+     "still alive when its device was destroyed",
+     "Objects the application made that are still alive when their device or instance is "
+     "destroyed, or at exit when it never tore down.",
+     true, 4},
+    {FindingKind::kGrowth, "growth", "Growth", "count or bytes keep rising snapshot after snapshot",
+     "A group of objects (same type and creation call site) whose live count or bytes keep "
+     "rising from snapshot to snapshot after the warm-up.",
+     false, 0},
+    {FindingKind::kRetained, "retained", "Retained",
+     "alive but unused while newer objects from the same call site are",
+     "Objects no submission has used for many frames while a newer object of their group is in "
+     "use: superseded but never freed.",
+     false, 1},
+    {FindingKind::kStaleView, "stale_view", "Stale view",
+     "a view or descriptor pins a resource that was replaced",
+     "Views, descriptor sets or framebuffers that reference a destroyed object, or that pin a "
+     "retained one.",
+     true, 2},
+    {FindingKind::kOrphanedMemory, "orphaned_memory", "Orphaned memory",
+     "device memory with nothing bound for many frames",
+     "Device memory with nothing bound to it and unused for many frames.", false, 3},
+    {FindingKind::kDestroyedInFlight, "destroyed_in_flight", "Destroyed in flight",
+     "destroyed while a submission may still use it",
+     "An object destroyed or freed while a submission that uses it was not proven complete.", true,
+     5},
+    {FindingKind::kInvalidDestroy, "invalid_destroy", "Invalid destroy",
+     "destroy of a handle that is not alive",
+     "A destroy or free of a handle the layer does not know as alive (double destroy, wrong "
+     "device, or a handle never created).",
+     true, 6},
+};
+
+namespace kinds_detail {
+constexpr bool in_enum_order() {
+  for (size_t i = 0; i < std::size(kKinds); ++i) {
+    if (static_cast<size_t>(kKinds[i].kind) != i) return false;
+  }
+  return true;
+}
+constexpr std::array<FindingKind, std::size(kKinds)> all_kinds() {
+  std::array<FindingKind, std::size(kKinds)> out{};
+  for (size_t i = 0; i < out.size(); ++i) out[i] = kKinds[i].kind;
+  return out;
+}
+}  // namespace kinds_detail
+static_assert(kinds_detail::in_enum_order(), "kKinds: one row per FindingKind, in enum order");
+static_assert(static_cast<size_t>(FindingKind::kInvalidDestroy) + 1 == std::size(kKinds),
+              "kKinds: a row for the last kind too");
+
+inline constexpr std::array<FindingKind, std::size(kKinds)> kAllKinds = kinds_detail::all_kinds();
+
+constexpr const KindInfo& kind_info(FindingKind kind) {
+  return kKinds[static_cast<size_t>(kind)];
+}
 // "leak_at_exit", "growth", ...
-const char* kind_name(FindingKind kind);
+constexpr const char* kind_name(FindingKind kind) {
+  return kind_info(kind).name;
+}
 std::optional<FindingKind> kind_from_name(const std::string& name);
 // One sentence: what the kind means.
-const char* kind_description(FindingKind kind);
+constexpr const char* kind_description(FindingKind kind) {
+  return kind_info(kind).description;
+}
 // Whether a finding of this kind is an error (a bug for sure) or a warning (a likely leak).
-bool kind_is_error(FindingKind kind);
+constexpr bool kind_is_error(FindingKind kind) {
+  return kind_info(kind).error;
+}
+// Every kind's name, in enum order (e.g. for a command line's choices).
+std::vector<std::string> kind_names();
 
 // One frame of a symbolized creation call site.
 struct Frame {
@@ -206,6 +282,35 @@ struct RunReport {
   std::string crash_signal;       // "SIGSEGV" when the run crashed
   std::vector<Finding> findings;  // ranked
   RunSeries series;
+};
+
+// The findings document's version (src/schema/vkleak-findings.schema.json).
+inline constexpr int kFindingsVersion = 1;
+
+// What `vkleak gate` decided.
+struct GateSummary {
+  bool pass = true;  // no more new findings than allowed, and every run checked whole
+  // Runs whose snapshots do not cover them (RunReport::incomplete); they fail the gate unless
+  // allowed, with a result of their own.
+  uint64_t incomplete_runs = 0;
+  bool allow_incomplete = false;
+  uint64_t new_findings = 0;
+  uint64_t baseline = 0;
+  uint64_t suppressed = 0;
+  uint64_t max_findings = 0;         // new findings allowed
+  std::vector<std::string> fail_on;  // kinds that count
+};
+
+// What report and gate found: the model every output renders (src/report/).
+struct ReportDocument {
+  std::vector<RunReport> runs;
+  Thresholds thresholds;
+  std::optional<GateSummary> gate;
+
+  size_t finding_count() const;
+  // "pass", "fail" (new findings over the limit) or "incomplete" (a run not checked whole;
+  // takes precedence: the findings of a run cut short are not its whole story).
+  std::string gate_result() const;
 };
 
 }  // namespace vkleak::analysis

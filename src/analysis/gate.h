@@ -6,7 +6,7 @@
 #include <set>
 
 #include "analysis/baseline.h"
-#include "analysis/output.h"
+#include "analysis/finding.h"
 #include "analysis/suppressions.h"
 
 namespace vkleak::analysis {

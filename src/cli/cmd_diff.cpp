@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "analysis/diff.h"
-#include "analysis/output_diff.h"
 #include "analysis/run.h"
+#include "report/output_diff.h"
 
 namespace vkleak::cli {
 

@@ -29,8 +29,7 @@ CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
   gate->add_option("--fail-on", flags->fail_on,
                    "Only these kinds fail (comma-separated; default: all)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"leak_at_exit", "growth", "retained", "stale_view", "orphaned_memory",
-                             "destroyed_in_flight", "invalid_destroy"}))
+      ->check(CLI::IsMember(analysis::kind_names()))
       ->option_text("KINDS");
   gate->add_flag("--allow-incomplete", flags->allow_incomplete,
                  "Judge runs the snapshots do not cover whole (crashed, killed, a snapshot "

@@ -14,11 +14,7 @@
 #include "core/module_map.h"
 #include "core/snapshot_reader.h"
 #include "core/symbolizer.h"
-
-#if defined(VKLEAK_HAVE_HTML) && __has_include("html/html_report.h")
-#include "html/html_report.h"
-#define VKLEAK_HTML 1
-#endif
+#include "report/html_report.h"
 
 namespace vkleak::cli {
 
@@ -229,12 +225,7 @@ int write_outputs(const analysis::ReportDocument& doc, const ReportFlags& flags)
     if (!path->empty()) ok &= write_file(*path, render(doc, format, flags, false));
   }
   if (!flags.html_file.empty()) {
-#ifdef VKLEAK_HTML
-    ok &= write_file(flags.html_file, vkleak::render_html(analysis::findings_json(doc)));
-#else
-    print_error("--html: this vkleak was built without the HTML report");
-    ok = false;
-#endif
+    ok &= write_file(flags.html_file, vkleak::render_html(doc));
   }
   std::cout.flush();  // nothing should be buffered there; keep the order if something is
   if (const int err = write_all(STDOUT_FILENO, render(doc, flags.format, flags,

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "analysis/options.h"
-#include "analysis/output.h"
 #include "core/format.h"
+#include "report/output.h"
 
 namespace vkleak::cli {
 

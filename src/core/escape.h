@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/format.h"
+#include "core/utf8.h"
 
 namespace vkleak {
 
@@ -113,30 +115,78 @@ inline std::string markdown_block(const std::vector<std::string>& lines, std::st
   return out;
 }
 
+// The markup characters as entities, any other byte as it is. apostrophe: "&apos;" for XML,
+// "&#39;" for HTML (HTML 4 has no &apos;).
+inline void append_markup_escaped(std::string* out, char c, const char* apostrophe) {
+  switch (c) {
+    case '&':
+      *out += "&amp;";
+      break;
+    case '<':
+      *out += "&lt;";
+      break;
+    case '>':
+      *out += "&gt;";
+      break;
+    case '"':
+      *out += "&quot;";
+      break;
+    case '\'':
+      *out += apostrophe;
+      break;
+    default:
+      *out += c;
+  }
+}
+
 // XML 1.0 text and attribute values (JUnit): printable() first, so no character XML cannot carry
 // is left, then the five markup characters as entities.
 inline std::string xml_text(std::string_view text, size_t max_chars = kDisplayChars) {
   std::string out;
-  for (char c : printable(text, max_chars)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
+  for (char c : printable(text, max_chars)) append_markup_escaped(&out, c, "&apos;");
+  return out;
+}
+
+// HTML element content and attribute values: the markup characters as entities; controls as a
+// visible \xNN (tab and newline kept), C1 controls as \u00NN, hidden code points as <U+XXXX>
+// (as printable() shows them), ill-formed UTF-8 as U+FFFD a byte. Text is not cut: the HTML
+// report cuts with display_cut() first.
+inline std::string html_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  char buf[24];
+  size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = bytes[i];
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+        std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+        out += buf;
+      } else {
+        append_markup_escaped(&out, static_cast<char>(c), "&#39;");
+      }
+      ++i;
+      continue;
     }
+    bool valid = false;
+    const size_t len = utf8_sequence(bytes + i, text.size() - i, &valid);
+    if (!valid) {
+      out += "\xef\xbf\xbd";  // U+FFFD
+      ++i;
+      continue;
+    }
+    const uint32_t cp = utf8_decode(bytes + i, len);
+    if (cp < 0xa0) {
+      std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(cp));  // C1
+      out += buf;
+    } else if (hidden_code_point(cp)) {
+      std::snprintf(buf, sizeof(buf), "&lt;U+%04X&gt;", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out.append(text.data() + i, len);
+    }
+    i += len;
   }
   return out;
 }

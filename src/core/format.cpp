@@ -60,12 +60,6 @@ void append_escaped_byte(std::string* out, unsigned char c) {
   *out += buf;
 }
 
-uint32_t decode(const unsigned char* p, size_t len) {
-  if (len == 2) return (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu);
-  if (len == 3) return (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
-  return (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
-}
-
 }  // namespace
 
 std::string printable(std::string_view text, size_t max_chars) {
@@ -91,7 +85,7 @@ std::string printable(std::string_view text, size_t max_chars) {
     } else {
       bool valid = false;
       const size_t len = utf8_sequence(bytes + i, text.size() - i, &valid);
-      const uint32_t cp = valid ? decode(bytes + i, len) : 0;
+      const uint32_t cp = valid ? utf8_decode(bytes + i, len) : 0;
       if (!valid || (cp >= 0x80 && cp < 0xa0)) {
         // Invalid bytes one by one; C1 controls (0x9b alone is a CSI on some terminals) whole.
         for (size_t k = 0; k < (valid ? len : 1); ++k) append_escaped_byte(&out, bytes[i + k]);

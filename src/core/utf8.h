@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace vkleak {
 
@@ -39,6 +40,13 @@ inline size_t utf8_sequence(const unsigned char* p, size_t avail, bool* valid) n
   }
   *valid = true;
   return need + 1;
+}
+
+// The code point of the valid sequence of len bytes at p (as utf8_sequence measured it).
+inline uint32_t utf8_decode(const unsigned char* p, size_t len) noexcept {
+  if (len == 2) return (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu);
+  if (len == 3) return (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+  return (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
 }
 
 // Whether all n bytes at s are strict UTF-8.

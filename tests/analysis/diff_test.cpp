@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/diff.h"
-#include "analysis/output_diff.h"
+#include "report/output_diff.h"
 #include "test_util.h"
 
 namespace vkleak {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "analysis/gate.h"
+#include "report/output.h"
 #include "test_util.h"
 
 namespace vkleak {

@@ -6,7 +6,7 @@
 
 #include <unistd.h>
 
-#include "analysis/output.h"
+#include "report/output.h"
 #include "test_util.h"
 
 namespace vkleak {
@@ -113,7 +113,8 @@ TEST(MisuseStacksTest, WithoutACreationRecordTheLookupStandsInAndSaysSo) {
   ASSERT_NE(b, nullptr);
   ASSERT_EQ(labels(*b), (std::vector<std::string>{"destroyed here", "created here"}));
   EXPECT_TRUE(b->stacks[0].frames.empty());
-  EXPECT_EQ(b->stacks[0].note, "stack not recorded (callstack_depth=0, or a layer without misuse stacks)");
+  EXPECT_EQ(b->stacks[0].note,
+            "stack not recorded (callstack_depth=0, or a layer without misuse stacks)");
   EXPECT_EQ(b->stacks[1].note, "not recorded with the event, and no snapshot saw the object");
 }
 

@@ -9,8 +9,8 @@
 #include <optional>
 #include <regex>
 
-#include "analysis/output.h"
 #include "core/escape.h"
+#include "report/output.h"
 #include "test_util.h"
 
 namespace vkleak {

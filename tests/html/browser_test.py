@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end test of the HTML report in a real headless browser (Chromium).
 
-Renders the incident fixture (and an empty findings document) with vkleak_html, opens each page
+Renders the incident fixture (and an empty report) with vkleak_report, opens each page
 in headless Chromium, and checks:
   - the browser logs no console message at all: the page has no script, so any message is an
     error (a blocked script, a CSP violation, a failed load); a control page with a deliberate
@@ -119,9 +119,7 @@ class BrowserTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix='vkleak-html-')
         cls.profile = os.path.join(cls.tmp, 'profile')
-        with open(ARGS.findings) as f:
-            cls.doc = json.load(f)
-        cls.report = cls.render(cls.doc, 'report')
+        cls.report, cls.doc = cls.render('incident')
         cls.dom_text, cls.dom_log = chromium('file://' + cls.report, cls.profile, ['--dump-dom'])
         cls.dom = parse_dom(cls.dom_text)
         cls.screenshot = os.path.join(cls.tmp, 'report.png')
@@ -139,13 +137,13 @@ class BrowserTest(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     @classmethod
-    def render(cls, doc, name):
-        src = os.path.join(cls.tmp, name + '.json')
+    def render(cls, name):
+        """The page of a test report, and its findings document (the same report as JSON)."""
         out = os.path.join(cls.tmp, name + '.html')
-        with open(src, 'w') as f:
-            json.dump(doc, f)
-        subprocess.run([ARGS.render, src, out], check=True, timeout=60)
-        return out
+        findings = os.path.join(cls.tmp, name + '.json')
+        subprocess.run([ARGS.render, name, out, findings], check=True, timeout=60)
+        with open(findings) as f:
+            return out, json.load(f)
 
     # --- the browser's log ---------------------------------------------------------------------
 
@@ -221,7 +219,7 @@ class BrowserTest(unittest.TestCase):
     def test_chain_diagrams(self):
         svg = self.chart('chart-chains')
         chains = svg.find_all('g', cls='vk-chain')
-        with_chain = [f for f in self.doc['findings'] if f.get('chain')]
+        with_chain = [f for f in self.doc['findings'] if f['chains']]
         self.assertEqual(len(chains), len(with_chain))
         first = chains[0]
         self.assertEqual([l.attrs.get('data-type') for l in first.find_all('g', cls='vk-chain-link')],
@@ -255,7 +253,7 @@ class BrowserTest(unittest.TestCase):
         self.assertIn('tex "atlas" & \'hud\' </td></table>', text)
 
     def test_empty_document_says_no_leaks(self):
-        page = self.render({'format': 'vkleak-findings', 'version': 1, 'findings': []}, 'empty')
+        page, _ = self.render('empty')
         dom_text, log = chromium('file://' + page, self.profile, ['--dump-dom'])
         self.assertEqual(console_messages(log), [])
         dom = parse_dom(dom_text)
@@ -310,7 +308,6 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--render', required=True)
     parser.add_argument('--chromium', required=True)
-    parser.add_argument('--findings', required=True)
     ARGS, rest = parser.parse_known_args()
     if not (os.path.isfile(ARGS.chromium) and os.access(ARGS.chromium, os.X_OK)):
         print('SKIP: %s is not installed (tools/deps.sh test installs chromium)' % ARGS.chromium)

@@ -1,21 +1,22 @@
-// Unit tests of the HTML report renderer: escaping, empty and malformed input, the charts (one
-// line per type, legends, axes, single snapshots, gaps), the chain diagram and number formats.
-#include "html/html_report.h"
+// Unit tests of the HTML report renderer: escaping, empty and extreme reports, the charts (one
+// line per type, legends, axes, single snapshots), the chain diagram, the kinds and number formats.
+#include "report/html_report.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <random>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "core/escape.h"
+#include "fixture.h"
+
 namespace vkleak {
 namespace {
-
-using nlohmann::json;
 
 size_t count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;
@@ -62,52 +63,92 @@ std::vector<Point> points(const std::string& d) {
   return out;
 }
 
-json series_doc(const json& frames, const json& types) {
-  return {{"format", "vkleak-findings"},
-          {"version", 1},
-          {"findings", json::array()},
-          {"series", {{"frames", frames}, {"types", types}}}};
+using analysis::Chain;
+using analysis::ChainLink;
+using analysis::Finding;
+using analysis::FindingKind;
+using analysis::ReportDocument;
+
+// One run with these findings (and no series).
+ReportDocument doc_of(std::vector<Finding> findings) {
+  ReportDocument doc;
+  doc.runs.emplace_back();
+  doc.runs.back().findings = std::move(findings);
+  return doc;
 }
 
-json load_fixture() {
-  std::ifstream in(VKLEAK_HTML_TEST_DATA "/findings.json");
-  return json::parse(in);
+Finding finding(FindingKind kind) {
+  Finding f;
+  f.kind = kind;
+  return f;
+}
+
+analysis::Frame frame(const std::string& text) {
+  analysis::Frame f;
+  f.text = text;
+  return f;
+}
+
+ChainLink link(const std::string& type, uint64_t id, const std::string& state = "live",
+               uint64_t bytes = 0) {
+  ChainLink l;
+  l.type = type;
+  l.id = id;
+  l.state = state;
+  l.bytes = bytes;
+  return l;
+}
+
+struct TypeValues {
+  std::string type;
+  std::vector<uint64_t> live;
+  std::vector<uint64_t> bytes;
+};
+
+ReportDocument series_doc(std::vector<uint64_t> frames, const std::vector<TypeValues>& types) {
+  ReportDocument doc = doc_of({});
+  analysis::RunSeries& s = doc.runs.back().series;
+  s.frames = std::move(frames);
+  for (const TypeValues& t : types) s.types.push_back({t.type, t.live, t.bytes});
+  return doc;
 }
 
 // --- escaping --------------------------------------------------------------------------------
 
 TEST(HtmlEscape, MarkupCharactersBecomeEntities) {
-  EXPECT_EQ(html::escape("<script>alert(\"x\")</script>"),
+  EXPECT_EQ(html_text("<script>alert(\"x\")</script>"),
             "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
-  EXPECT_EQ(html::escape("a & 'b'"), "a &amp; &#39;b&#39;");
+  EXPECT_EQ(html_text("a & 'b'"), "a &amp; &#39;b&#39;");
 }
 
 TEST(HtmlEscape, ControlsAreVisibleAndBadUtf8IsReplaced) {
-  EXPECT_EQ(html::escape("red\x1b[31m"), "red\\x1b[31m");
-  EXPECT_EQ(html::escape(std::string("a\0b", 3)), "a\\x00b");
-  EXPECT_EQ(html::escape("\xff"), "\xef\xbf\xbd");
-  EXPECT_EQ(html::escape("\xc3"), "\xef\xbf\xbd");  // truncated sequence
-  EXPECT_EQ(html::escape("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
-  EXPECT_EQ(html::escape("\xc2\x9b"), "\\u009b");                                   // C1 CSI
-  EXPECT_EQ(html::escape("caf\xc3\xa9 \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
-  EXPECT_EQ(html::escape("tab\tnewline\n"), "tab\tnewline\n");
+  EXPECT_EQ(html_text("red\x1b[31m"), "red\\x1b[31m");
+  EXPECT_EQ(html_text(std::string("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(html_text("\xff"), "\xef\xbf\xbd");
+  EXPECT_EQ(html_text("\xc3"), "\xef\xbf\xbd");  // truncated sequence
+  EXPECT_EQ(html_text("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
+  EXPECT_EQ(html_text("\xc2\x9b"), "\\u009b");                                   // C1 CSI
+  EXPECT_EQ(html_text("caf\xc3\xa9 \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+  EXPECT_EQ(html_text("tab\tnewline\n"), "tab\tnewline\n");
 }
 
 TEST(HtmlEscape, BidiAndInvisibleCodePointsAreShown) {
-  EXPECT_EQ(html::escape("ok\u202e\u2066exe\u2069\u2028"),
+  EXPECT_EQ(html_text("ok\u202e\u2066exe\u2069\u2028"),
             "ok&lt;U+202E&gt;&lt;U+2066&gt;exe&lt;U+2069&gt;&lt;U+2028&gt;");
-  EXPECT_EQ(html::escape("z\u200bw\ufeff\U000e0041"),
-            "z&lt;U+200B&gt;w&lt;U+FEFF&gt;&lt;U+E0041&gt;");
+  EXPECT_EQ(html_text("z\u200bw\ufeff\U000e0041"), "z&lt;U+200B&gt;w&lt;U+FEFF&gt;&lt;U+E0041&gt;");
 }
 
 TEST(HtmlReport, LongNamesAreCut) {
   const std::string huge(1'000'000, 'n');
-  const std::string page =
-      render_html({{"findings",
-                    {{{"kind", "leak_at_exit"},
-                      {"names", {huge, "b", "c", "d"}},
-                      {"callsite", {huge}},
-                      {"examples", {{{"id", 1}, {"handle", "0x1"}, {"name", huge}}}}}}}});
+  Finding f = finding(FindingKind::kLeakAtExit);
+  f.names = {huge, "b", "c", "d"};
+  f.callsite = {frame(huge)};
+  analysis::ExampleObject example;
+  example.id = 1;
+  example.handle = 1;
+  example.name = huge;
+  f.examples = {example};
+  const std::string page = render_html(doc_of({f}));
   EXPECT_LT(page.size(), 200'000u);
   EXPECT_NE(page.find(std::string(200, 'n') + "\xe2\x80\xa6 (1,000,000 bytes)"), std::string::npos);
 }
@@ -115,45 +156,45 @@ TEST(HtmlReport, LongNamesAreCut) {
 TEST(HtmlReport, UserStringsNeverBecomeMarkup) {
   const std::string evil = "<script>alert(1)</script>";
   const std::string attr = "x\" onmouseover=\"alert(2)";
-  json doc = {{"run", {{"executable", "/bin/" + evil}, {"generated", attr}}},
-              {"findings",
-               {{{"kind", attr},
-                 {"object_type", evil},
-                 {"names", {evil, attr}},
-                 {"callsite", {evil}},
-                 {"message", evil},
-                 {"chain", {{{"type", evil}, {"name", attr}, {"id", 1}}}},
-                 {"examples", {{{"id", 1}, {"handle", evil}, {"name", attr}}}}}}},
-              {"series",
-               {{"frames", {1, 2, 3}},
-                {"types", {{evil, {{"live", {1, 2, 3}}, {"bytes", {1, 2, 3}}}}}},
-                {"groups", {{{"label", evil}, {"live", {1, 2, 3}}}}}}}};
+  Finding f = finding(FindingKind::kStaleView);
+  f.object_type = evil;
+  f.names = {evil, attr};
+  f.callsite = {frame(evil)};
+  f.message = evil;
+  ChainLink l = link(evil, 1);
+  l.name = attr;
+  f.chains = {Chain{{l}, 0}};
+  analysis::ExampleObject example;
+  example.id = 1;
+  example.name = attr;
+  f.examples = {example};
+  ReportDocument doc = series_doc({1, 2, 3}, {{evil, {1, 2, 3}, {1, 2, 3}}});
+  doc.runs.back().findings = {f};
+  doc.runs.back().executable = "/bin/" + evil;
+  doc.runs.back().series.groups.push_back({evil, "", "", {1, 2, 3}, {}});
   const std::string page = render_html(doc);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("onmouseover=\""), std::string::npos);
   EXPECT_EQ(page.find("\" onmouseover"), std::string::npos);
   EXPECT_GE(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"), 8u);
   EXPECT_GE(count(page, "x&quot; onmouseover=&quot;alert(2)"), 3u);
-  // An unknown kind is shown, but never used as a class name.
-  EXPECT_NE(page.find("class=\"vk-finding vk-kind-other\""), std::string::npos);
+  // A kind's class comes from the kinds list, never from user data.
+  EXPECT_NE(page.find("class=\"vk-finding vk-kind-stale_view\""), std::string::npos);
 }
 
 TEST(HtmlReport, ContentSecurityPolicyForbidsScriptsAndNetwork) {
-  const std::string page = render_html(json::object());
+  const std::string page = render_html(ReportDocument{});
   EXPECT_NE(page.find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
   EXPECT_EQ(page.find("http://"), std::string::npos);
   EXPECT_EQ(page.find("https://"), std::string::npos);
   EXPECT_EQ(page.find("<link"), std::string::npos);
 }
 
-// --- empty and malformed documents -----------------------------------------------------------
+// --- empty and extreme reports ---------------------------------------------------------------
 
 TEST(HtmlReport, NoFindingsIsAFriendlyPass) {
-  for (const json& doc :
-       {json(), json::object(), json::array(), json("text"), json(42),
-        json{{"format", "vkleak-findings"}, {"version", 1}, {"findings", json::array()}},
-        json{{"findings", "not a list"}, {"run", json::array()}, {"series", 7}}}) {
-    SCOPED_TRACE(doc.dump());
+  for (const ReportDocument& doc : {ReportDocument{}, doc_of({})}) {
+    SCOPED_TRACE(doc.runs.size());
     const std::string page = render_html(doc);
     EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
     EXPECT_NE(page.find("</html>"), std::string::npos);
@@ -164,108 +205,89 @@ TEST(HtmlReport, NoFindingsIsAFriendlyPass) {
   }
 }
 
-TEST(HtmlReport, WrongTypesAreLeftOut) {
-  json doc = {{"findings",
-               {{{"kind", "growth"},
-                 {"object_type", 17},
-                 {"count", "300"},
-                 {"bytes", -5},
-                 {"names", {1, "real.name", nullptr}},
-                 {"frames", {"a", 20}},
-                 {"chain", {"x", {{"type", "VkBuffer"}}}}},
-                "not an object"}}};
-  std::string page;
-  ASSERT_NO_THROW(page = render_html(doc));
-  EXPECT_EQ(count(page, "<tr class=\"vk-finding "), 1u);
-  EXPECT_NE(page.find("<td class=\"vk-num vk-count\"></td>"), std::string::npos);
-  EXPECT_NE(page.find("<td class=\"vk-names\">real.name</td>"), std::string::npos);
-  EXPECT_NE(page.find("<td class=\"vk-frames\">20</td>"), std::string::npos);
-  EXPECT_EQ(count(page, "<g class=\"vk-chain-link\""), 1u);
-}
-
-TEST(HtmlReport, ForeignOrNewerDocumentsAreFlagged) {
-  EXPECT_NE(render_html({{"format", "something-else"}}).find("id=\"format-warning\""),
-            std::string::npos);
-  EXPECT_NE(render_html({{"format", "vkleak-findings"}, {"version", 2}}).find("version 2"),
-            std::string::npos);
-  EXPECT_EQ(render_html({{"format", "vkleak-findings"}, {"version", 1}}).find("format-warning"),
-            std::string::npos);
-}
-
-TEST(HtmlReport, RandomlyDamagedDocumentsStillRender) {
-  // Replace values anywhere in the fixture by values of other types: never a throw.
-  const json fixture = load_fixture();
-  const std::vector<json> replacements = {nullptr,
-                                          -1,
-                                          1.5e300,
-                                          "<b>",
-                                          json::array(),
-                                          json::object(),
-                                          true,
-                                          UINT64_MAX,
-                                          json::array({nullptr})};
+TEST(HtmlReport, RandomlyDistortedReportsStillRender) {
+  // Extreme numbers, series shorter or longer than the frames, empty strings and chains, anywhere
+  // in the fixture: never a throw, never a NaN or an infinity in the page.
+  const ReportDocument fixture = html_test::incident_fixture();
+  const std::vector<uint64_t> numbers = {0, 1, UINT64_MAX, uint64_t{1} << 63};
   std::mt19937 rng(1234);
-  for (int round = 0; round < 300; ++round) {
-    json damaged = fixture;
+  const auto number = [&] { return numbers[rng() % numbers.size()]; };
+  for (int round = 0; round < 200; ++round) {
+    ReportDocument doc = fixture;
+    analysis::RunReport& run = doc.runs.back();
     for (int k = 0; k < 6; ++k) {
-      // A random leaf or one of its ancestors (whole findings, series, chains...).
-      const json flat = damaged.flatten();
-      std::vector<std::string> leaves;
-      for (const auto& item : flat.items()) leaves.push_back(item.key());
-      if (leaves.empty()) break;
-      json::json_pointer ptr(leaves[rng() % leaves.size()]);
-      for (int up = static_cast<int>(rng() % 4); up > 0 && !ptr.empty(); --up) {
-        ptr = ptr.parent_pointer();
+      Finding& f = run.findings[rng() % run.findings.size()];
+      analysis::RunSeries& s = run.series;
+      switch (rng() % 8) {
+        case 0:
+          f.bytes = number();
+          f.count = number();
+          break;
+        case 1:
+          f.frames.first = number();
+          f.frames.last = number();
+          break;
+        case 2:
+          f.names.clear();
+          f.callsite.clear();
+          f.object_type.clear();
+          break;
+        case 3:
+          if (!f.chains.empty()) f.chains[0].links.clear();
+          f.chains.push_back(Chain{{link("", number(), "", number())}, number()});
+          break;
+        case 4:
+          s.types[rng() % s.types.size()].live.resize(rng() % 20, number());
+          break;
+        case 5:
+          s.groups[rng() % s.groups.size()].bytes.assign(rng() % 20, number());
+          break;
+        case 6:
+          s.frames.resize(rng() % 20, number());
+          break;
+        default:
+          run.snapshots.resize(rng() % 3);
       }
-      damaged[ptr] = replacements[rng() % replacements.size()];
     }
     std::string page;
-    ASSERT_NO_THROW(page = render_html(damaged)) << damaged.dump();
+    ASSERT_NO_THROW(page = render_html(doc)) << round;
     ASSERT_NE(page.find("</html>"), std::string::npos);
     static const std::regex kNotANumber("[=\"( ]-?(nan|inf)\\b");
-    ASSERT_FALSE(std::regex_search(page, kNotANumber)) << damaged.dump();
+    ASSERT_FALSE(std::regex_search(page, kNotANumber)) << round;
   }
 }
 
-// The shape `vkleak report --format json` writes: call-site frames as objects, frames as
-// {"first", "last"}, "chains" with "links", series types as a list, groups by their parts,
-// "runs" instead of "run", a gate verdict.
-TEST(HtmlReport, ReadsTheAnalysisOutputShape) {
-  const json doc = {
-      {"format", "vkleak-findings"},
-      {"version", 1},
-      {"gate", {{"result", "pass"}}},
-      {"runs",
-       {{{"pid", 77},
-         {"executable", "/bin/app"},
-         {"snapshots", {{{"frame", 10}}, {{"frame", 30}}, {{"frame", 20}}}}}}},
-      {"series",
-       {{"frames", {10, 20, 30}},
-        {"types", {{{"type", "VkBuffer"}, {"live", {1, 2, 3}}, {"bytes", {4, 5, 6}}}}},
-        {"groups",
-         {{{"object_type", "VkBuffer"},
-           {"name_pattern", "frame.buffer.*"},
-           {"function", "make_buffer"},
-           {"live", {1, 2, 3}}}}}}},
-      {"findings",
-       {{{"kind", "stale_view"},
-         {"status", "baseline"},
-         {"object_type", "VkBufferView"},
-         {"names", {"a"}},
-         {"names_omitted", 4},
-         {"callsite",
-          {{{"text", "make_view (app.cpp:12)"}, {"function", "make_view"}},
-           {{"text", "main (app.cpp:40)"}}}},
-         {"frames", {{"first", 10}, {"last", 30}, {"last_used", 12}}},
-         {"chains",
-          {{{"bytes", 4096},
-            {"links",
-             {{{"id", 5}, {"type", "VkBufferView"}, {"state", "live"}},
-              {{"id", 4}, {"type", "VkBuffer"}, {"state", "retained"}, {"bytes", 4096}},
-              {{"id", 3}, {"type", "VkDeviceMemory"}, {"state", "destroyed"}}}}}}}}}}};
+// The model as `vkleak report` fills it: call sites with functions and files, several snapshots,
+// a chain with retained and destroyed links, a group of a call site, a gate verdict.
+TEST(HtmlReport, RendersTheAnalysisModel) {
+  Finding f = finding(FindingKind::kStaleView);
+  f.status = "baseline";
+  f.object_type = "VkBufferView";
+  f.names = {"a"};
+  f.names_omitted = 4;
+  analysis::Frame view = frame("make_view (app.cpp:12)");
+  view.function = "make_view";
+  view.file = "app.cpp";
+  view.line = 12;
+  f.callsite = {view, frame("main (app.cpp:40)")};
+  f.frames.first = 10;
+  f.frames.last = 30;
+  f.frames.last_used = 12;
+  f.chains = {Chain{{link("VkBufferView", 5), link("VkBuffer", 4, "retained", 4096),
+                     link("VkDeviceMemory", 3, "destroyed")},
+                    4096}};
+  ReportDocument doc = series_doc({10, 20, 30}, {{"VkBuffer", {1, 2, 3}, {4, 5, 6}}});
+  analysis::RunReport& run = doc.runs.back();
+  run.findings = {f};
+  run.pid = 77;
+  run.executable = "/bin/app";
+  for (uint64_t frame : {10, 30, 20}) run.snapshots.push_back({"", 0, "periodic", frame, 0});
+  run.series.groups.push_back({"VkBuffer", "frame.buffer.*", "make_buffer", {1, 2, 3}, {}});
+  doc.gate = analysis::GateSummary{};
   const std::string page = render_html(doc);
   EXPECT_NE(page.find("PASS \xc2\xb7 gate passed (1 finding)"), std::string::npos);
   EXPECT_NE(page.find("<dd>/bin/app</dd>"), std::string::npos);
+  EXPECT_NE(page.find("<dt>PID</dt><dd>77</dd>"), std::string::npos);
   EXPECT_NE(page.find("<dt>Snapshots</dt><dd>3</dd>"), std::string::npos);
   EXPECT_NE(page.find("<dt>Frames</dt><dd>10 \xe2\x80\x93 30</dd>"), std::string::npos);
   EXPECT_NE(page.find("<span class=\"vk-status\">baseline</span>"), std::string::npos);
@@ -284,9 +306,24 @@ TEST(HtmlReport, ReadsTheAnalysisOutputShape) {
   EXPECT_EQ(count(chains, "class=\"vk-box vk-role-memory vk-destroyed\""), 1u);
 }
 
+TEST(HtmlReport, SeveralRunsShowTheFirstAndListEveryFinding) {
+  ReportDocument doc = doc_of({finding(FindingKind::kGrowth)});
+  doc.runs.back().executable = "/bin/first";
+  doc.runs.emplace_back();
+  doc.runs.back().executable = "/bin/second";
+  doc.runs.back().findings = {finding(FindingKind::kRetained), finding(FindingKind::kRetained)};
+  const std::string page = render_html(doc);
+  EXPECT_NE(page.find("<dt>Runs</dt><dd>2 (the first is shown)</dd>"), std::string::npos);
+  EXPECT_NE(page.find("<dd>/bin/first</dd>"), std::string::npos);
+  EXPECT_EQ(page.find("/bin/second"), std::string::npos);
+  EXPECT_EQ(count(page, "<tr class=\"vk-finding "), 3u);
+}
+
 TEST(HtmlReport, FailingGateFails) {
-  const std::string page =
-      render_html({{"gate", {{"result", "fail"}}}, {"findings", json::array()}});
+  ReportDocument doc = doc_of({});
+  doc.gate = analysis::GateSummary{};
+  doc.gate->pass = false;
+  const std::string page = render_html(doc);
   EXPECT_NE(page.find("vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 gate failed"),
             std::string::npos);
 }
@@ -294,12 +331,14 @@ TEST(HtmlReport, FailingGateFails) {
 // A run not checked whole never shows PASS: with a gate's verdict or without one, the badge says
 // INCOMPLETE and the header lists why, escaped.
 TEST(HtmlReport, IncompleteRunNeverPasses) {
-  const json runs = {{{"pid", 9},
-                      {"incomplete", {"the run crashed (SIGSEGV) at frame 3 <b>"}},
-                      {"snapshots", json::array()}}};
-  for (const json& gate : {json{{"result", "incomplete"}}, json(nullptr)}) {
-    json doc = {{"runs", runs}, {"findings", json::array()}};
-    if (!gate.is_null()) doc["gate"] = gate;
+  for (const bool gate : {true, false}) {
+    ReportDocument doc = doc_of({});
+    doc.runs.back().pid = 9;
+    doc.runs.back().incomplete = {"the run crashed (SIGSEGV) at frame 3 <b>"};
+    if (gate) {
+      doc.gate = analysis::GateSummary{};
+      doc.gate->incomplete_runs = 1;
+    }
     const std::string page = render_html(doc);
     EXPECT_NE(page.find("id=\"verdict\">INCOMPLETE \xc2\xb7 run not checked whole"),
               std::string::npos);
@@ -309,13 +348,39 @@ TEST(HtmlReport, IncompleteRunNeverPasses) {
   }
 }
 
+// Every kind of the one kinds list has its card, tag, class and colour on the page.
+TEST(HtmlReport, EveryKindHasItsCardTagAndColour) {
+  std::vector<Finding> findings;
+  for (const analysis::KindInfo& k : analysis::kKinds) findings.push_back(finding(k.kind));
+  const std::string page = render_html(doc_of(findings));
+  for (const analysis::KindInfo& k : analysis::kKinds) {
+    SCOPED_TRACE(k.name);
+    const std::string cls = std::string("vk-kind-") + k.name;
+    const size_t card = page.find("<div class=\"vk-card " + cls + "\" data-kind=\"" + k.name +
+                                  "\" title=\"" + html_text(k.summary) + "\">");
+    ASSERT_NE(card, std::string::npos);
+    EXPECT_NE(page.find("<span class=\"vk-card-label\">" + html_text(k.title) + "</span>", card),
+              std::string::npos);
+    EXPECT_NE(page.find("class=\"vk-finding " + cls + "\""), std::string::npos);
+    EXPECT_NE(page.find("." + cls + " { --kind:#"), std::string::npos) << "no colour in the style";
+  }
+  // The cards come in summary_rank order.
+  std::vector<std::pair<int, size_t>> cards;
+  for (const analysis::KindInfo& k : analysis::kKinds) {
+    cards.emplace_back(k.summary_rank,
+                       page.find(std::string("<div class=\"vk-card vk-kind-") + k.name + "\""));
+  }
+  std::sort(cards.begin(), cards.end());
+  for (size_t i = 1; i < cards.size(); ++i) EXPECT_LT(cards[i - 1].second, cards[i].second);
+}
+
 // --- charts ----------------------------------------------------------------------------------
 
 TEST(HtmlCharts, OneLinePerTypeWithLegendAxesAndTitle) {
-  const json doc = series_doc({10, 20, 30, 40},
-                              {{"VkBuffer", {{"live", {1, 2, 3, 4}}, {"bytes", {10, 20, 30, 40}}}},
-                               {"VkImage", {{"live", {5, 5, 5, 5}}, {"bytes", {0, 0, 0, 0}}}},
-                               {"VkFence", {{"live", {2, 1, 2, 1}}}}});
+  const ReportDocument doc =
+      series_doc({10, 20, 30, 40}, {{"VkBuffer", {1, 2, 3, 4}, {10, 20, 30, 40}},
+                                    {"VkImage", {5, 5, 5, 5}, {0, 0, 0, 0}},
+                                    {"VkFence", {2, 1, 2, 1}, {}}});
   const std::string page = render_html(doc);
   const std::string live = chart(page, "chart-live");
   ASSERT_FALSE(live.empty());
@@ -338,8 +403,7 @@ TEST(HtmlCharts, OneLinePerTypeWithLegendAxesAndTitle) {
 }
 
 TEST(HtmlCharts, PathsFollowTheValues) {
-  const std::string page =
-      render_html(series_doc({0, 10, 20}, {{"VkBuffer", {{"live", {0, 50, 100}}}}}));
+  const std::string page = render_html(series_doc({0, 10, 20}, {{"VkBuffer", {0, 50, 100}, {}}}));
   const auto paths = series_paths(chart(page, "chart-live"));
   ASSERT_EQ(paths.size(), 1u);
   const auto p = points(paths[0]);
@@ -357,9 +421,9 @@ TEST(HtmlCharts, PathsFollowTheValues) {
 TEST(HtmlCharts, IdenticalSeriesShareOneLine) {
   // A buffer per allocation: the same counts, and one line would hide the other.
   const std::string live =
-      chart(render_html(series_doc({1, 2, 3}, {{"VkBuffer", {{"live", {1, 2, 3}}}},
-                                               {"VkDeviceMemory", {{"live", {1, 2, 3}}}},
-                                               {"VkFence", {{"live", {1, 1, 1}}}}})),
+      chart(render_html(series_doc({1, 2, 3}, {{"VkBuffer", {1, 2, 3}, {}},
+                                               {"VkDeviceMemory", {1, 2, 3}, {}},
+                                               {"VkFence", {1, 1, 1}, {}}})),
             "chart-live");
   EXPECT_EQ(series_paths(live).size(), 2u);
   EXPECT_EQ(count(live, "class=\"vk-legend-item\""), 2u);
@@ -368,8 +432,9 @@ TEST(HtmlCharts, IdenticalSeriesShareOneLine) {
 }
 
 TEST(HtmlCharts, ALongLegendMakesTheChartTaller) {
-  json types = json::object();
-  for (int i = 0; i < 60; ++i) types["VkType" + std::to_string(i)] = {{"live", {i % 8 + 1, 2}}};
+  std::vector<TypeValues> types;
+  for (uint64_t i = 0; i < 60; ++i)
+    types.push_back({"VkType" + std::to_string(i), {i % 8 + 1, 2}, {}});
   const std::string live = chart(render_html(series_doc({1, 2}, types)), "chart-live");
   static const std::regex kHeight("viewBox=\"0 0 960 ([0-9]+)\"");
   std::smatch m;
@@ -380,22 +445,27 @@ TEST(HtmlCharts, ALongLegendMakesTheChartTaller) {
 }
 
 TEST(HtmlReport, TableShowsCallSitesWithoutDirectories) {
-  const std::string frame = "f(int) (/very/long/path/src/file.cpp:42)";
-  const std::string page =
-      render_html({{"findings", {{{"kind", "growth"}, {"callsite", {frame}}}}}});
-  EXPECT_NE(page.find("<code title=\"" + frame + "\">f(int) (file.cpp:42)</code>"),
+  const std::string text = "f(int) (/very/long/path/src/file.cpp:42)";
+  analysis::Frame located = frame(text);
+  located.function = "f(int)";
+  located.file = "/very/long/path/src/file.cpp";
+  located.line = 42;
+  Finding f = finding(FindingKind::kGrowth);
+  f.callsite = {located};
+  const std::string page = render_html(doc_of({f}));
+  EXPECT_NE(page.find("<code title=\"" + text + "\">f(int) (file.cpp:42)</code>"),
             std::string::npos);
-  EXPECT_NE(page.find("<li><code>" + frame + "</code></li>"), std::string::npos);
-  // Nothing to shorten: kept as is.
-  const std::string plain = render_html({{"findings", {{{"callsite", {"0x1234 (a/b)x"}}}}}});
+  EXPECT_NE(page.find("<li><code>" + text + "</code></li>"), std::string::npos);
+  // Without a function: the frame as it is.
+  f.callsite = {frame("0x1234 (a/b)x")};
+  const std::string plain = render_html(doc_of({f}));
   EXPECT_NE(plain.find(">0x1234 (a/b)x</code></td>"), std::string::npos);
 }
 
 TEST(HtmlCharts, ManyTypesFoldIntoOther) {
-  json types = json::object();
-  for (int i = 0; i < 12; ++i) {
-    types["VkType" + std::to_string(i)] = {{"live", {i + 1, i + 2}}};
-  }
+  std::vector<TypeValues> types;
+  for (uint64_t i = 0; i < 12; ++i)
+    types.push_back({"VkType" + std::to_string(i), {i + 1, i + 2}, {}});
   const std::string live = chart(render_html(series_doc({1, 2}, types)), "chart-live");
   EXPECT_EQ(series_paths(live).size(), 9u);
   EXPECT_NE(live.find("data-series=\"other (4 types)\""), std::string::npos);
@@ -406,7 +476,7 @@ TEST(HtmlCharts, ManyTypesFoldIntoOther) {
 
 TEST(HtmlCharts, OneSnapshotIsDrawnAsPoints) {
   const std::string page =
-      render_html(series_doc({100}, {{"VkBuffer", {{"live", {3}}}}, {"VkImage", {{"live", {7}}}}}));
+      render_html(series_doc({100}, {{"VkBuffer", {3}, {}}, {"VkImage", {7}, {}}}));
   const std::string live = chart(page, "chart-live");
   EXPECT_TRUE(series_paths(live).empty());
   EXPECT_EQ(count(live, "<circle class=\"vk-point\""), 2u);
@@ -414,31 +484,18 @@ TEST(HtmlCharts, OneSnapshotIsDrawnAsPoints) {
   EXPECT_NE(page.find("Only one snapshot"), std::string::npos);
 }
 
-TEST(HtmlCharts, MissingValuesBreakTheLine) {
-  const std::string live =
-      chart(render_html(series_doc({1, 2, 3, 4, 5, 6},
-                                   {{"VkBuffer", {{"live", {1, 2, nullptr, 4, 5, 6}}}}})),
-            "chart-live");
-  const auto paths = series_paths(live);
-  ASSERT_EQ(paths.size(), 1u);
-  EXPECT_EQ(count(paths[0], "M"), 2u);
-  EXPECT_EQ(points(paths[0]).size(), 5u);
-}
-
 TEST(HtmlCharts, WithoutFramesTheAxisCountsSnapshots) {
-  json doc = series_doc(nullptr, {{"VkBuffer", {{"live", {1, 2, 3}}}}});
-  const std::string live = chart(render_html(doc), "chart-live");
+  const std::string live =
+      chart(render_html(series_doc({}, {{"VkBuffer", {1, 2, 3}, {}}})), "chart-live");
   EXPECT_EQ(series_paths(live).size(), 1u);
   EXPECT_NE(live.find(">snapshot</text>"), std::string::npos);
 }
 
 TEST(HtmlCharts, TopGrowingGroupsAsSmallMultiples) {
-  json doc = series_doc({1, 2, 3}, json::object());
-  json groups = json::array();
-  for (int i = 0; i < 8; ++i) {
-    groups.push_back({{"label", "group " + std::to_string(i)}, {"live", {0, i, 2 * i}}});
+  ReportDocument doc = series_doc({1, 2, 3}, {});
+  for (uint64_t i = 0; i < 8; ++i) {
+    doc.runs.back().series.groups.push_back({"group", std::to_string(i), "", {0, i, 2 * i}, {}});
   }
-  doc["series"]["groups"] = groups;
   const std::string page = render_html(doc);
   const std::string multiples = element(page, "id=\"chart-groups\"", "<section");
   EXPECT_EQ(count(multiples, "class=\"vk-chart vk-group-chart\""), 6u);
@@ -452,7 +509,7 @@ TEST(HtmlCharts, TopGrowingGroupsAsSmallMultiples) {
 // --- the chain diagram -----------------------------------------------------------------------
 
 TEST(HtmlChains, BoxesAndArrowsForEachChain) {
-  const std::string page = render_html(load_fixture());
+  const std::string page = render_html(html_test::incident_fixture());
   const std::string chains = chart(page, "chart-chains");
   ASSERT_FALSE(chains.empty());
   EXPECT_NE(chains.find("role=\"img\""), std::string::npos);
@@ -472,22 +529,23 @@ TEST(HtmlChains, BoxesAndArrowsForEachChain) {
 }
 
 TEST(HtmlChains, LongChainsAreElided) {
-  json chain = json::array();
-  for (int i = 0; i < 9; ++i) chain.push_back({{"type", "VkBuffer"}, {"id", i}});
-  const std::string chains = chart(
-      render_html({{"findings", {{{"kind", "retained"}, {"chain", chain}}}}}), "chart-chains");
+  Chain chain;
+  for (uint64_t i = 0; i < 9; ++i) chain.links.push_back(link("VkBuffer", i));
+  Finding f = finding(FindingKind::kRetained);
+  f.chains = {chain};
+  const std::string chains = chart(render_html(doc_of({f})), "chart-chains");
   EXPECT_EQ(count(chains, "<g class=\"vk-chain-link\""), 5u);
   EXPECT_NE(chains.find("\xe2\x80\xa6 4 more"), std::string::npos);
 }
 
 TEST(HtmlChains, AFindingDrawsThreeOfItsChains) {
-  json chains = json::array();
-  for (int i = 0; i < 7; ++i) {
-    chains.push_back({{"bytes", 1024}, {"links", {{{"type", "VkBufferView"}, {"id", i}}}}});
-  }
-  const std::string page = render_html({{"findings",
-                                         {{{"kind", "stale_view"}, {"chains", chains}},
-                                          {{"kind", "retained"}, {"chains", chains}}}}});
+  std::vector<Chain> chains;
+  for (uint64_t i = 0; i < 7; ++i) chains.push_back(Chain{{link("VkBufferView", i)}, 1024});
+  Finding stale = finding(FindingKind::kStaleView);
+  stale.chains = chains;
+  Finding retained = finding(FindingKind::kRetained);
+  retained.chains = chains;
+  const std::string page = render_html(doc_of({stale, retained}));
   const std::string diagram = chart(page, "chart-chains");
   EXPECT_EQ(count(diagram, "<g class=\"vk-chain\""), 6u);
   EXPECT_EQ(count(diagram, "(+4 more like it)"), 2u);
@@ -499,20 +557,21 @@ TEST(HtmlChains, AFindingDrawsThreeOfItsChains) {
 }
 
 TEST(HtmlChains, NoChainsNoDiagram) {
-  const std::string page = render_html({{"findings", {{{"kind", "growth"}}}}});
+  const std::string page = render_html(doc_of({finding(FindingKind::kGrowth)}));
   EXPECT_EQ(page.find("chart-chains"), std::string::npos);
 }
 
 // --- the table, the summary and number formats -----------------------------------------------
 
 TEST(HtmlReport, FindingsTableKeepsTheRankingAndFormatsNumbers) {
-  const json doc = load_fixture();
+  const ReportDocument doc = html_test::incident_fixture();
+  const std::vector<analysis::Finding>& findings = doc.runs.front().findings;
   const std::string page = render_html(doc);
-  EXPECT_EQ(count(page, "<tr class=\"vk-finding "), doc["findings"].size());
+  EXPECT_EQ(count(page, "<tr class=\"vk-finding "), findings.size());
   size_t last = 0;
-  for (size_t i = 0; i < doc["findings"].size(); ++i) {
+  for (size_t i = 0; i < findings.size(); ++i) {
     const size_t pos = page.find("id=\"finding-" + std::to_string(i + 1) + "\" data-kind=\"" +
-                                 doc["findings"][i]["kind"].get<std::string>() + "\"");
+                                 analysis::kind_name(findings[i].kind) + "\"");
     ASSERT_NE(pos, std::string::npos) << i;
     EXPECT_GT(pos, last);
     last = pos;
@@ -532,11 +591,12 @@ TEST(HtmlReport, FindingsTableKeepsTheRankingAndFormatsNumbers) {
 }
 
 TEST(HtmlReport, CountsAndHugeNumbers) {
-  const std::string page = render_html({{"findings",
-                                         {{{"kind", "growth"},
-                                           {"count", 1234567},
-                                           {"bytes", UINT64_MAX},
-                                           {"frames", {1e300, 5}}}}}});
+  Finding f = finding(FindingKind::kGrowth);
+  f.count = 1234567;
+  f.bytes = UINT64_MAX;
+  f.frames.first = 5;
+  f.frames.last = 5;
+  const std::string page = render_html(doc_of({f}));
   EXPECT_NE(page.find(">1,234,567</td>"), std::string::npos);
   // UINT64_MAX is where saturating sums stop: shown as at least that much.
   EXPECT_NE(page.find("title=\"18446744073709551615 bytes\">&gt;= 16.0 EiB</td>"),
@@ -580,33 +640,8 @@ TEST(HtmlTicks, Labels) {
 namespace vkleak {
 namespace {
 
-json misuse_doc() {
-  json names = json::array();
-  for (int i = 0; i < 300; ++i) names.push_back("thumb." + std::to_string(i));
-  json frame = {{"text", "drop<script> (/src/app.cpp:30) (inlined)"}, {"inlined", true}};
-  json finding = {{"kind", "destroyed_in_flight"},
-                  {"object_type", "VkImage"},
-                  {"count", 300},
-                  {"names", names},
-                  {"message", "VkImage \"thumb.0\" (id 12) destroyed"},
-                  {"stacks",
-                   {{{"label", "destroyed here"},
-                     {"frames", {frame}},
-                     {"lines", json::array()},
-                     {"note", nullptr}},
-                    {{"label", "while in use by"},
-                     {"frames", json::array()},
-                     {"lines", {"queue 0, submission 7, frame 40"}},
-                     {"note", nullptr}},
-                    {{"label", "created here"},
-                     {"frames", json::array()},
-                     {"lines", json::array()},
-                     {"note", "at frame 3; stack not recorded"}}}}};
-  return {{"format", "vkleak-findings"}, {"version", 1}, {"findings", {finding}}};
-}
-
 TEST(HtmlReport, MisuseFindingsShowTheirStacks) {
-  const std::string page = render_html(misuse_doc());
+  const std::string page = render_html(doc_of({html_test::misuse_finding()}));
   EXPECT_NE(page.find("<dt>destroyed here</dt><dd class=\"vk-misuse-stack\"><ol class=\"vk-stack\" "
                       "start=\"0\"><li><code>drop&lt;script&gt; (/src/app.cpp:30) (inlined)"
                       "</code></li></ol></dd>"),
@@ -620,7 +655,7 @@ TEST(HtmlReport, MisuseFindingsShowTheirStacks) {
 }
 
 TEST(HtmlReport, NameSeriesShowAsRanges) {
-  const std::string page = render_html(misuse_doc());
+  const std::string page = render_html(doc_of({html_test::misuse_finding()}));
   EXPECT_NE(page.find("<td class=\"vk-names\">thumb.{0..299}</td>"), std::string::npos);
   EXPECT_EQ(page.find("thumb.150"), std::string::npos) << "not a 300-name line";
 }

@@ -1,35 +1,36 @@
-// Renders a findings document to an HTML file, for the browser test:
-// vkleak_render_html_file FINDINGS.json OUT.html
-#include <cstdio>
+// Renders a test report to an HTML file, and its findings document (the same model through the
+// JSON output) for the browser test to check the page against:
+// vkleak_render_html_file incident|empty OUT.html OUT.json
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <string>
 
-#include "html/html_report.h"
+#include "fixture.h"
+#include "report/html_report.h"
+#include "report/output.h"
+
+namespace {
+
+bool write(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) std::cerr << "cannot write " << path << "\n";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: " << argv[0] << " FINDINGS.json OUT.html\n";
+  const std::string which = argc == 4 ? argv[1] : "";
+  if (which != "incident" && which != "empty") {
+    std::cerr << "usage: " << argv[0] << " incident|empty OUT.html OUT.json\n";
     return 2;
   }
-  std::ifstream in(argv[1]);
-  if (!in) {
-    std::cerr << "cannot read " << argv[1] << "\n";
-    return 1;
-  }
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << argv[1] << ": " << e.what() << "\n";
-    return 1;
-  }
-  std::ofstream out(argv[2], std::ios::binary);
-  out << vkleak::render_html(doc);
-  out.close();
-  if (!out) {
-    std::cerr << "cannot write " << argv[2] << "\n";
-    return 1;
-  }
-  return 0;
+  const vkleak::analysis::ReportDocument doc = which == "incident"
+                                                   ? vkleak::html_test::incident_fixture()
+                                                   : vkleak::analysis::ReportDocument{};
+  const bool ok = write(argv[2], vkleak::render_html(doc)) &&
+                  write(argv[3], vkleak::analysis::findings_json(doc).dump(1));
+  return ok ? 0 : 1;
 }

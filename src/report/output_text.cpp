@@ -1,9 +1,9 @@
 #include <map>
 
 #include "analysis/name_ranges.h"
-#include "analysis/output.h"
 #include "core/escape.h"
 #include "core/hex.h"
+#include "report/output.h"
 
 namespace vkleak::analysis {
 

@@ -1,4 +1,4 @@
-#include "analysis/output_diff.h"
+#include "report/output_diff.h"
 
 #include "core/escape.h"
 #include "core/hex.h"

@@ -1,5 +1,6 @@
-// The output formats of report and gate: JSON (the versioned findings document that the HTML
-// report, baselines and other tools read), text, Markdown, JUnit XML and SARIF 2.1.0.
+// The output formats of report and gate, rendered from the analysis model (ReportDocument in
+// analysis/finding.h): JSON (the versioned findings document that baselines and other tools
+// read), text, Markdown, JUnit XML and SARIF 2.1.0; the HTML page is in html_report.h.
 #pragma once
 
 #include <cstdint>
@@ -9,37 +10,9 @@
 #include <vector>
 
 #include "analysis/finding.h"
-#include "analysis/options.h"
 #include "core/format.h"
 
 namespace vkleak::analysis {
-
-inline constexpr int kFindingsVersion = 1;
-
-// What `vkleak gate` decided.
-struct GateSummary {
-  bool pass = true;  // no more new findings than allowed, and every run checked whole
-  // Runs whose snapshots do not cover them (RunReport::incomplete); they fail the gate unless
-  // allowed, with a result of their own.
-  uint64_t incomplete_runs = 0;
-  bool allow_incomplete = false;
-  uint64_t new_findings = 0;
-  uint64_t baseline = 0;
-  uint64_t suppressed = 0;
-  uint64_t max_findings = 0;         // new findings allowed
-  std::vector<std::string> fail_on;  // kinds that count
-};
-
-struct ReportDocument {
-  std::vector<RunReport> runs;
-  Thresholds thresholds;
-  std::optional<GateSummary> gate;
-
-  size_t finding_count() const;
-  // "pass", "fail" (new findings over the limit) or "incomplete" (a run not checked whole;
-  // takes precedence: the findings of a run cut short are not its whole story).
-  std::string gate_result() const;
-};
 
 // {"format": "vkleak-findings", "version": 1, ...}: see src/schema/vkleak-findings.schema.json.
 nlohmann::json findings_json(const ReportDocument& doc);

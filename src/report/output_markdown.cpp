@@ -2,8 +2,8 @@
 #include <cctype>
 
 #include "analysis/name_ranges.h"
-#include "analysis/output.h"
 #include "core/escape.h"
+#include "report/output.h"
 
 namespace vkleak::analysis {
 

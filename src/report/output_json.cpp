@@ -2,9 +2,9 @@
 #include <set>
 #include <string_view>
 
-#include "analysis/output.h"
 #include "core/escape.h"
 #include "core/hex.h"
+#include "report/output.h"
 
 namespace vkleak::analysis {
 

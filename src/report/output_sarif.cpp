@@ -2,8 +2,8 @@
 // result per finding, located at the creation call site's source line.
 #include <cstdio>
 
-#include "analysis/output.h"
 #include "core/escape.h"
+#include "report/output.h"
 
 namespace vkleak::analysis {
 

@@ -1,4 +1,4 @@
-#include "html/html_report.h"
+#include "report/html_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,51 +12,16 @@
 #include "analysis/name_ranges.h"
 #include "core/escape.h"
 #include "core/format.h"
+#include "core/hex.h"
+#include "report/output.h"
 
 namespace vkleak {
 
-using nlohmann::json;
-
 // ---------------------------------------------------------------------------------------------
-// Escaping and number formatting
+// Number formatting
 // ---------------------------------------------------------------------------------------------
 
 namespace {
-
-// Length of the well-formed UTF-8 sequence at text[i] (lead byte >= 0x80), 0 when ill-formed:
-// overlong forms, surrogates and code points past U+10FFFF included.
-size_t utf8_sequence(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  const unsigned char c = byte(0);
-  size_t len;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) {
-    len = 2;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    len = 3;
-    if (c == 0xe0) lo = 0xa0;
-    if (c == 0xed) hi = 0x9f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    len = 4;
-    if (c == 0xf0) lo = 0x90;
-    if (c == 0xf4) hi = 0x8f;
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  if (byte(1) < lo || byte(1) > hi) return 0;
-  for (size_t k = 2; k < len; ++k) {
-    if ((byte(k) & 0xc0) != 0x80) return 0;
-  }
-  return len;
-}
-
-void append_hex_escape(std::string* out, const char* pattern, unsigned value) {
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), pattern, value);
-  *out += buf;
-}
 
 // Locale-independent decimal with at most `decimals` digits after the point (trailing zeros
 // dropped): SVG coordinates must never come out as "12,5".
@@ -88,61 +53,6 @@ std::string coord(double v) {
 }  // namespace
 
 namespace html {
-
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&quot;";
-          break;
-        case '\'':
-          out += "&#39;";
-          break;
-        default:
-          if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
-            append_hex_escape(&out, "\\x%02x", c);
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-      ++i;
-      continue;
-    }
-    const size_t len = utf8_sequence(text, i);
-    if (len == 0) {
-      out += "\xef\xbf\xbd";  // U+FFFD
-      ++i;
-    } else if (len == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
-      append_hex_escape(&out, "\\u%04x", static_cast<unsigned char>(text[i + 1]));  // C1
-      i += 2;
-    } else {
-      const auto* p = reinterpret_cast<const unsigned char*>(text.data() + i);
-      uint32_t cp = p[0] & (len == 2 ? 0x1fu : len == 3 ? 0x0fu : 0x07u);
-      for (size_t k = 1; k < len; ++k) cp = cp << 6 | (p[k] & 0x3fu);
-      if (hidden_code_point(cp)) {
-        append_hex_escape(&out, "&lt;U+%04X&gt;", cp);  // as printable() shows it
-      } else {
-        out.append(text.data() + i, len);
-      }
-      i += len;
-    }
-  }
-  return out;
-}
 
 Ticks nice_ticks(double lo, double hi, int target, bool bytes) {
   Ticks t;
@@ -199,306 +109,75 @@ std::string tick_label(double value, bool bytes) {
 
 namespace {
 
-using html::escape;
-
 // ---------------------------------------------------------------------------------------------
-// Reading the findings document: every accessor tolerates a missing member or a wrong type.
+// What the page shows of the analysis model
 // ---------------------------------------------------------------------------------------------
 
-const json* member(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
+using analysis::Chain;
+using analysis::ChainLink;
+using analysis::Finding;
+using analysis::KindInfo;
 
-std::optional<std::string> to_string(const json* v) {
-  if (v && v->is_string()) return v->get<std::string>();
-  return std::nullopt;
-}
-
-std::optional<uint64_t> to_u64(const json* v) {
-  if (!v) return std::nullopt;
-  if (v->is_number_unsigned()) return v->get<uint64_t>();
-  if (v->is_number_integer()) {
-    const auto i = v->get<int64_t>();
-    if (i >= 0) return static_cast<uint64_t>(i);
-    return std::nullopt;
-  }
-  if (v->is_number_float()) {
-    const double d = v->get<double>();
-    if (std::isfinite(d) && d >= 0 && d < 1.8e19) return static_cast<uint64_t>(std::llround(d));
-  }
-  return std::nullopt;
-}
-
-std::optional<double> to_double(const json* v) {
-  if (!v || !v->is_number()) return std::nullopt;
-  const double d = v->get<double>();
-  if (!std::isfinite(d)) return std::nullopt;
-  return d;
-}
-
-std::string string_or(const json& j, const char* key, const std::string& fallback = "") {
-  return to_string(member(j, key)).value_or(fallback);
-}
-
-const json& array_of(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  const json* v = member(j, key);
-  return v && v->is_array() ? *v : kEmpty;
-}
-
-std::vector<std::string> strings_of(const json& j, const char* key) {
-  std::vector<std::string> out;
-  for (const json& v : array_of(j, key)) {
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
-std::vector<std::optional<double>> numbers_of(const json& j, const char* key) {
-  std::vector<std::optional<double>> out;
-  for (const json& v : array_of(j, key)) out.push_back(to_double(&v));
-  return out;
-}
-
-struct Link {
-  std::string type;
-  std::string name;
-  std::string state;  // "live", "retained", "destroyed" or empty
-  std::optional<uint64_t> id;
-  std::optional<uint64_t> bytes;
-  bool destroyed = false;
-};
-
-struct Chain {
-  std::vector<Link> links;
-  std::optional<uint64_t> bytes;  // what the chain holds
-};
-
-struct Example {
-  std::optional<uint64_t> id;
-  std::string handle;
-  std::string name;
-};
-
-// A misuse finding's stack: "destroyed here", "created here", ...
-struct Stack {
-  std::string label;
-  std::vector<std::string> frames;  // their text, innermost first
-  std::vector<std::string> lines;
-  std::string note;
-};
-
-struct Finding {
-  std::string kind;
-  std::string type;
-  std::string message;
-  std::string status;  // set by the gate: "new", "baseline", "suppressed", "ignored"
-  std::optional<uint64_t> count;
-  std::optional<uint64_t> bytes;
-  std::vector<std::string> names;
-  uint64_t names_omitted = 0;
-  std::vector<std::string> callsite;
-  std::string callsite_summary;  // "caller > helper (file:line)"; empty in older documents
-  std::vector<uint64_t> frames;
-  std::vector<Chain> chains;
-  std::vector<Example> examples;
-  std::vector<Stack> stacks;
-};
-
+// A series as the charts draw it (a missing value breaks the line).
 struct Series {
   std::string label;
   std::vector<std::optional<double>> live;
   std::vector<std::optional<double>> bytes;
 };
 
+// The header and charts show the first run; the table lists the findings of every run.
 struct Report {
-  std::string format;
-  std::optional<uint64_t> version;
-  std::string executable;
-  std::optional<uint64_t> pid;
-  std::optional<uint64_t> snapshots;
-  std::optional<uint64_t> runs;  // when the document holds several
-  std::vector<uint64_t> run_frames;
-  std::string generated;
+  const analysis::RunReport* run = nullptr;  // the first, nullptr when there is none
+  size_t runs = 0;
+  std::vector<uint64_t> run_frames;     // the first run's snapshots: first and last frame
   std::string gate;                     // "pass", "fail" or "incomplete" when a gate decided
   std::vector<std::string> incomplete;  // why runs were not checked whole ("pid N: ...")
-  std::vector<Finding> findings;
+  std::vector<const Finding*> findings;
   std::vector<double> frames;  // the x axis of every chart
-  bool x_is_frame = true;      // false: no frames given, x is the snapshot index
+  bool x_is_frame = true;      // false: no frames, x is the snapshot index
   std::vector<Series> types;
   std::vector<Series> groups;
 };
 
-// The producer's document and the original contract differ in shape in a few places; both are
-// read: a call-site frame is a string or {"text": ...}, frames are [first, last] or {"first",
-// "last"}, a finding has "chain": [links] or "chains": [{"bytes", "links"}], series types are a
-// map or a list of {"type", ...}, a group has a "label" or its parts.
-
-std::vector<Link> read_links(const json& list) {
-  std::vector<Link> links;
-  if (!list.is_array()) return links;
-  for (const json& l : list) {
-    if (!l.is_object()) continue;
-    Link link;
-    link.type = string_or(l, "type");
-    link.name = string_or(l, "name");
-    link.state = string_or(l, "state");
-    link.id = to_u64(member(l, "id"));
-    link.bytes = to_u64(member(l, "bytes"));
-    if (!link.bytes) link.bytes = to_u64(member(l, "size"));
-    const json* destroyed = member(l, "destroyed");
-    link.destroyed = (destroyed && destroyed->is_boolean() && destroyed->get<bool>()) ||
-                     link.state == "destroyed" || member(l, "destroyed_frame") != nullptr;
-    links.push_back(std::move(link));
-  }
-  return links;
+std::vector<std::optional<double>> values(const std::vector<uint64_t>& list) {
+  return {list.begin(), list.end()};
 }
 
-Finding read_finding(const json& f) {
-  Finding out;
-  out.kind = string_or(f, "kind");
-  out.type = string_or(f, "object_type");
-  out.message = string_or(f, "message");
-  out.status = string_or(f, "status");
-  out.count = to_u64(member(f, "count"));
-  out.bytes = to_u64(member(f, "bytes"));
-  out.names = strings_of(f, "names");
-  out.names_omitted = to_u64(member(f, "names_omitted")).value_or(0);
-  out.callsite_summary = string_or(f, "callsite_summary");
-  for (const json& frame : array_of(f, "callsite")) {
-    if (frame.is_string()) {
-      out.callsite.push_back(frame.get<std::string>());
-    } else if (auto text = to_string(member(frame, "text"))) {
-      out.callsite.push_back(*text);
-    }
-  }
-  if (const json* frames = member(f, "frames"); frames && frames->is_object()) {
-    for (const char* key : {"first", "last"}) {
-      if (auto u = to_u64(member(*frames, key))) out.frames.push_back(*u);
-    }
-  } else {
-    for (const json& v : array_of(f, "frames")) {
-      if (auto u = to_u64(&v)) out.frames.push_back(*u);
-    }
-  }
-  if (const json* chain = member(f, "chain")) {
-    Chain c{read_links(*chain), out.bytes};
-    if (!c.links.empty()) out.chains.push_back(std::move(c));
-  }
-  for (const json& c : array_of(f, "chains")) {
-    Chain chain{read_links(c.is_array() ? c : array_of(c, "links")), to_u64(member(c, "bytes"))};
-    if (!chain.links.empty()) out.chains.push_back(std::move(chain));
-  }
-  for (const json& st : array_of(f, "stacks")) {
-    if (!st.is_object()) continue;
-    Stack stack;
-    stack.label = string_or(st, "label");
-    for (const json& frame : array_of(st, "frames")) {
-      if (auto text = to_string(member(frame, "text"))) stack.frames.push_back(*text);
-    }
-    stack.lines = strings_of(st, "lines");
-    stack.note = string_or(st, "note");
-    out.stacks.push_back(std::move(stack));
-  }
-  for (const json& e : array_of(f, "examples")) {
-    if (!e.is_object()) continue;
-    Example example;
-    example.id = to_u64(member(e, "id"));
-    example.handle = string_or(e, "handle");
-    example.name = string_or(e, "name");
-    out.examples.push_back(std::move(example));
-  }
-  return out;
-}
-
-std::string group_label(const json& g) {
-  if (auto label = to_string(member(g, "label")); label && !label->empty()) return *label;
-  std::string label = string_or(g, "object_type");
-  const std::string pattern = string_or(g, "name_pattern");
-  if (!pattern.empty()) label += (label.empty() ? "" : " ") + display_cut(pattern);
-  const std::string function = string_or(g, "function");
-  if (!function.empty()) label += " @ " + display_cut(function);
+std::string group_label(const analysis::GroupSeries& g) {
+  std::string label = g.object_type;
+  if (!g.name_pattern.empty()) label += (label.empty() ? "" : " ") + display_cut(g.name_pattern);
+  if (!g.function.empty()) label += " @ " + display_cut(g.function);
   return label.empty() ? "(unnamed group)" : label;
 }
 
-void read_run(const json& doc, Report* r) {
-  if (const json* run = member(doc, "run"); run && run->is_object()) {
-    r->executable = string_or(*run, "executable");
-    r->pid = to_u64(member(*run, "pid"));
-    r->snapshots = to_u64(member(*run, "snapshots"));
-    for (const json& v : array_of(*run, "frames")) {
-      if (auto u = to_u64(&v)) r->run_frames.push_back(*u);
-    }
-    r->generated = string_or(*run, "generated");
-    return;
-  }
-  // {"runs": [{"pid", "executable", "snapshots": [{"frame", ...}]}]}: the first run.
-  const json& runs = array_of(doc, "runs");
-  if (runs.empty()) return;
-  if (runs.size() > 1) r->runs = runs.size();
-  for (const json& each : runs) {
-    for (const json& problem : array_of(each, "incomplete")) {
-      if (problem.is_string()) {
-        r->incomplete.push_back("pid " + std::to_string(to_u64(member(each, "pid")).value_or(0)) +
-                                ": " + problem.get<std::string>());
-      }
-    }
-  }
-  const json& run = runs[0];
-  r->executable = string_or(run, "executable");
-  r->pid = to_u64(member(run, "pid"));
-  const json& snapshots = array_of(run, "snapshots");
-  if (!snapshots.empty()) r->snapshots = snapshots.size();
-  std::vector<uint64_t> frames;
-  for (const json& s : snapshots) {
-    if (auto u = to_u64(member(s, "frame"))) frames.push_back(*u);
-  }
-  if (!frames.empty()) {
-    r->run_frames = {*std::min_element(frames.begin(), frames.end()),
-                     *std::max_element(frames.begin(), frames.end())};
-  }
-}
-
-Report read_report(const json& doc) {
+Report make_report(const analysis::ReportDocument& doc) {
   Report r;
-  r.format = string_or(doc, "format");
-  r.version = to_u64(member(doc, "version"));
-  read_run(doc, &r);
-  if (const json* gate = member(doc, "gate")) {
-    const std::string result = string_or(*gate, "result");
-    if (result == "pass" || result == "fail" || result == "incomplete") r.gate = result;
-  }
-  for (const json& f : array_of(doc, "findings")) {
-    if (f.is_object()) r.findings.push_back(read_finding(f));
-  }
-
-  static const json kNone;
-  const json* series_ptr = member(doc, "series");
-  const json& series = series_ptr ? *series_ptr : kNone;
-  const std::vector<std::optional<double>> frames = numbers_of(series, "frames");
-  // A frame axis with holes cannot place points: fall back to the snapshot index then.
-  const bool frames_ok =
-      !frames.empty() &&
-      std::all_of(frames.begin(), frames.end(), [](const auto& f) { return f.has_value(); });
-  if (const json* types = member(series, "types"); types && types->is_object()) {
-    for (const auto& [type, s] : types->items()) {
-      r.types.push_back({type, numbers_of(s, "live"), numbers_of(s, "bytes")});
-    }
-  } else {
-    for (const json& t : array_of(series, "types")) {
-      const std::string type = string_or(t, "type");
-      if (!type.empty()) r.types.push_back({type, numbers_of(t, "live"), numbers_of(t, "bytes")});
+  r.runs = doc.runs.size();
+  r.gate = doc.gate_result();
+  r.findings = analysis::all_findings(doc);
+  for (const analysis::RunReport& run : doc.runs) {
+    for (const std::string& problem : run.incomplete) {
+      r.incomplete.push_back("pid " + std::to_string(run.pid) + ": " + problem);
     }
   }
-  for (const json& g : array_of(series, "groups")) {
-    if (!g.is_object()) continue;
-    r.groups.push_back({group_label(g), numbers_of(g, "live"), numbers_of(g, "bytes")});
+  if (!doc.runs.empty()) {
+    r.run = &doc.runs.front();
+    if (!r.run->snapshots.empty()) {
+      const auto [lo, hi] =
+          std::minmax_element(r.run->snapshots.begin(), r.run->snapshots.end(),
+                              [](const auto& a, const auto& b) { return a.frame < b.frame; });
+      r.run_frames = {lo->frame, hi->frame};
+    }
+    const analysis::RunSeries& series = r.run->series;
+    for (const analysis::TypeSeries& t : series.types) {
+      if (!t.type.empty()) r.types.push_back({t.type, values(t.live), values(t.bytes)});
+    }
+    for (const analysis::GroupSeries& g : series.groups) {
+      r.groups.push_back({group_label(g), values(g.live), values(g.bytes)});
+    }
+    for (uint64_t frame : series.frames) r.frames.push_back(static_cast<double>(frame));
   }
-  if (frames_ok) {
-    for (const auto& f : frames) r.frames.push_back(*f);
-  } else {
+  if (r.frames.empty()) {
     size_t points = 0;
     for (const auto* list : {&r.types, &r.groups}) {
       for (const Series& s : *list) points = std::max({points, s.live.size(), s.bytes.size()});
@@ -509,40 +188,16 @@ Report read_report(const json& doc) {
   return r;
 }
 
+bool destroyed(const ChainLink& l) {
+  return l.state == "destroyed" || l.destroyed_frame.has_value();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Presentation helpers
 // ---------------------------------------------------------------------------------------------
 
-struct KindInfo {
-  const char* kind;
-  const char* label;
-  const char* blurb;
-};
-constexpr KindInfo kKinds[] = {
-    {"growth", "Growth", "count or bytes keep rising snapshot after snapshot"},
-    {"retained", "Retained", "alive but unused while newer objects from the same call site are"},
-    {"stale_view", "Stale view", "a view or descriptor pins a resource that was replaced"},
-    {"orphaned_memory", "Orphaned memory", "device memory with nothing bound for many frames"},
-    {"leak_at_exit", "Leak at exit", "still alive when its device was destroyed"},
-    {"destroyed_in_flight", "Destroyed in flight", "destroyed while a submission may still use it"},
-    {"invalid_destroy", "Invalid destroy", "destroy of a handle that is not alive"},
-};
-
-const KindInfo* kind_info(const std::string& kind) {
-  for (const KindInfo& k : kKinds) {
-    if (kind == k.kind) return &k;
-  }
-  return nullptr;
-}
-
-// A kind is user data too: only the known ones become CSS class names.
-std::string kind_class(const std::string& kind) {
-  return kind_info(kind) ? "vk-kind-" + kind : "vk-kind-other";
-}
-
-std::string kind_label(const std::string& kind) {
-  if (const KindInfo* k = kind_info(kind)) return k->label;
-  return kind.empty() ? "(no kind)" : kind;
+std::string kind_class(analysis::FindingKind kind) {
+  return std::string("vk-kind-") + analysis::kind_name(kind);
 }
 
 // Shortens to at most max code points, the last one an ellipsis.
@@ -688,12 +343,12 @@ std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& x
   const std::string desc_id = spec.id + "-desc";
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"vk-chart" +
        (spec.extra_class.empty() ? "" : " " + spec.extra_class) + "\" id=\"" + spec.id +
-       "\" role=\"img\" aria-label=\"" + escape(spec.title) + "\" aria-describedby=\"" + desc_id +
-       "\" viewBox=\"0 0 " + std::to_string(spec.width) + " " + std::to_string(spec.height) +
-       "\" width=\"" + std::to_string(spec.width) + "\" height=\"" + std::to_string(spec.height) +
-       "\" preserveAspectRatio=\"xMinYMin meet\">\n";
-  s += "<title id=\"" + title_id + "\">" + escape(spec.title) + "</title>\n";
-  s += "<desc id=\"" + desc_id + "\">" + escape(spec.description) + "</desc>\n";
+       "\" role=\"img\" aria-label=\"" + html_text(spec.title) + "\" aria-describedby=\"" +
+       desc_id + "\" viewBox=\"0 0 " + std::to_string(spec.width) + " " +
+       std::to_string(spec.height) + "\" width=\"" + std::to_string(spec.width) + "\" height=\"" +
+       std::to_string(spec.height) + "\" preserveAspectRatio=\"xMinYMin meet\">\n";
+  s += "<title id=\"" + title_id + "\">" + html_text(spec.title) + "</title>\n";
+  s += "<desc id=\"" + desc_id + "\">" + html_text(spec.description) + "</desc>\n";
   s += "<rect class=\"vk-plot-bg\" x=\"" + coord(x0) + "\" y=\"" + coord(y0) + "\" width=\"" +
        coord(plot_w) + "\" height=\"" + coord(plot_h) + "\"/>\n";
 
@@ -707,13 +362,13 @@ std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& x
     s += "<line class=\"vk-tick\" x1=\"" + coord(x0 - 5) + "\" x2=\"" + coord(x0) + "\" y1=\"" +
          coord(y) + "\" y2=\"" + coord(y) + "\"/>";
     s += "<text class=\"vk-tick-label\" x=\"" + coord(x0 - 8) + "\" y=\"" + coord(y + 4) +
-         "\" text-anchor=\"end\">" + escape(html::tick_label(v, spec.bytes)) + "</text>\n";
+         "\" text-anchor=\"end\">" + html_text(html::tick_label(v, spec.bytes)) + "</text>\n";
   }
   s += "<line class=\"vk-axis-line\" x1=\"" + coord(x0) + "\" x2=\"" + coord(x0) + "\" y1=\"" +
        coord(y0) + "\" y2=\"" + coord(y0 + plot_h) + "\"/>\n";
   const double label_y = y0 + plot_h / 2;
   s += "<text class=\"vk-axis-label\" transform=\"translate(" + coord(16) + " " + coord(label_y) +
-       ") rotate(-90)\" text-anchor=\"middle\">" + escape(spec.y_label) + "</text>\n";
+       ") rotate(-90)\" text-anchor=\"middle\">" + html_text(spec.y_label) + "</text>\n";
   s += "</g>\n";
 
   // X axis.
@@ -726,10 +381,11 @@ std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& x
     s += "<line class=\"vk-tick\" x1=\"" + coord(x) + "\" x2=\"" + coord(x) + "\" y1=\"" +
          coord(y0 + plot_h) + "\" y2=\"" + coord(y0 + plot_h + 5) + "\"/>";
     s += "<text class=\"vk-tick-label\" x=\"" + coord(x) + "\" y=\"" + coord(y0 + plot_h + 19) +
-         "\" text-anchor=\"middle\">" + escape(html::tick_label(v, false)) + "</text>\n";
+         "\" text-anchor=\"middle\">" + html_text(html::tick_label(v, false)) + "</text>\n";
   }
   s += "<text class=\"vk-axis-label\" x=\"" + coord(x0 + plot_w / 2) + "\" y=\"" +
-       coord(y0 + plot_h + 42) + "\" text-anchor=\"middle\">" + escape(spec.x_label) + "</text>\n";
+       coord(y0 + plot_h + 42) + "\" text-anchor=\"middle\">" + html_text(spec.x_label) +
+       "</text>\n";
   s += "</g>\n";
 
   // The series: one path each, broken where a value is missing; a point with no neighbour
@@ -748,8 +404,8 @@ std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& x
       const double y = py(*l.values[i]);
       if (!prev && !next) {
         dots += "<circle class=\"vk-point\" cx=\"" + coord(x) + "\" cy=\"" + coord(y) +
-                "\" r=\"4\" fill=\"" + l.color + "\"><title>" + escape(full_label(l)) + ": " +
-                escape(html::tick_label(*l.values[i], spec.bytes)) + "</title></circle>\n";
+                "\" r=\"4\" fill=\"" + l.color + "\"><title>" + html_text(full_label(l)) + ": " +
+                html_text(html::tick_label(*l.values[i], spec.bytes)) + "</title></circle>\n";
         continue;
       }
       d += (prev ? " L" : (d.empty() ? "M" : " M")) + coord(x) + " " + coord(y);
@@ -757,9 +413,9 @@ std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& x
     }
     if (points > 0) {
       const std::string last = html::tick_label(last_value(l.values).value_or(0), spec.bytes);
-      s += "<path class=\"vk-series\" data-series=\"" + escape(l.label) + "\" d=\"" + d +
-           "\" stroke=\"" + l.color + "\"><title>" + escape(full_label(l)) +
-           " (last: " + escape(last) + ")</title></path>\n";
+      s += "<path class=\"vk-series\" data-series=\"" + html_text(l.label) + "\" d=\"" + d +
+           "\" stroke=\"" + l.color + "\"><title>" + html_text(full_label(l)) +
+           " (last: " + html_text(last) + ")</title></path>\n";
     }
     s += dots;
   }
@@ -773,11 +429,11 @@ std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& x
     s += "<g class=\"vk-legend-item\"><line x1=\"" + coord(lx) + "\" x2=\"" + coord(lx + 18) +
          "\" y1=\"" + coord(ly) + "\" y2=\"" + coord(ly) + "\" stroke=\"" + l.color +
          "\"/><text x=\"" + coord(lx + 24) + "\" y=\"" + coord(ly + 4) + "\">" +
-         escape(truncate(l.label, 26));
+         html_text(truncate(l.label, 26));
     // The series it stands for too, one per row, under its name.
     for (size_t k = 0; k < l.same.size() && k < kLegendSame; ++k) {
       s += "<tspan class=\"vk-legend-same\" x=\"" + coord(lx + 24) +
-           "\" dy=\"16\">= " + escape(truncate(l.same[k], 24)) + "</tspan>";
+           "\" dy=\"16\">= " + html_text(truncate(l.same[k], 24)) + "</tspan>";
     }
     if (l.same.size() > kLegendSame) {
       s += "<tspan class=\"vk-legend-same\" x=\"" + coord(lx + 24) +
@@ -860,16 +516,15 @@ const char* link_role(const std::string& type) {
   return "other";
 }
 
-std::string chain_text(const std::vector<Link>& chain) {
+std::string chain_text(const std::vector<ChainLink>& chain) {
   std::string s;
   for (size_t i = 0; i < chain.size(); ++i) {
-    const Link& l = chain[i];
+    const ChainLink& l = chain[i];
     if (i > 0) s += " \xe2\x86\x92 ";  // →
     s += l.type.empty() ? "?" : l.type;
-    if (!l.name.empty()) s += " \xe2\x80\x9c" + display_cut(l.name) + "\xe2\x80\x9d";
-    if (l.id) s += " (id " + std::to_string(*l.id) + ")";
-    if (l.bytes) s += " " + format_bytes(*l.bytes);
-    if (l.destroyed) {
+    if (l.name && !l.name->empty()) s += " \xe2\x80\x9c" + display_cut(*l.name) + "\xe2\x80\x9d";
+    s += " (id " + std::to_string(l.id) + ") " + format_bytes(l.bytes);
+    if (destroyed(l)) {
       s += " [destroyed]";
     } else if (!l.state.empty() && l.state != "live") {
       s += " [" + l.state + "]";
@@ -905,7 +560,7 @@ std::string chains_chart(const Report& r) {
   };
   std::vector<Row> rows;
   for (size_t i = 0; i < r.findings.size(); ++i) {
-    for (size_t k = 0; k < drawn_chains(r.findings[i]) && rows.size() < kMaxChains; ++k) {
+    for (size_t k = 0; k < drawn_chains(*r.findings[i]) && rows.size() < kMaxChains; ++k) {
       rows.push_back({i, k});
     }
   }
@@ -913,7 +568,7 @@ std::string chains_chart(const Report& r) {
   size_t widest = 1;
   for (const Row& row : rows) {
     widest = std::max(widest,
-                      std::min(r.findings[row.finding].chains[row.chain].links.size(), kMaxLinks));
+                      std::min(r.findings[row.finding]->chains[row.chain].links.size(), kMaxLinks));
   }
   const int width = std::max(960, kLeft * 2 + static_cast<int>(widest) * (kBoxW + kGap) - kGap);
   const int height = kTop + static_cast<int>(rows.size()) * kRowH;
@@ -928,7 +583,7 @@ std::string chains_chart(const Report& r) {
   s += "<title>Retention chains</title>\n<desc id=\"chart-chains-desc\">";
   for (const Row& row : rows) {
     s += "Finding " + std::to_string(row.finding + 1) + ": " +
-         escape(chain_text(r.findings[row.finding].chains[row.chain].links)) + ". ";
+         html_text(chain_text(r.findings[row.finding]->chains[row.chain].links)) + ". ";
   }
   s += "</desc>\n";
   s += "<defs><marker id=\"vk-arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
@@ -961,21 +616,21 @@ std::string chains_chart(const Report& r) {
   s += "</g>\n";
 
   for (size_t row = 0; row < rows.size(); ++row) {
-    const Finding& f = r.findings[rows[row].finding];
+    const Finding& f = *r.findings[rows[row].finding];
     const Chain& chain = f.chains[rows[row].chain];
     const size_t rank = rows[row].finding + 1;
     const int y = kTop + static_cast<int>(row) * kRowH;
     s += "<g class=\"vk-chain\" id=\"" + chain_anchor(rank, rows[row].chain) +
          "\" data-finding=\"" + std::to_string(rank) + "\">\n";
-    std::string caption = "#" + std::to_string(rank) + " " + kind_label(f.kind);
-    if (!f.type.empty()) caption += " \xc2\xb7 " + f.type;
-    if (f.count) caption += " \xc2\xb7 " + format_count(*f.count) + " objects";
-    if (chain.bytes) caption += " \xc2\xb7 holds " + format_bytes(*chain.bytes);
+    std::string caption = "#" + std::to_string(rank) + " " + analysis::kind_info(f.kind).title;
+    if (!f.object_type.empty()) caption += " \xc2\xb7 " + f.object_type;
+    caption += " \xc2\xb7 " + format_count(f.count) + " objects";
+    caption += " \xc2\xb7 holds " + format_bytes(chain.bytes);
     if (rows[row].chain + 1 == drawn_chains(f) && f.chains.size() > drawn_chains(f)) {
       caption += " (+" + std::to_string(f.chains.size() - drawn_chains(f)) + " more like it)";
     }
     s += "<text class=\"vk-chain-caption\" x=\"" + std::to_string(kLeft) + "\" y=\"" +
-         std::to_string(y + 12) + "\">" + escape(caption) + "</text>\n";
+         std::to_string(y + 12) + "\">" + html_text(caption) + "</text>\n";
     const size_t shown = std::min(chain.links.size(), kMaxLinks);
     for (size_t k = 0; k < shown; ++k) {
       const int bx = kLeft + static_cast<int>(k) * (kBoxW + kGap);
@@ -996,29 +651,27 @@ std::string chains_chart(const Report& r) {
              std::to_string(chain.links.size() - shown + 1) + " more</text></g>\n";
         break;
       }
-      const Link& l = chain.links[k];
-      std::string meta;
-      if (l.id) meta = "id " + std::to_string(*l.id);
-      if (l.bytes && *l.bytes > 0)
-        meta += (meta.empty() ? "" : " \xc2\xb7 ") + format_bytes(*l.bytes);
-      const std::string state = l.destroyed ? "destroyed" : l.state;
+      const ChainLink& l = chain.links[k];
+      std::string meta = "id " + std::to_string(l.id);
+      if (l.bytes > 0) meta += " \xc2\xb7 " + format_bytes(l.bytes);
+      const std::string state = destroyed(l) ? "destroyed" : l.state;
       if (!state.empty() && state != "live") {
         meta += (meta.empty() ? "" : " \xc2\xb7 ") + state;
       }
-      s += "<g class=\"vk-chain-link\" data-type=\"" + escape(l.type) + "\"><title>" +
-           escape(chain_text({l})) + "</title>";
+      s += "<g class=\"vk-chain-link\" data-type=\"" + html_text(l.type) + "\"><title>" +
+           html_text(chain_text({l})) + "</title>";
       s += "<rect class=\"vk-box vk-role-" + std::string(link_role(l.type)) +
-           (l.destroyed ? " vk-destroyed" : "") + "\" x=\"" + std::to_string(bx) + "\" y=\"" +
+           (destroyed(l) ? " vk-destroyed" : "") + "\" x=\"" + std::to_string(bx) + "\" y=\"" +
            std::to_string(by) + "\" width=\"" + std::to_string(kBoxW) + "\" height=\"" +
            std::to_string(kBoxH) + "\" rx=\"6\"/>";
       s += "<text class=\"vk-box-type\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
-           std::to_string(by + 18) + "\">" + escape(truncate(l.type.empty() ? "?" : l.type, 26)) +
-           "</text>";
+           std::to_string(by + 18) + "\">" +
+           html_text(truncate(l.type.empty() ? "?" : l.type, 26)) + "</text>";
       s += "<text class=\"vk-box-name\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
            std::to_string(by + 34) + "\">" +
-           escape(truncate(l.name.empty() ? "(unnamed)" : l.name, 28)) + "</text>";
+           html_text(truncate(l.name && !l.name->empty() ? *l.name : "(unnamed)", 28)) + "</text>";
       s += "<text class=\"vk-box-meta\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
-           std::to_string(by + 50) + "\">" + escape(meta) + "</text></g>\n";
+           std::to_string(by + 50) + "\">" + html_text(meta) + "</text></g>\n";
     }
     s += "</g>\n";
   }
@@ -1110,7 +763,7 @@ void add_run_item(std::string* s, const char* label, const std::string& value,
                   const char* cls = "") {
   if (value.empty()) return;
   *s += "<div" + std::string(*cls ? " class=\"" + std::string(cls) + "\"" : "") + "><dt>" + label +
-        "</dt><dd>" + escape(value) + "</dd></div>";
+        "</dt><dd>" + html_text(value) + "</dd></div>";
 }
 
 std::string header(const Report& r) {
@@ -1137,16 +790,18 @@ std::string header(const Report& r) {
          "</span>";
   }
   s += "</div>\n<dl class=\"vk-run\">";
-  add_run_item(&s, "Executable", r.executable.empty() ? "(unknown)" : r.executable, "vk-exe");
-  if (r.pid) add_run_item(&s, "PID", std::to_string(*r.pid));
-  if (r.snapshots) add_run_item(&s, "Snapshots", format_count(*r.snapshots));
-  if (r.runs) add_run_item(&s, "Runs", format_count(*r.runs) + " (the first is shown)");
+  const std::string executable = r.run ? r.run->executable : "";
+  add_run_item(&s, "Executable", executable.empty() ? "(unknown)" : executable, "vk-exe");
+  if (r.run) add_run_item(&s, "PID", std::to_string(r.run->pid));
+  if (r.run && !r.run->snapshots.empty()) {
+    add_run_item(&s, "Snapshots", format_count(r.run->snapshots.size()));
+  }
+  if (r.runs > 1) add_run_item(&s, "Runs", format_count(r.runs) + " (the first is shown)");
   add_run_item(&s, "Frames", frames_text(r.run_frames));
-  add_run_item(&s, "Generated", r.generated);
   s += "</dl>\n";
   if (!r.incomplete.empty()) {
     s += "<ul class=\"vk-incomplete\" id=\"incomplete\">";
-    for (const std::string& problem : r.incomplete) s += "<li>" + escape(problem) + "</li>";
+    for (const std::string& problem : r.incomplete) s += "<li>" + html_text(problem) + "</li>";
     s += "</ul>\n";
   }
   s += "</header>\n";
@@ -1161,38 +816,37 @@ std::string summary(const Report& r) {
          "leaks at exit in this run.</span></div>\n</section>\n";
     return s;
   }
-  // Known kinds in their fixed order, then any others in order of appearance.
-  std::vector<std::string> kinds;
-  for (const KindInfo& k : kKinds) kinds.push_back(k.kind);
-  for (const Finding& f : r.findings) {
-    if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) kinds.push_back(f.kind);
-  }
+  // Kinds in the order summaries list them.
+  std::vector<const KindInfo*> kinds;
+  for (const KindInfo& k : analysis::kKinds) kinds.push_back(&k);
+  std::sort(kinds.begin(), kinds.end(),
+            [](const KindInfo* a, const KindInfo* b) { return a->summary_rank < b->summary_rank; });
   uint64_t total_bytes = 0;
   uint64_t total_objects = 0;
   s += "<div class=\"vk-cards\">\n";
-  for (const std::string& kind : kinds) {
+  for (const KindInfo* info : kinds) {
     uint64_t findings = 0;
     uint64_t objects = 0;
     uint64_t bytes = 0;
-    for (const Finding& f : r.findings) {
-      if (f.kind != kind) continue;
+    for (const Finding* f : r.findings) {
+      if (f->kind != info->kind) continue;
       ++findings;
-      objects += f.count.value_or(0);
-      bytes = saturating_add(bytes, f.bytes.value_or(0));
+      objects += f->count;
+      bytes = saturating_add(bytes, f->bytes);
     }
     if (findings == 0) continue;
     total_bytes = saturating_add(total_bytes, bytes);
     total_objects += objects;
-    const KindInfo* info = kind_info(kind);
-    s += "<div class=\"vk-card " + kind_class(kind) + "\" data-kind=\"" + escape(kind) +
-         "\" title=\"" + escape(info ? info->blurb : "") + "\"><span class=\"vk-card-n\">" +
-         std::to_string(findings) + "</span><span class=\"vk-card-label\">" +
-         escape(kind_label(kind)) + "</span><span class=\"vk-card-sub\">" + format_count(objects) +
-         " objects \xc2\xb7 " + escape(format_bytes(bytes)) + "</span></div>\n";
+    s += "<div class=\"vk-card " + kind_class(info->kind) + "\" data-kind=\"" +
+         html_text(info->name) + "\" title=\"" + html_text(info->summary) +
+         "\"><span class=\"vk-card-n\">" + std::to_string(findings) +
+         "</span><span class=\"vk-card-label\">" + html_text(info->title) +
+         "</span><span class=\"vk-card-sub\">" + format_count(objects) + " objects \xc2\xb7 " +
+         html_text(format_bytes(bytes)) + "</span></div>\n";
   }
   s += "<div class=\"vk-card vk-total\" id=\"total-bytes\" title=\"Sum over the findings; one "
        "object can appear in more than one finding\"><span class=\"vk-card-n\">" +
-       escape(format_bytes(total_bytes)) +
+       html_text(format_bytes(total_bytes)) +
        "</span><span class=\"vk-card-label\">in findings</span>"
        "<span class=\"vk-card-sub\">" +
        format_count(total_objects) + " objects, " + std::to_string(r.findings.size()) +
@@ -1214,7 +868,7 @@ std::string names_cell(const std::vector<std::string>& names, uint64_t omitted) 
       continue;
     }
     if (i > 0) s += ", ";
-    s += escape(display_cut(entries[i].text));
+    s += html_text(display_cut(entries[i].text));
   }
   if (more > 0) s += " <span class=\"vk-more\">+" + format_count(more) + " more</span>";
   return s;
@@ -1224,43 +878,40 @@ std::string names_cell(const std::vector<std::string>& names, uint64_t omitted) 
 std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
   std::string s =
       "<details class=\"vk-details\"><summary>" +
-      escape(f.message.empty() ? "Details" : display_cut(f.message, 4 * kDisplayChars)) +
+      html_text(f.message.empty() ? "Details" : display_cut(f.message, 4 * kDisplayChars)) +
       "</summary>\n";
   s += "<dl class=\"vk-detail\">";
-  if (const KindInfo* info = kind_info(f.kind)) {
-    s += "<dt>What it means</dt><dd>" + escape(info->blurb) + "</dd>";
-  }
-  if (f.bytes) {
-    s += "<dt>Bytes</dt><dd>" + format_count(*f.bytes) + " bytes</dd>";
-  }
+  s += "<dt>What it means</dt><dd>" + html_text(analysis::kind_info(f.kind).summary) + "</dd>";
+  s += "<dt>Bytes</dt><dd>" + format_count(f.bytes) + " bytes</dd>";
   // Misuse: each stack under its label, frames numbered from #0 as ASan does.
-  for (const Stack& st : f.stacks) {
-    s += "<dt>" + escape(display_cut(st.label)) + "</dt><dd class=\"vk-misuse-stack\">";
+  for (const analysis::LabeledStack& st : f.stacks) {
+    s += "<dt>" + html_text(display_cut(st.label)) + "</dt><dd class=\"vk-misuse-stack\">";
     if (!st.frames.empty()) {
       s += "<ol class=\"vk-stack\" start=\"0\">";
-      for (const std::string& frame : st.frames) {
-        s += "<li><code>" + escape(display_cut(frame)) + "</code></li>";
+      for (const analysis::Frame& frame : st.frames) {
+        s += "<li><code>" + html_text(display_cut(frame.text)) + "</code></li>";
       }
       s += "</ol>";
     }
     for (const std::string& line : st.lines) {
-      s +=
-          "<div class=\"vk-stack-line\">" + escape(display_cut(line, 2 * kDisplayChars)) + "</div>";
+      s += "<div class=\"vk-stack-line\">" + html_text(display_cut(line, 2 * kDisplayChars)) +
+           "</div>";
     }
-    if (!st.note.empty()) s += "<div class=\"vk-more\">" + escape(display_cut(st.note)) + "</div>";
+    if (!st.note.empty())
+      s += "<div class=\"vk-more\">" + html_text(display_cut(st.note)) + "</div>";
     s += "</dd>";
   }
   if (!f.callsite.empty() && f.stacks.empty()) {
     s += "<dt>Call site</dt><dd><ol class=\"vk-stack\">";
-    for (const std::string& frame : f.callsite) {
-      s += "<li><code>" + escape(display_cut(frame)) + "</code></li>";
+    for (const analysis::Frame& frame : f.callsite) {
+      s += "<li><code>" + html_text(display_cut(frame.text)) + "</code></li>";
     }
     s += "</ol></dd>";
   }
   constexpr size_t kListed = 5;
   for (size_t k = 0; k < f.chains.size() && k < kListed; ++k) {
-    s += "<dt>Chain</dt><dd class=\"vk-chain-text\">" + escape(chain_text(f.chains[k].links));
-    if (f.chains[k].bytes) s += ", holds " + escape(format_bytes(*f.chains[k].bytes));
+    s += "<dt>Chain</dt><dd class=\"vk-chain-text\">" + html_text(chain_text(f.chains[k].links));
+    s += ", holds " + html_text(format_bytes(f.chains[k].bytes));
     if (k < drawn_chains(f) && chain_rows + k < kMaxChains) {
       s += " <a href=\"#" + chain_anchor(rank, k) + "\">(diagram)</a>";
     }
@@ -1272,16 +923,16 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
   if (const auto entries = analysis::name_ranges(f.names); entries.size() > 3) {
     s += "<dt>All names</dt><dd>";
     for (size_t i = 0; i < entries.size(); ++i) {
-      s += (i ? ", " : "") + escape(display_cut(entries[i].text));
+      s += (i ? ", " : "") + html_text(display_cut(entries[i].text));
     }
     s += "</dd>";
   }
   if (!f.examples.empty()) {
     s += "<dt>Examples</dt><dd><table class=\"vk-examples\"><tr><th>id</th><th>handle</th>"
          "<th>name</th></tr>";
-    for (const Example& e : f.examples) {
-      s += "<tr><td>" + (e.id ? std::to_string(*e.id) : "") + "</td><td><code>" + escape(e.handle) +
-           "</code></td><td>" + escape(display_cut(e.name)) + "</td></tr>";
+    for (const analysis::ExampleObject& e : f.examples) {
+      s += "<tr><td>" + std::to_string(e.id) + "</td><td><code>" + html_text(format_hex(e.handle)) +
+           "</code></td><td>" + html_text(display_cut(e.name.value_or(""))) + "</td></tr>";
     }
     s += "</table></dd>";
   }
@@ -1302,34 +953,34 @@ std::string findings_section(const Report& r) {
        "<tbody>\n";
   size_t chain_rows = 0;
   for (size_t i = 0; i < r.findings.size(); ++i) {
-    const Finding& f = r.findings[i];
+    const Finding& f = *r.findings[i];
     const std::string rank = std::to_string(i + 1);
     s += "<tr class=\"vk-finding " + kind_class(f.kind) + "\" id=\"finding-" + rank +
-         "\" data-kind=\"" + escape(f.kind) + "\">";
+         "\" data-kind=\"" + html_text(analysis::kind_name(f.kind)) + "\">";
     s += "<td class=\"vk-rank\">" + rank + "</td>";
-    s += "<td><span class=\"vk-kind-tag\">" + escape(kind_label(f.kind)) + "</span>";
+    s += "<td><span class=\"vk-kind-tag\">" + html_text(analysis::kind_info(f.kind).title) +
+         "</span>";
     // The gate's word on it, where it is not simply new.
     if (!f.status.empty() && f.status != "new") {
-      s += " <span class=\"vk-status\">" + escape(f.status) + "</span>";
+      s += " <span class=\"vk-status\">" + html_text(f.status) + "</span>";
     }
     s += "</td>";
-    s += "<td class=\"vk-type\">" + escape(f.type) + "</td>";
-    s += "<td class=\"vk-num vk-count\">" + (f.count ? format_count(*f.count) : "") + "</td>";
-    s += "<td class=\"vk-num vk-bytes\"" +
-         (f.bytes ? " title=\"" + std::to_string(*f.bytes) + " bytes\">" +
-                        escape(format_bytes(*f.bytes))
-                  : std::string(">")) +
-         "</td>";
+    s += "<td class=\"vk-type\">" + html_text(f.object_type) + "</td>";
+    s += "<td class=\"vk-num vk-count\">" + format_count(f.count) + "</td>";
+    s += "<td class=\"vk-num vk-bytes\" title=\"" + std::to_string(f.bytes) + " bytes\">" +
+         html_text(format_bytes(f.bytes)) + "</td>";
     s += "<td class=\"vk-names\">" + names_cell(f.names, f.names_omitted) + "</td>";
+    const std::string path = analysis::callsite_summary(f);
     s += "<td class=\"vk-callsite\">" +
          (f.callsite.empty()
               ? "<span class=\"vk-more\">(unknown)</span>"
-              : "<code title=\"" + escape(display_cut(f.callsite.front())) + "\">" +
-                    escape(display_cut(f.callsite_summary.empty() ? short_frame(f.callsite.front())
-                                                                  : f.callsite_summary)) +
+              : "<code title=\"" + html_text(display_cut(f.callsite.front().text)) + "\">" +
+                    html_text(
+                        display_cut(path.empty() ? short_frame(f.callsite.front().text) : path)) +
                     "</code>") +
          "</td>";
-    s += "<td class=\"vk-frames\">" + escape(frames_text(f.frames)) + "</td></tr>\n";
+    s += "<td class=\"vk-frames\">" + html_text(frames_text({f.frames.first, f.frames.last})) +
+         "</td></tr>\n";
     s += "<tr class=\"vk-finding-details\"><td></td><td colspan=\"7\">" +
          finding_details(f, i + 1, chain_rows) + "</td></tr>\n";
     chain_rows += drawn_chains(f);
@@ -1425,7 +1076,7 @@ std::string charts_section(const Report& r) {
                                                                    : static_cast<uint64_t>(*b));
       }
       spec.description = g.label + ": " + change + ".";
-      s += "<figure><figcaption>" + escape(g.label) + " <span>" + escape(change) +
+      s += "<figure><figcaption>" + html_text(g.label) + " <span>" + html_text(change) +
            "</span></figcaption>\n";
       s += line_chart(spec, r.frames, {{"live objects", g.live, kPalette[2], {}}});
       s += "</figure>\n";
@@ -1438,12 +1089,13 @@ std::string charts_section(const Report& r) {
 
 }  // namespace
 
-std::string render_html(const json& findings_doc) {
-  const Report r = read_report(findings_doc);
+std::string render_html(const analysis::ReportDocument& doc) {
+  const Report r = make_report(doc);
   std::string title = "vkleak report";
-  if (!r.executable.empty()) {
-    const size_t slash = r.executable.find_last_of('/');
-    title += ": " + (slash == std::string::npos ? r.executable : r.executable.substr(slash + 1));
+  if (r.run && !r.run->executable.empty()) {
+    const std::string& exe = r.run->executable;
+    const size_t slash = exe.find_last_of('/');
+    title += ": " + (slash == std::string::npos ? exe : exe.substr(slash + 1));
   }
 
   std::string s;
@@ -1456,17 +1108,9 @@ std::string render_html(const json& findings_doc) {
 #ifdef VKLEAK_VERSION
   s += "<meta name=\"generator\" content=\"vkleak " VKLEAK_VERSION "\">\n";
 #endif
-  s += "<title>" + escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  s += "<title>" + html_text(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   s += header(r);
   s += "<main>\n";
-  if (!r.format.empty() && r.format != "vkleak-findings") {
-    s += "<p class=\"vk-warning\" id=\"format-warning\">This document says its format is \"" +
-         escape(r.format) + "\", not \"vkleak-findings\": what follows may be incomplete.</p>\n";
-  } else if (r.version && *r.version > 1) {
-    s += "<p class=\"vk-warning\" id=\"format-warning\">Findings format version " +
-         std::to_string(*r.version) +
-         " is newer than this report knows (1): some details may be missing.</p>\n";
-  }
   s += summary(r);
   s += findings_section(r);
   s += charts_section(r);

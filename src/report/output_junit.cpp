@@ -2,8 +2,8 @@
 // that kind (for the gate: the new ones; the others are listed in system-out).
 #include <map>
 
-#include "analysis/output.h"
 #include "core/escape.h"
+#include "report/output.h"
 
 namespace vkleak::analysis {
 

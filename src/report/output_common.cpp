@@ -1,20 +1,8 @@
-#include "analysis/output.h"
+#include "report/output.h"
 
 #include "analysis/messages.h"
 
 namespace vkleak::analysis {
-
-size_t ReportDocument::finding_count() const {
-  size_t n = 0;
-  for (const RunReport& r : runs) n += r.findings.size();
-  return n;
-}
-
-std::string ReportDocument::gate_result() const {
-  if (!gate) return "";
-  if (gate->incomplete_runs > 0 && !gate->allow_incomplete) return "incomplete";
-  return gate->pass ? "pass" : "fail";
-}
 
 std::string finding_title(const Finding& f) {
   const std::string name = quoted_pattern(f);
