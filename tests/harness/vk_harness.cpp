@@ -476,6 +476,73 @@ VkPipeline create_compute_pipeline(const Context& ctx, VkPipelineLayout layout,
   return pipeline;
 }
 
+VkPipeline create_graphics_pipeline(const Context& ctx, VkPipelineLayout layout,
+                                    VkRenderPass render_pass, VkShaderModule vert,
+                                    VkShaderModule frag, VkExtent2D extent,
+                                    const std::string& name) {
+  VkPipelineShaderStageCreateInfo stages[2]{};
+  stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = vert;
+  stages[0].pName = "main";
+  stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = frag;
+  stages[1].pName = "main";
+  VkVertexInputBindingDescription vb{0, 2 * sizeof(float), VK_VERTEX_INPUT_RATE_VERTEX};
+  VkVertexInputAttributeDescription va{0, 0, VK_FORMAT_R32G32_SFLOAT, 0};
+  VkPipelineVertexInputStateCreateInfo vis{};
+  vis.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO;
+  vis.vertexBindingDescriptionCount = 1;
+  vis.pVertexBindingDescriptions = &vb;
+  vis.vertexAttributeDescriptionCount = 1;
+  vis.pVertexAttributeDescriptions = &va;
+  VkPipelineInputAssemblyStateCreateInfo ias{};
+  ias.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
+  ias.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  VkViewport viewport{0, 0, static_cast<float>(extent.width), static_cast<float>(extent.height),
+                      0, 1};
+  VkRect2D scissor{{0, 0}, extent};
+  VkPipelineViewportStateCreateInfo vps{};
+  vps.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
+  vps.viewportCount = 1;
+  vps.pViewports = &viewport;
+  vps.scissorCount = 1;
+  vps.pScissors = &scissor;
+  VkPipelineRasterizationStateCreateInfo rs{};
+  rs.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
+  rs.polygonMode = VK_POLYGON_MODE_FILL;
+  rs.cullMode = VK_CULL_MODE_NONE;
+  rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+  rs.lineWidth = 1.0f;
+  VkPipelineMultisampleStateCreateInfo ms{};
+  ms.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO;
+  ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  VkPipelineColorBlendAttachmentState blend{};
+  blend.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                         VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  VkPipelineColorBlendStateCreateInfo cbs{};
+  cbs.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
+  cbs.attachmentCount = 1;
+  cbs.pAttachments = &blend;
+  VkGraphicsPipelineCreateInfo gpi{};
+  gpi.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
+  gpi.stageCount = 2;
+  gpi.pStages = stages;
+  gpi.pVertexInputState = &vis;
+  gpi.pInputAssemblyState = &ias;
+  gpi.pViewportState = &vps;
+  gpi.pRasterizationState = &rs;
+  gpi.pMultisampleState = &ms;
+  gpi.pColorBlendState = &cbs;
+  gpi.layout = layout;
+  gpi.renderPass = render_pass;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateGraphicsPipelines(ctx.device, VK_NULL_HANDLE, 1, &gpi, nullptr, &pipeline));
+  ctx.name(VK_OBJECT_TYPE_PIPELINE, pipeline, name);
+  return pipeline;
+}
+
 VkDescriptorPool create_descriptor_pool(const Context& ctx, uint32_t max_sets,
                                         const std::vector<VkDescriptorPoolSize>& sizes,
                                         VkDescriptorPoolCreateFlags flags,

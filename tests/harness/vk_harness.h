@@ -176,6 +176,13 @@ VkPipelineLayout create_pipeline_layout(const Context& ctx,
                                         const std::string& name, uint32_t push_constant_bytes = 0);
 VkPipeline create_compute_pipeline(const Context& ctx, VkPipelineLayout layout,
                                    VkShaderModule module, const std::string& name);
+// Draws triangle lists of 2-float vertices (R32G32_SFLOAT, binding 0, location 0) from `vert` and
+// `frag` into one color attachment: static viewport and scissor of `extent`, no culling, no
+// blending.
+VkPipeline create_graphics_pipeline(const Context& ctx, VkPipelineLayout layout,
+                                    VkRenderPass render_pass, VkShaderModule vert,
+                                    VkShaderModule frag, VkExtent2D extent,
+                                    const std::string& name);
 VkDescriptorPool create_descriptor_pool(const Context& ctx, uint32_t max_sets,
                                         const std::vector<VkDescriptorPoolSize>& sizes,
                                         VkDescriptorPoolCreateFlags flags, const std::string& name);
