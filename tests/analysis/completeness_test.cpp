@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/completeness.h"
-#include "run_builder.h"
+#include "snapshot_builder.h"
 #include "test_support.h"
 
 namespace vkleak {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "run_builder.h"
+#include "snapshot_builder.h"
 
 namespace {
 

@@ -7,8 +7,7 @@
 
 #include "core/hex.h"
 #include "core/snapshot_reader.h"
-#include "run_builder.h"
-#include "synthetic_snapshot.h"
+#include "snapshot_builder.h"
 #include "test_support.h"
 
 namespace vkleak {

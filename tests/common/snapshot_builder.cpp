@@ -1,4 +1,4 @@
-#include "run_builder.h"
+#include "snapshot_builder.h"
 
 #include <unistd.h>
 
@@ -7,6 +7,8 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/hex.h"
@@ -79,8 +81,24 @@ SnapshotBuilder& SnapshotBuilder::event(const EventSpec& spec) {
   return *this;
 }
 
+SnapshotBuilder& SnapshotBuilder::generated_objects(size_t count, ObjectMaker make) {
+  generated_count_ = count;
+  generated_ = std::move(make);
+  return *this;
+}
+
 SnapshotBuilder& SnapshotBuilder::device_frame(uint64_t frame) {
   device_frame_ = frame;
+  return *this;
+}
+
+SnapshotBuilder& SnapshotBuilder::frame_boundary(std::string boundary) {
+  frame_boundary_ = std::move(boundary);
+  return *this;
+}
+
+SnapshotBuilder& SnapshotBuilder::settings(std::string raw_json) {
+  settings_ = std::move(raw_json);
   return *this;
 }
 
@@ -90,6 +108,12 @@ SnapshotBuilder& SnapshotBuilder::top(const std::string& key, const std::string&
 }
 
 std::string SnapshotBuilder::json() const {
+  std::ostringstream out;
+  write_json(out);
+  return out.str();
+}
+
+void SnapshotBuilder::write_json(std::ostream& os) const {
   std::string out;
   const uint64_t dev_frame = device_frame_.value_or(frame_);
   std::string scope = "null";
@@ -101,31 +125,30 @@ std::string SnapshotBuilder::json() const {
       std::to_string(pid_) +
       ",\"executable\":\"/opt/app/bin/app\",\"sequence\":" + std::to_string(sequence_) +
       ",\"reason\":\"" + reason_ + "\",\"scope\":" + scope +
-      ",\"frame\":" + std::to_string(frame_) +
-      ",\"frame_boundary\":\"submit\",\"time_ms\":" + std::to_string(frame_ * 16) +
-      ",\"degraded\":false,";
+      ",\"frame\":" + std::to_string(frame_) + ",\"frame_boundary\":\"" + frame_boundary_ +
+      "\",\"time_ms\":" + std::to_string(frame_ * 16) + ",\"degraded\":false,";
   bool labelled = false;
   for (const auto& [key, value] : top_) {
     out += "\"" + key + "\":" + value + ",";
     labelled |= key == "label";
   }
   if (!labelled) out += "\"label\":null,";
-  out +=
-      "\n\"settings\":{},\n\"instances\":[{\"id\":1,\"handle\":\"0x1000\","
-      "\"application\":\"app\",\"engine\":null,\"api_version\":\"1.3.0\"}],\n"
-      "\"devices\":[{\"id\":2,\"handle\":\"0x2000\",\"instance\":1,\"physical_device\":"
-      "\"llvmpipe\",\"frame\":" +
-      std::to_string(dev_frame) + ",\"submits\":" + std::to_string(dev_frame) +
-      ",\"presents\":0,\"degraded\":false,\"queues\":[{\"index\":0,\"handle\":\"0x3000\","
-      "\"submitted\":" +
-      std::to_string(dev_frame) + ",\"retired\":" + std::to_string(dev_frame) + "}]}]";
+  out += "\n\"settings\":" + settings_ +
+         ",\n\"instances\":[{\"id\":1,\"handle\":\"0x1000\","
+         "\"application\":\"app\",\"engine\":null,\"api_version\":\"1.3.0\"}],\n"
+         "\"devices\":[{\"id\":2,\"handle\":\"0x2000\",\"instance\":1,\"physical_device\":"
+         "\"llvmpipe\",\"frame\":" +
+         std::to_string(dev_frame) + ",\"submits\":" + std::to_string(dev_frame) +
+         ",\"presents\":0,\"degraded\":false,\"queues\":[{\"index\":0,\"handle\":\"0x3000\","
+         "\"submitted\":" +
+         std::to_string(dev_frame) + ",\"retired\":" + std::to_string(dev_frame) + "}]}]";
 
-  std::map<uint64_t, std::vector<const EdgeSpec*>> edges;
-  for (const EdgeSpec& e : edges_) edges[e.from].push_back(&e);
+  std::map<uint64_t, std::vector<const EdgeSpec*>> edges_of;
+  for (const EdgeSpec& e : edges_) edges_of[e.from].push_back(&e);
   std::map<std::string, std::pair<uint64_t, uint64_t>> counts;
   out += ",\n\"objects\":[";
   bool first = true;
-  for (const ObjectSpec& o : objects_) {
+  auto write_object = [&](const ObjectSpec& o, const std::vector<const EdgeSpec*>& edges) {
     out += first ? "\n" : ",\n";
     first = false;
     out += "{\"id\":" + std::to_string(o.id) + ",\"type\":\"" + o.type +
@@ -140,9 +163,8 @@ std::string SnapshotBuilder::json() const {
                              ",\"queue\":0,\"serial\":" + std::to_string(*o.last_use + 1) + "}"
                        : std::string("null")) +
            ",\"in_flight\":" + (o.in_flight ? "true" : "false");
-    auto it = edges.find(o.id);
-    if (it != edges.end()) {
-      for (const EdgeSpec* e : it->second) {
+    if (!edges.empty()) {
+      for (const EdgeSpec* e : edges) {
         if (e->kind == "memory" && e->to) {
           out += ",\"memory\":{\"id\":" + std::to_string(*e->to) +
                  ",\"offset\":0,\"size\":" + std::to_string(e->size) + "}";
@@ -150,8 +172,8 @@ std::string SnapshotBuilder::json() const {
         }
       }
       out += ",\"edges\":[";
-      for (size_t k = 0; k < it->second.size(); ++k) {
-        const EdgeSpec* e = it->second[k];
+      for (size_t k = 0; k < edges.size(); ++k) {
+        const EdgeSpec* e = edges[k];
         out += std::string(k ? "," : "") + "{\"kind\":\"" + e->kind + "\",\"to\":" + num(e->to) +
                ",\"type\":\"" + e->type +
                "\",\"handle\":" + hex(0x6f0000000000 + e->to.value_or(0)) +
@@ -165,6 +187,22 @@ std::string SnapshotBuilder::json() const {
     auto& c = counts[o.type];
     ++c.first;
     c.second += o.size;
+    os << out;
+    out.clear();
+  };
+  const std::vector<const EdgeSpec*> no_edges;
+  for (const ObjectSpec& o : objects_) {
+    auto it = edges_of.find(o.id);
+    write_object(o, it != edges_of.end() ? it->second : no_edges);
+  }
+  std::vector<EdgeSpec> generated_edges;
+  std::vector<const EdgeSpec*> generated_edge_ptrs;
+  for (size_t i = 0; i < generated_count_; ++i) {
+    generated_edges.clear();
+    const ObjectSpec o = generated_(i, &generated_edges);
+    generated_edge_ptrs.clear();
+    for (const EdgeSpec& e : generated_edges) generated_edge_ptrs.push_back(&e);
+    write_object(o, generated_edge_ptrs);
   }
   out += "]";
 
@@ -218,7 +256,7 @@ std::string SnapshotBuilder::json() const {
   out += ",\n\"modules\":[\n{\"path\":" + nlohmann::json(module_path_).dump() +
          ",\"base\":" + hex(kModuleBase) + ",\"size\":268435456,\"bias\":" + hex(kModuleBase) +
          ",\"build_id\":null}]}\n";
-  return out;
+  os << out;
 }
 
 std::string SnapshotBuilder::write(const std::string& dir) const {
@@ -227,11 +265,15 @@ std::string SnapshotBuilder::write(const std::string& dir) const {
                 static_cast<unsigned long long>(pid_), static_cast<unsigned long long>(sequence_),
                 reason_.c_str());
   const std::string path = dir + name;
+  write_file(path);
+  return path;
+}
+
+void SnapshotBuilder::write_file(const std::string& path) const {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << json();
+  write_json(out);
   out.close();
   if (!out) throw std::runtime_error("cannot write " + path);
-  return path;
 }
 
 Snapshot SnapshotBuilder::read() const {
@@ -251,6 +293,57 @@ Snapshot SnapshotBuilder::read() const {
   }
   ::unlink(pattern);
   return s;
+}
+
+SyntheticTotals write_synthetic_snapshot(const std::string& path, const SyntheticSpec& spec) {
+  static constexpr const char* kTypes[] = {
+      "VkBuffer",  "VkDeviceMemory",  "VkImage", "VkImageView", "VkDescriptorSet",
+      "VkSampler", "VkCommandBuffer", "VkFence", "VkSemaphore", "VkPipeline"};
+  constexpr size_t kTypeCount = sizeof(kTypes) / sizeof(kTypes[0]);
+  SnapshotBuilder b(31337, 9, "frame", 100000);
+  b.frame_boundary("present").settings("{\"callstack_depth\":12}");
+  b.device_frame(100000).module_path("/opt/synthetic/bin/app");
+  b.callsite_at({});  // the layer's "none" entry
+  for (size_t c = 1; c < spec.callsites; ++c) {
+    std::vector<uint64_t> offsets;
+    for (size_t k = 0; k < spec.frames_per_callsite; ++k) {
+      offsets.push_back(0x1000 + 0x10 * (c * spec.frames_per_callsite + k));
+    }
+    b.callsite_at(offsets);
+  }
+  SyntheticTotals totals;
+  b.generated_objects(spec.objects, [&](size_t i, std::vector<EdgeSpec>* edges) {
+    const uint64_t id = 3 + i;
+    const std::string type = kTypes[(i * 7 + i / 13) % kTypeCount];
+    const uint64_t size = (i % 5 == 0) ? 0 : uint64_t{256} << (i % 12);
+    const int callsite =
+        spec.callsites > 1 ? static_cast<int>(1 + (i * 31) % (spec.callsites - 1)) : -1;
+    std::optional<std::string> name;
+    if (spec.named_every != 0 && i % spec.named_every == 0) {
+      name = "res." + std::to_string(i);
+      ++totals.named;
+    }
+    ObjectSpec o(id, type, name, i / 10, size, callsite, i % 3 == 0 ? "allocated" : "created");
+    o.parent = kDeviceId;
+    o.handle = uint64_t{0x7f3a00000000} + 0x40 * i;
+    // As the layer writes them: a last use for a third of the objects, and for buffers the
+    // bound memory and its edge.
+    if (i % 3 == 1) {
+      o.last_use = i / 10 + 5;
+      o.in_flight = i % 2 != 0;
+      ++totals.last_used;
+    }
+    if (type == "VkBuffer") {
+      edges->push_back(EdgeSpec{id, "memory", id + 1, "VkDeviceMemory", size});
+      ++totals.edges;
+      ++totals.buffers;
+    }
+    ++totals.objects;
+    totals.bytes += size;
+    return o;
+  });
+  b.write_file(path);
+  return totals;
 }
 
 }  // namespace vkleak::test
