@@ -41,10 +41,10 @@ std::string describe(const Snapshot& s) {
     const std::string* name = s.name(o);
     out += "O" + std::to_string(o.id) + " " + s.type_name(o) + " " + format_hex(o.handle) + " " +
            (name ? *name : "<null>") + " " + std::to_string(o.owner) + " " +
-           std::to_string(o.parent) + " " + origin_name(o.origin) + " " + std::to_string(o.frame) +
-           " " + std::to_string(o.time_ms) + " " + std::to_string(o.size) + " " +
-           std::to_string(o.callsite) + " " + std::to_string(o.refs) + " " +
-           std::to_string(o.in_flight);
+           std::to_string(o.parent) + " " + std::string(format::name(o.origin)) + " " +
+           std::to_string(o.frame) + " " + std::to_string(o.time_ms) + " " +
+           std::to_string(o.size) + " " + std::to_string(o.callsite) + " " +
+           std::to_string(o.refs) + " " + std::to_string(o.in_flight);
     if (const LastUse* u = last_use_of(s, i)) {
       out += " use " + std::to_string(u->frame) + "/" + std::to_string(u->queue) + "/" +
              std::to_string(u->serial);
