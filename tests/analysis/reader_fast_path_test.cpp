@@ -106,12 +106,13 @@ void expect_same(const std::string& path) {
 }
 
 std::string builder_json() {
-  test::SnapshotBuilder s(9, 4, "frame", 120);
+  test::SnapshotBuilder s(9, 4, format::Reason::kFrame, 120);
   const int site = s.callsite(0x1000);
-  s.object({10, "VkBuffer", "b\xc3\xa9", 1, 4096, site, "created", 119});  // UTF-8 name
-  s.object({11, "VkDeviceMemory", std::nullopt, 1, 4096, site, "allocated", 119});
+  s.object(
+      {10, "VkBuffer", "b\xc3\xa9", 1, 4096, site, format::Origin::kCreated, 119});  // UTF-8 name
+  s.object({11, "VkDeviceMemory", std::nullopt, 1, 4096, site, format::Origin::kAllocated, 119});
   s.bind(10, 11, 4096);
-  s.object({12, "VkDescriptorSet", "set", 2, 0, -1, "allocated"});
+  s.object({12, "VkDescriptorSet", "set", 2, 0, -1, format::Origin::kAllocated});
   s.edge({12, "descriptor", 5, "VkImageView"});
   s.edge({12, "descriptor.sampler", std::nullopt, "VkSampler"});
   s.destroyed({5, "VkImageView", "gone", 0, 100, site});

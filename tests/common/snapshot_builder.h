@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "core/snapshot.h"
+#include "format/snapshot_fields.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak::test {
 
@@ -25,14 +27,15 @@ inline constexpr uint64_t kDeviceId = 2;
 struct ObjectSpec {
   ObjectSpec(uint64_t id_, std::string type_, std::optional<std::string> name_ = std::nullopt,
              uint64_t frame_ = 0, uint64_t size_ = 0, int callsite_ = -1,
-             std::string origin_ = "created", std::optional<uint64_t> last_use_ = std::nullopt)
+             format::Origin origin_ = format::Origin::kCreated,
+             std::optional<uint64_t> last_use_ = std::nullopt)
       : id(id_),
         type(std::move(type_)),
         name(std::move(name_)),
         frame(frame_),
         size(size_),
         callsite(callsite_),
-        origin(std::move(origin_)),
+        origin(origin_),
         last_use(last_use_) {}
 
   uint64_t id = 0;
@@ -41,7 +44,7 @@ struct ObjectSpec {
   uint64_t frame = 0;  // creation
   uint64_t size = 0;
   int callsite = -1;  // index returned by SnapshotBuilder::callsite(), -1: none
-  std::string origin = "created";
+  format::Origin origin = format::Origin::kCreated;
   std::optional<uint64_t> last_use;  // frame
   bool in_flight = false;
   std::optional<uint64_t> parent;
@@ -80,7 +83,7 @@ struct DestroyedSpec {
 };
 
 struct EventSpec {
-  std::string kind = "destroyed_in_flight";
+  format::EventKind kind = format::EventKind::kDestroyedInFlight;
   std::string type = "VkDescriptorSet";
   std::optional<uint64_t> object;
   std::optional<std::string> name;
@@ -91,7 +94,7 @@ struct EventSpec {
 
 class SnapshotBuilder {
  public:
-  SnapshotBuilder(uint64_t pid, uint64_t sequence, std::string reason, uint64_t frame);
+  SnapshotBuilder(uint64_t pid, uint64_t sequence, format::Reason reason, uint64_t frame);
 
   // A call site of `depth` frames in the synthetic module "app" (its binary does not exist, so
   // frames read "app+0x...").
@@ -114,12 +117,12 @@ class SnapshotBuilder {
   SnapshotBuilder& generated_objects(size_t count, ObjectMaker make);
   // The frame of the device (default: the snapshot's frame).
   SnapshotBuilder& device_frame(uint64_t frame);
-  // "submit" (default) or "present".
-  SnapshotBuilder& frame_boundary(std::string boundary);
+  // Submit (default) or present.
+  SnapshotBuilder& frame_boundary(format::FrameBoundary boundary);
   // The "settings" member, as raw JSON (default "{}").
   SnapshotBuilder& settings(std::string raw_json);
-  // Another top-level member, as raw JSON (e.g. "final", "true"; "label", "\"SIGSEGV\"").
-  SnapshotBuilder& top(const std::string& key, const std::string& raw_json);
+  // Another top-level member, as raw JSON (e.g. top::kFinal, "true"; top::kLabel, "\"SIGSEGV\"").
+  SnapshotBuilder& top(format::top::Field key, const std::string& raw_json);
 
   // The snapshot as the layer would write it.
   std::string json() const;
@@ -133,13 +136,13 @@ class SnapshotBuilder {
 
  private:
   uint64_t pid_, sequence_, frame_;
-  std::string reason_;
+  format::Reason reason_;
   std::optional<uint64_t> device_frame_;
-  std::string frame_boundary_ = "submit";
+  format::FrameBoundary frame_boundary_ = format::FrameBoundary::kSubmit;
   std::string settings_ = "{}";
   size_t generated_count_ = 0;
   ObjectMaker generated_;
-  std::vector<std::pair<std::string, std::string>> top_;
+  std::vector<std::pair<format::top::Field, std::string>> top_;
   std::vector<ObjectSpec> objects_;
   std::vector<EdgeSpec> edges_;
   std::vector<DestroyedSpec> destroyed_;
