@@ -7,38 +7,10 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <vector>
 
 namespace bench {
 namespace {
-
-const char* result_name(VkResult r) {
-  switch (r) {
-    case VK_ERROR_OUT_OF_HOST_MEMORY:
-      return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-      return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED:
-      return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_LAYER_NOT_PRESENT:
-      return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT:
-      return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER:
-      return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    case VK_ERROR_DEVICE_LOST:
-      return "VK_ERROR_DEVICE_LOST";
-    case VK_TIMEOUT:
-      return "VK_TIMEOUT";
-    default:
-      return "VkResult";
-  }
-}
-
-bool has_extension(const std::vector<VkExtensionProperties>& list, const char* name) {
-  for (const VkExtensionProperties& e : list)
-    if (std::strcmp(e.extensionName, name) == 0) return true;
-  return false;
-}
 
 // Fillers live here rather than in the Context so that destroy_context() can drop them first.
 std::vector<VkBuffer>& fillers() {
@@ -56,102 +28,26 @@ std::unique_ptr<Context>& context_slot() {
   return *c;
 }
 
-std::unique_ptr<Context> create_context() {
-  auto ctx = std::make_unique<Context>();
-
-  uint32_t n = 0;
-  vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr);
-  std::vector<VkExtensionProperties> instance_exts(n);
-  vkEnumerateInstanceExtensionProperties(nullptr, &n, instance_exts.data());
-  std::vector<const char*> enabled;
-  // Needed for vkQueueInsertDebugUtilsLabelEXT, vkleak's in-band snapshot trigger.
-  ctx->debug_utils = has_extension(instance_exts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-  if (ctx->debug_utils) enabled.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-
-  VkApplicationInfo app{};
-  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-  app.pApplicationName = "vkleak-bench";
-  app.apiVersion = VK_API_VERSION_1_2;
-  VkInstanceCreateInfo ici{};
-  ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-  ici.pApplicationInfo = &app;
-  ici.enabledExtensionCount = static_cast<uint32_t>(enabled.size());
-  ici.ppEnabledExtensionNames = enabled.data();
-  BENCH_VK_CHECK(vkCreateInstance(&ici, nullptr, &ctx->instance));
-
-  uint32_t count = 0;
-  BENCH_VK_CHECK(vkEnumeratePhysicalDevices(ctx->instance, &count, nullptr));
-  if (count == 0) fail("no Vulkan physical device");
-  std::vector<VkPhysicalDevice> devices(count);
-  BENCH_VK_CHECK(vkEnumeratePhysicalDevices(ctx->instance, &count, devices.data()));
-  ctx->physical_device = devices[0];
-
-  VkPhysicalDeviceDriverProperties driver{};
-  driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
-  VkPhysicalDeviceProperties2 props{};
-  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  props.pNext = &driver;
-  vkGetPhysicalDeviceProperties2(ctx->physical_device, &props);
-  ctx->device_name = props.properties.deviceName;
-  ctx->driver = std::string(driver.driverName) + " " + driver.driverInfo;
-  vkGetPhysicalDeviceMemoryProperties(ctx->physical_device, &ctx->memory_properties);
-
-  vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &count, nullptr);
-  std::vector<VkQueueFamilyProperties> families(count);
-  vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &count, families.data());
-  ctx->queue_family = UINT32_MAX;
-  for (uint32_t i = 0; i < count; ++i) {
-    if (families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
-      ctx->queue_family = i;
-      break;
-    }
-  }
-  if (ctx->queue_family == UINT32_MAX) fail("no graphics queue family");
-
-  const float priority = 1.0f;
-  VkDeviceQueueCreateInfo qci{};
-  qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-  qci.queueFamilyIndex = ctx->queue_family;
-  qci.queueCount = 1;
-  qci.pQueuePriorities = &priority;
-  VkDeviceCreateInfo dci{};
-  dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-  dci.queueCreateInfoCount = 1;
-  dci.pQueueCreateInfos = &qci;
-  BENCH_VK_CHECK(vkCreateDevice(ctx->physical_device, &dci, nullptr, &ctx->device));
-  vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
-  if (ctx->debug_utils) {
-    ctx->queue_insert_label = reinterpret_cast<PFN_vkQueueInsertDebugUtilsLabelEXT>(
-        vkGetInstanceProcAddr(ctx->instance, "vkQueueInsertDebugUtilsLabelEXT"));
-  }
-  return ctx;
+harness::ContextConfig bench_config() {
+  harness::ContextConfig config;
+  config.app_name = "vkleak-bench";
+  config.max_api_version = VK_API_VERSION_1_2;
+  config.enable_features = false;
+  config.object_names = false;
+  return config;
 }
 
 }  // namespace
 
-void fail_vk(VkResult result, const char* what, const char* file, int line) {
-  std::fprintf(stderr, "error: %s failed: %s (%d) (%s:%d)\n", what, result_name(result),
-               static_cast<int>(result), file, line);
-  std::exit(1);
-}
-
-void fail(const std::string& message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  std::exit(1);
-}
-
-uint32_t Context::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const {
-  for (uint32_t i = 0; i < memory_properties.memoryTypeCount; ++i) {
-    if ((type_bits & (1u << i)) &&
-        (memory_properties.memoryTypes[i].propertyFlags & required) == required)
-      return i;
-  }
-  fail("no suitable memory type");
+Context::Context() : harness::Context(bench_config()) {
+  device_name = properties.deviceName;
+  driver = driver_info();
+  queue_insert_label = harness::Context::queue_insert_label();
 }
 
 Context& context() {
   std::unique_ptr<Context>& slot = context_slot();
-  if (!slot) slot = create_context();
+  if (!slot) slot = std::make_unique<Context>();
   return *slot;
 }
 
@@ -166,8 +62,7 @@ void destroy_context() {
     t.pop_back();
     f();
   }
-  vkDestroyDevice(slot->device, nullptr);
-  vkDestroyInstance(slot->instance, nullptr);
+  slot->destroy();
   slot.reset();
 }
 
@@ -191,7 +86,7 @@ void set_live_fillers(size_t count) {
   if (count > v.size()) v.reserve(count);
   while (v.size() < count) {
     VkBuffer b;
-    BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b));
+    VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b));
     v.push_back(b);
   }
   while (v.size() > count) {

@@ -1,6 +1,7 @@
 // Shared code of the vkleak benchmarks: one real Vulkan instance + device per process (through
-// the real loader, on whatever driver and layers the environment selects), live "filler" objects,
-// and process measurements (RSS, which layers are loaded).
+// the real loader, on whatever driver and layers the environment selects; made by the Vulkan
+// harness of tests/harness), live "filler" objects, and process measurements (RSS, which layers
+// are loaded).
 //
 // The programs never choose layers themselves: the same binary measures every configuration,
 // and bench/compare.py sets the environment.
@@ -11,41 +12,25 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
+
+#include "vk_harness.h"
 
 namespace bench {
 
-// Prints "error: <what>: <result> (<file>:<line>)" and exits 1: a benchmark that cannot set up
-// its Vulkan objects has nothing to measure.
-[[noreturn]] void fail_vk(VkResult result, const char* what, const char* file, int line);
-[[noreturn]] void fail(const std::string& message);
+using harness::fail;
 
-#define BENCH_VK_CHECK(expr)                                         \
-  do {                                                               \
-    VkResult bench_vk_result_ = (expr);                              \
-    if (bench_vk_result_ != VK_SUCCESS) {                            \
-      ::bench::fail_vk(bench_vk_result_, #expr, __FILE__, __LINE__); \
-    }                                                                \
-  } while (0)
+// The harness's context, in the benchmarks' configuration: instance "vkleak-bench", Vulkan 1.2,
+// VK_EXT_debug_utils where available, no device features, no debug names.
+struct Context : harness::Context {
+  Context();
 
-struct Context {
-  VkInstance instance = VK_NULL_HANDLE;
-  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
-  uint32_t queue_family = 0;
-  VkPhysicalDeviceMemoryProperties memory_properties{};
   std::string device_name;
   std::string driver;  // driver name and info, when the driver reports them
-  bool debug_utils = false;
   PFN_vkQueueInsertDebugUtilsLabelEXT queue_insert_label = nullptr;
-
-  // A memory type index with all of `required`; exits when there is none.
-  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required) const;
 };
 
 // The process-wide context, created on first use (instance with VK_EXT_debug_utils when
-// available, one device with one graphics queue).
+// available, one device with one graphics+compute queue).
 Context& context();
 // Destroys the filler objects, then the device and the instance (so that the layers' destroy
 // snapshots and leak checks see a clean program).

@@ -41,7 +41,7 @@ void BM_BufferPair(benchmark::State& state) {
   const VkBufferCreateInfo info = buffer_info(4096);
   for (auto _ : state) {
     VkBuffer b;
-    BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b));
+    VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b));
     vkDestroyBuffer(ctx.device, b, nullptr);
   }
   state.SetItemsProcessed(state.iterations());
@@ -56,26 +56,12 @@ SharedImage& shared_image() {
   static SharedImage* s = [] {
     Context& ctx = context();
     auto* img = new SharedImage;
-    VkImageCreateInfo ii{};
-    ii.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-    ii.imageType = VK_IMAGE_TYPE_2D;
-    ii.format = VK_FORMAT_R8G8B8A8_UNORM;
-    ii.extent = {64, 64, 1};
-    ii.mipLevels = 1;
-    ii.arrayLayers = 1;
-    ii.samples = VK_SAMPLE_COUNT_1_BIT;
-    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ii.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
-    ii.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    BENCH_VK_CHECK(vkCreateImage(ctx.device, &ii, nullptr, &img->image));
+    img->image = harness::create_image(ctx, {64, 64}, VK_IMAGE_USAGE_SAMPLED_BIT, "");
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(ctx.device, img->image, &req);
-    VkMemoryAllocateInfo ai{};
-    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-    ai.allocationSize = req.size;
-    ai.memoryTypeIndex = ctx.find_memory_type(req.memoryTypeBits, 0);
-    BENCH_VK_CHECK(vkAllocateMemory(ctx.device, &ai, nullptr, &img->memory));
-    BENCH_VK_CHECK(vkBindImageMemory(ctx.device, img->image, img->memory, 0));
+    img->memory = harness::allocate_memory_of_type(ctx, req.size,
+                                                   ctx.find_memory_type(req.memoryTypeBits, 0), "");
+    VK_CHECK(vkBindImageMemory(ctx.device, img->image, img->memory, 0));
     at_teardown([img] {
       vkDestroyImage(context().device, img->image, nullptr);
       vkFreeMemory(context().device, img->memory, nullptr);
@@ -96,7 +82,7 @@ void BM_ImageViewPair(benchmark::State& state) {
   info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
   for (auto _ : state) {
     VkImageView v;
-    BENCH_VK_CHECK(vkCreateImageView(ctx.device, &info, nullptr, &v));
+    VK_CHECK(vkCreateImageView(ctx.device, &info, nullptr, &v));
     vkDestroyImageView(ctx.device, v, nullptr);
   }
   state.SetItemsProcessed(state.iterations());
@@ -110,24 +96,11 @@ SetPool& set_pool() {
   static SetPool* s = [] {
     Context& ctx = context();
     auto* p = new SetPool;
-    VkDescriptorSetLayoutBinding binding{};
-    binding.binding = 0;
-    binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    binding.descriptorCount = 1;
-    binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
-    VkDescriptorSetLayoutCreateInfo li{};
-    li.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-    li.bindingCount = 1;
-    li.pBindings = &binding;
-    BENCH_VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &li, nullptr, &p->layout));
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 4};
-    VkDescriptorPoolCreateInfo pi{};
-    pi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-    pi.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
-    pi.maxSets = 4;
-    pi.poolSizeCount = 1;
-    pi.pPoolSizes = &size;
-    BENCH_VK_CHECK(vkCreateDescriptorPool(ctx.device, &pi, nullptr, &p->pool));
+    p->layout = harness::create_set_layout(ctx, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
+                                           VK_SHADER_STAGE_VERTEX_BIT, "");
+    p->pool =
+        harness::create_descriptor_pool(ctx, 4, {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 4}},
+                                        VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, "");
     at_teardown([p] {
       vkDestroyDescriptorPool(context().device, p->pool, nullptr);
       vkDestroyDescriptorSetLayout(context().device, p->layout, nullptr);
@@ -148,8 +121,8 @@ void BM_DescriptorSetPair(benchmark::State& state) {
   info.pSetLayouts = &p.layout;
   for (auto _ : state) {
     VkDescriptorSet set;
-    BENCH_VK_CHECK(vkAllocateDescriptorSets(ctx.device, &info, &set));
-    BENCH_VK_CHECK(vkFreeDescriptorSets(ctx.device, p.pool, 1, &set));
+    VK_CHECK(vkAllocateDescriptorSets(ctx.device, &info, &set));
+    VK_CHECK(vkFreeDescriptorSets(ctx.device, p.pool, 1, &set));
   }
   state.SetItemsProcessed(state.iterations());
 }
@@ -163,7 +136,7 @@ void BM_MemoryPair(benchmark::State& state) {
   info.memoryTypeIndex = ctx.find_memory_type(~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
   for (auto _ : state) {
     VkDeviceMemory m;
-    BENCH_VK_CHECK(vkAllocateMemory(ctx.device, &info, nullptr, &m));
+    VK_CHECK(vkAllocateMemory(ctx.device, &info, nullptr, &m));
     vkFreeMemory(ctx.device, m, nullptr);
   }
   state.SetItemsProcessed(state.iterations());
@@ -173,11 +146,7 @@ void BM_MemoryPair(benchmark::State& state) {
 // watching costs, against no layer and the validation layer.
 void BM_FenceStatus(benchmark::State& state) {
   Context& ctx = context();
-  VkFenceCreateInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-  info.flags = VK_FENCE_CREATE_SIGNALED_BIT;
-  VkFence fence;
-  BENCH_VK_CHECK(vkCreateFence(ctx.device, &info, nullptr, &fence));
+  VkFence fence = harness::create_fence(ctx, "", true);
   for (auto _ : state) {
     benchmark::DoNotOptimize(vkGetFenceStatus(ctx.device, fence));
   }
@@ -193,7 +162,7 @@ void BM_ThreadChurn(benchmark::State& state) {
   const VkBufferCreateInfo info = buffer_info(4096);
   for (auto _ : state) {
     VkBuffer b;
-    BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b));
+    VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &b));
     vkDestroyBuffer(ctx.device, b, nullptr);
   }
   state.SetItemsProcessed(state.iterations());
@@ -293,15 +262,12 @@ void BM_MemoryPerObject(benchmark::State& state) {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   if (bind) {
     VkBuffer probe;
-    BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &probe));
+    VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &probe));
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(ctx.device, probe, &req);
     vkDestroyBuffer(ctx.device, probe, nullptr);
-    VkMemoryAllocateInfo ai{};
-    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-    ai.allocationSize = req.size;
-    ai.memoryTypeIndex = ctx.find_memory_type(req.memoryTypeBits, 0);
-    BENCH_VK_CHECK(vkAllocateMemory(ctx.device, &ai, nullptr, &memory));
+    memory = harness::allocate_memory_of_type(ctx, req.size,
+                                              ctx.find_memory_type(req.memoryTypeBits, 0), "");
   }
   // Touched before the first RSS reading, so the handle array is not counted.
   std::vector<VkBuffer> buffers(n, VK_NULL_HANDLE);
@@ -309,16 +275,16 @@ void BM_MemoryPerObject(benchmark::State& state) {
     // One creation first: one-time allocations (a layer's first call site, tables) are not
     // per-object costs.
     VkBuffer warm;
-    BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &warm));
-    if (bind) BENCH_VK_CHECK(vkBindBufferMemory(ctx.device, warm, memory, 0));
+    VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &warm));
+    if (bind) VK_CHECK(vkBindBufferMemory(ctx.device, warm, memory, 0));
     vkDestroyBuffer(ctx.device, warm, nullptr);
   }
   double before = 0, after = 0;
   for (auto _ : state) {
     before = static_cast<double>(rss_bytes());
     for (size_t i = 0; i < n; ++i) {
-      BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &buffers[i]));
-      if (bind) BENCH_VK_CHECK(vkBindBufferMemory(ctx.device, buffers[i], memory, 0));
+      VK_CHECK(vkCreateBuffer(ctx.device, &info, nullptr, &buffers[i]));
+      if (bind) VK_CHECK(vkBindBufferMemory(ctx.device, buffers[i], memory, 0));
     }
     after = static_cast<double>(rss_bytes());
     state.PauseTiming();

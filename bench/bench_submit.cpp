@@ -29,34 +29,17 @@ struct HostBuffer {
 HostBuffer make_host_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                             const void* data) {
   HostBuffer hb;
-  VkBufferCreateInfo bi = buffer_info(size);
-  bi.usage = usage;
-  BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &bi, nullptr, &hb.buffer));
+  hb.buffer = harness::create_buffer_object(ctx, size, usage, "");
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(ctx.device, hb.buffer, &req);
-  VkMemoryAllocateInfo ai{};
-  ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  ai.allocationSize = req.size;
-  ai.memoryTypeIndex =
+  hb.memory = harness::allocate_memory_of_type(
+      ctx, req.size,
       ctx.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-  BENCH_VK_CHECK(vkAllocateMemory(ctx.device, &ai, nullptr, &hb.memory));
-  BENCH_VK_CHECK(vkBindBufferMemory(ctx.device, hb.buffer, hb.memory, 0));
-  void* mapped = nullptr;
-  BENCH_VK_CHECK(vkMapMemory(ctx.device, hb.memory, 0, VK_WHOLE_SIZE, 0, &mapped));
-  std::memcpy(mapped, data, static_cast<size_t>(size));
-  vkUnmapMemory(ctx.device, hb.memory);
+                                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT),
+      "");
+  VK_CHECK(vkBindBufferMemory(ctx.device, hb.buffer, hb.memory, 0));
+  harness::upload(ctx, hb.memory, 0, data, static_cast<size_t>(size));
   return hb;
-}
-
-VkShaderModule make_module(const Context& ctx, const uint32_t* code, size_t bytes) {
-  VkShaderModuleCreateInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-  info.codeSize = bytes;
-  info.pCode = code;
-  VkShaderModule m;
-  BENCH_VK_CHECK(vkCreateShaderModule(ctx.device, &info, nullptr, &m));
-  return m;
 }
 
 // Everything the draw loop uses; created once per process, destroyed with it.
@@ -66,20 +49,9 @@ class DrawScene {
     create_target();
     create_pipeline();
     create_bindings();
-    VkCommandPoolCreateInfo pi{};
-    pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-    pi.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-    pi.queueFamilyIndex = ctx.queue_family;
-    BENCH_VK_CHECK(vkCreateCommandPool(ctx.device, &pi, nullptr, &command_pool_));
-    VkCommandBufferAllocateInfo ai{};
-    ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-    ai.commandPool = command_pool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    BENCH_VK_CHECK(vkAllocateCommandBuffers(ctx.device, &ai, &cmd_));
-    VkFenceCreateInfo fi{};
-    fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-    BENCH_VK_CHECK(vkCreateFence(ctx.device, &fi, nullptr, &fence_));
+    command_pool_ = harness::create_command_pool(ctx, VK_COMMAND_POOL_CREATE_TRANSIENT_BIT, "");
+    cmd_ = harness::allocate_command_buffer(ctx, command_pool_, "");
+    fence_ = harness::create_fence(ctx, "");
   }
 
   ~DrawScene() {
@@ -103,11 +75,11 @@ class DrawScene {
   // One frame: record `draws` draws, submit, wait.
   void frame(int64_t draws) {
     const VkDevice d = ctx_.device;
-    BENCH_VK_CHECK(vkResetCommandPool(d, command_pool_, 0));
+    VK_CHECK(vkResetCommandPool(d, command_pool_, 0));
     VkCommandBufferBeginInfo bi{};
     bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    BENCH_VK_CHECK(vkBeginCommandBuffer(cmd_, &bi));
+    VK_CHECK(vkBeginCommandBuffer(cmd_, &bi));
     VkClearValue clear{};
     VkRenderPassBeginInfo rp{};
     rp.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
@@ -127,14 +99,14 @@ class DrawScene {
       vkCmdDraw(cmd_, 3, 1, 0, 0);
     }
     vkCmdEndRenderPass(cmd_);
-    BENCH_VK_CHECK(vkEndCommandBuffer(cmd_));
+    VK_CHECK(vkEndCommandBuffer(cmd_));
     VkSubmitInfo si{};
     si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd_;
-    BENCH_VK_CHECK(vkQueueSubmit(ctx_.queue, 1, &si, fence_));
-    BENCH_VK_CHECK(vkWaitForFences(d, 1, &fence_, VK_TRUE, UINT64_MAX));
-    BENCH_VK_CHECK(vkResetFences(d, 1, &fence_));
+    VK_CHECK(vkQueueSubmit(ctx_.queue, 1, &si, fence_));
+    VK_CHECK(vkWaitForFences(d, 1, &fence_, VK_TRUE, UINT64_MAX));
+    VK_CHECK(vkResetFences(d, 1, &fence_));
   }
 
  private:
@@ -145,156 +117,36 @@ class DrawScene {
 
   void create_target() {
     const VkDevice d = ctx_.device;
-    VkImageCreateInfo ii{};
-    ii.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-    ii.imageType = VK_IMAGE_TYPE_2D;
-    ii.format = VK_FORMAT_R8G8B8A8_UNORM;
-    ii.extent = {kExtent, kExtent, 1};
-    ii.mipLevels = 1;
-    ii.arrayLayers = 1;
-    ii.samples = VK_SAMPLE_COUNT_1_BIT;
-    ii.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ii.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
-    ii.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    BENCH_VK_CHECK(vkCreateImage(d, &ii, nullptr, &image_));
+    image_ =
+        harness::create_image(ctx_, {kExtent, kExtent}, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, "");
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(d, image_, &req);
-    VkMemoryAllocateInfo ai{};
-    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-    ai.allocationSize = req.size;
-    ai.memoryTypeIndex = ctx_.find_memory_type(req.memoryTypeBits, 0);
-    BENCH_VK_CHECK(vkAllocateMemory(d, &ai, nullptr, &image_memory_));
-    BENCH_VK_CHECK(vkBindImageMemory(d, image_, image_memory_, 0));
-    VkImageViewCreateInfo vi{};
-    vi.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
-    vi.image = image_;
-    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    vi.format = ii.format;
-    vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    BENCH_VK_CHECK(vkCreateImageView(d, &vi, nullptr, &view_));
-
-    VkAttachmentDescription color{};
-    color.format = ii.format;
-    color.samples = VK_SAMPLE_COUNT_1_BIT;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    color.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    color.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    VkSubpassDescription subpass{};
-    subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    subpass.colorAttachmentCount = 1;
-    subpass.pColorAttachments = &ref;
-    VkRenderPassCreateInfo rpi{};
-    rpi.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO;
-    rpi.attachmentCount = 1;
-    rpi.pAttachments = &color;
-    rpi.subpassCount = 1;
-    rpi.pSubpasses = &subpass;
-    BENCH_VK_CHECK(vkCreateRenderPass(d, &rpi, nullptr, &render_pass_));
-    VkFramebufferCreateInfo fi{};
-    fi.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
-    fi.renderPass = render_pass_;
-    fi.attachmentCount = 1;
-    fi.pAttachments = &view_;
-    fi.width = kExtent;
-    fi.height = kExtent;
-    fi.layers = 1;
-    BENCH_VK_CHECK(vkCreateFramebuffer(d, &fi, nullptr, &framebuffer_));
+    image_memory_ = harness::allocate_memory_of_type(
+        ctx_, req.size, ctx_.find_memory_type(req.memoryTypeBits, 0), "");
+    VK_CHECK(vkBindImageMemory(d, image_, image_memory_, 0));
+    view_ = harness::create_image_view(ctx_, image_, "");
+    render_pass_ = harness::create_render_pass(ctx_, "");
+    framebuffer_ = harness::create_framebuffer(ctx_, render_pass_, view_, {kExtent, kExtent}, "");
   }
 
   void create_pipeline() {
     const VkDevice d = ctx_.device;
-    VkDescriptorSetLayoutBinding binding{};
-    binding.binding = 0;
-    binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    binding.descriptorCount = 1;
-    binding.stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
-    VkDescriptorSetLayoutCreateInfo li{};
-    li.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-    li.bindingCount = 1;
-    li.pBindings = &binding;
-    BENCH_VK_CHECK(vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout_));
-    VkPipelineLayoutCreateInfo pli{};
-    pli.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-    pli.setLayoutCount = 1;
-    pli.pSetLayouts = &set_layout_;
-    BENCH_VK_CHECK(vkCreatePipelineLayout(d, &pli, nullptr, &pipeline_layout_));
+    set_layout_ = harness::create_set_layout(ctx_, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
+                                             VK_SHADER_STAGE_VERTEX_BIT, "");
+    pipeline_layout_ = harness::create_pipeline_layout(ctx_, {set_layout_}, "");
 
-    VkShaderModule vert = make_module(ctx_, bench_vert, sizeof(bench_vert));
-    VkShaderModule frag = make_module(ctx_, bench_frag, sizeof(bench_frag));
-    VkPipelineShaderStageCreateInfo stages[2]{};
-    stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-    stages[0].module = vert;
-    stages[0].pName = "main";
-    stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-    stages[1].module = frag;
-    stages[1].pName = "main";
-    VkVertexInputBindingDescription vb{0, 2 * sizeof(float), VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription va{0, 0, VK_FORMAT_R32G32_SFLOAT, 0};
-    VkPipelineVertexInputStateCreateInfo vis{};
-    vis.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO;
-    vis.vertexBindingDescriptionCount = 1;
-    vis.pVertexBindingDescriptions = &vb;
-    vis.vertexAttributeDescriptionCount = 1;
-    vis.pVertexAttributeDescriptions = &va;
-    VkPipelineInputAssemblyStateCreateInfo ias{};
-    ias.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
-    ias.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-    VkViewport viewport{0, 0, static_cast<float>(kExtent), static_cast<float>(kExtent), 0, 1};
-    VkRect2D scissor{{0, 0}, {kExtent, kExtent}};
-    VkPipelineViewportStateCreateInfo vps{};
-    vps.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
-    vps.viewportCount = 1;
-    vps.pViewports = &viewport;
-    vps.scissorCount = 1;
-    vps.pScissors = &scissor;
-    VkPipelineRasterizationStateCreateInfo rs{};
-    rs.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
-    rs.polygonMode = VK_POLYGON_MODE_FILL;
-    rs.cullMode = VK_CULL_MODE_NONE;
-    rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
-    rs.lineWidth = 1.0f;
-    VkPipelineMultisampleStateCreateInfo ms{};
-    ms.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO;
-    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-    VkPipelineColorBlendAttachmentState blend{};
-    blend.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
-                           VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-    VkPipelineColorBlendStateCreateInfo cbs{};
-    cbs.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
-    cbs.attachmentCount = 1;
-    cbs.pAttachments = &blend;
-    VkGraphicsPipelineCreateInfo gpi{};
-    gpi.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
-    gpi.stageCount = 2;
-    gpi.pStages = stages;
-    gpi.pVertexInputState = &vis;
-    gpi.pInputAssemblyState = &ias;
-    gpi.pViewportState = &vps;
-    gpi.pRasterizationState = &rs;
-    gpi.pMultisampleState = &ms;
-    gpi.pColorBlendState = &cbs;
-    gpi.layout = pipeline_layout_;
-    gpi.renderPass = render_pass_;
-    BENCH_VK_CHECK(vkCreateGraphicsPipelines(d, VK_NULL_HANDLE, 1, &gpi, nullptr, &pipeline_));
+    VkShaderModule vert = harness::create_shader_module(ctx_, bench_vert, "");
+    VkShaderModule frag = harness::create_shader_module(ctx_, bench_frag, "");
+    pipeline_ = harness::create_graphics_pipeline(ctx_, pipeline_layout_, render_pass_, vert, frag,
+                                                  {kExtent, kExtent}, "");
     vkDestroyShaderModule(d, vert, nullptr);
     vkDestroyShaderModule(d, frag, nullptr);
   }
 
   void create_bindings() {
     const VkDevice d = ctx_.device;
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kBindings};
-    VkDescriptorPoolCreateInfo pi{};
-    pi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-    pi.maxSets = kBindings;
-    pi.poolSizeCount = 1;
-    pi.pPoolSizes = &size;
-    BENCH_VK_CHECK(vkCreateDescriptorPool(d, &pi, nullptr, &descriptor_pool_));
+    descriptor_pool_ = harness::create_descriptor_pool(
+        ctx_, kBindings, {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kBindings}}, 0, "");
     std::vector<VkDescriptorSetLayout> layouts(kBindings, set_layout_);
     VkDescriptorSetAllocateInfo ai{};
     ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
@@ -302,7 +154,7 @@ class DrawScene {
     ai.descriptorSetCount = kBindings;
     ai.pSetLayouts = layouts.data();
     sets_.resize(kBindings);
-    BENCH_VK_CHECK(vkAllocateDescriptorSets(d, &ai, sets_.data()));
+    VK_CHECK(vkAllocateDescriptorSets(d, &ai, sets_.data()));
     for (uint32_t k = 0; k < kBindings; ++k) {
       // A tiny triangle in one cell of a 4x4 grid: cheap to rasterize, the API path dominates.
       const float triangle[6] = {0.0f, 0.0f, 0.1f, 0.0f, 0.0f, 0.1f};
@@ -318,14 +170,8 @@ class DrawScene {
                                1.0f};
       uniform_buffers_.push_back(
           make_host_buffer(ctx_, sizeof(params), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, params));
-      VkDescriptorBufferInfo info{uniform_buffers_.back().buffer, 0, VK_WHOLE_SIZE};
-      VkWriteDescriptorSet w{};
-      w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-      w.dstSet = sets_[k];
-      w.descriptorCount = 1;
-      w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-      w.pBufferInfo = &info;
-      vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
+      harness::write_buffer_descriptor(ctx_, sets_[k], 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                       uniform_buffers_.back().buffer);
     }
   }
 

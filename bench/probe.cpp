@@ -69,7 +69,7 @@ int main() {
     mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
     mi.pfnUserCallback = on_message;
     mi.pUserData = &counts;
-    BENCH_VK_CHECK(create_messenger(ctx.instance, &mi, nullptr, &messenger));
+    VK_CHECK(create_messenger(ctx.instance, &mi, nullptr, &messenger));
   }
 
   // 1. Parameter validation: usage 0 (lavapipe accepts it).
@@ -82,7 +82,7 @@ int main() {
   // 2. Core checks: 4 KiB buffer bound to 256 bytes (lavapipe only records the pointer).
   const VkBufferCreateInfo good = bench::buffer_info(4096);
   VkBuffer big = VK_NULL_HANDLE;
-  BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &good, nullptr, &big));
+  VK_CHECK(vkCreateBuffer(ctx.device, &good, nullptr, &big));
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(ctx.device, big, &req);
   VkMemoryAllocateInfo ai{};
@@ -90,7 +90,7 @@ int main() {
   ai.allocationSize = 256;
   ai.memoryTypeIndex = ctx.find_memory_type(req.memoryTypeBits, 0);
   VkDeviceMemory small = VK_NULL_HANDLE;
-  BENCH_VK_CHECK(vkAllocateMemory(ctx.device, &ai, nullptr, &small));
+  VK_CHECK(vkAllocateMemory(ctx.device, &ai, nullptr, &small));
   vkBindBufferMemory(ctx.device, big, small, 0);
   // The validation layer's wrapped handles are (id << 40) | id for a small sequential id;
   // lavapipe's are heap pointers.
@@ -101,7 +101,7 @@ int main() {
 
   // 3. Object lifetimes: a buffer left alive at vkDestroyDevice.
   VkBuffer leaked = VK_NULL_HANDLE;
-  BENCH_VK_CHECK(vkCreateBuffer(ctx.device, &good, nullptr, &leaked));
+  VK_CHECK(vkCreateBuffer(ctx.device, &good, nullptr, &leaked));
   const std::string device_name = ctx.device_name;
   const std::string driver = ctx.driver;
   // Before vkDestroyInstance: the loader unloads the layers there.

@@ -5,6 +5,7 @@
 
 #include "core/fast_json.h"
 #include "core/hex.h"
+#include "format/snapshot_fields.h"
 
 namespace vkleak {
 namespace {
@@ -138,46 +139,37 @@ bool read_object(Cursor* c, uint32_t required, Number number, Field field) {
   return c->eat('}') && (seen & required) == required;
 }
 
-int index_of(std::string_view key, std::initializer_list<std::string_view> names) {
-  int i = 0;
-  for (std::string_view name : names) {
-    if (name == key) return i;
-    ++i;
+template <size_t N>
+int index_of(std::string_view key, const std::string_view (&names)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == key) return static_cast<int>(i);
   }
   return -1;
 }
 
 bool read_last_use(Cursor* c, LastUse* out) {
+  namespace f = format::last_use;
   return read_object(
-      c, 0x7,
-      [](std::string_view k) {
-        return index_of(k, {"frame", "queue", "serial"});
-      },
+      c, format::kLastUse.required, [](std::string_view k) { return index_of(k, f::kNames); },
       [&](int n) {
-        return c->u64(n == 0 ? &out->frame : n == 1 ? &out->queue : &out->serial);
+        return c->u64(n == f::kFrame ? &out->frame : n == f::kQueue ? &out->queue : &out->serial);
       });
 }
 
 bool read_memory(Cursor* c, MemoryBinding* out) {
+  namespace f = format::memory;
   return read_object(
-      c, 0x7,
-      [](std::string_view k) {
-        return index_of(k, {"id", "offset", "size"});
-      },
+      c, format::kMemory.required, [](std::string_view k) { return index_of(k, f::kNames); },
       [&](int n) {
-        return n == 0 ? c->i64(&out->memory) : c->u64(n == 1 ? &out->offset : &out->size);
+        return n == f::kId ? c->i64(&out->memory)
+                           : c->u64(n == f::kOffset ? &out->offset : &out->size);
       });
 }
 
 bool read_edge(Cursor* c, RawEdge* out) {
-  enum { kKind, kTo, kType, kHandle, kName, kSlot, kOffset, kSize };
-  constexpr uint32_t kRequired =
-      1u << kKind | 1u << kTo | 1u << kType | 1u << kHandle | 1u << kSlot;
+  using namespace format::edge;
   return read_object(
-      c, kRequired,
-      [](std::string_view k) {
-        return index_of(k, {"kind", "to", "type", "handle", "name", "slot", "offset", "size"});
-      },
+      c, format::kEdge.required, [](std::string_view k) { return index_of(k, kNames); },
       [&](int n) {
         uint64_t u;
         bool is_null;
@@ -206,75 +198,37 @@ bool read_edge(Cursor* c, RawEdge* out) {
       });
 }
 
-enum ObjectKey {
-  kId,
-  kType,
-  kHandle,
-  kName,
-  kOwner,
-  kParent,
-  kOrigin,
-  kFrame,
-  kTimeMs,
-  kSize,
-  kCallsite,
-  kRefs,
-  kLastUse,
-  kInFlight,
-  kMemory,
-  kEdges
+using namespace format::object;
+
+// By length first: one comparison for most keys (the contract's names, looked up once).
+struct ObjectKeys {
+  static constexpr size_t kLongest = 16;
+  int8_t by_length[kLongest + 1][4];  // field ids of each length, -1 after the last
+  constexpr ObjectKeys() : by_length() {
+    for (auto& row : by_length)
+      for (int8_t& id : row) id = -1;
+    for (int i = 0; i < kCount; ++i) {
+      int8_t* row = by_length[kNames[i].size()];
+      int k = 0;
+      while (row[k] >= 0) ++k;
+      row[k] = static_cast<int8_t>(i);
+    }
+  }
 };
+constexpr ObjectKeys kObjectKeys;
 
 int object_key(std::string_view k) {
-  // By length first: one comparison for most keys.
-  switch (k.size()) {
-    case 2:
-      return k == "id" ? kId : -1;
-    case 4:
-      if (k == "type") return kType;
-      if (k == "name") return kName;
-      if (k == "size") return kSize;
-      if (k == "refs") return kRefs;
-      return -1;
-    case 5:
-      if (k == "owner") return kOwner;
-      if (k == "frame") return kFrame;
-      if (k == "edges") return kEdges;
-      return -1;
-    case 6:
-      if (k == "handle") return kHandle;
-      if (k == "parent") return kParent;
-      if (k == "origin") return kOrigin;
-      if (k == "memory") return kMemory;
-      return -1;
-    case 7:
-      return k == "time_ms" ? kTimeMs : -1;
-    case 8:
-      if (k == "callsite") return kCallsite;
-      if (k == "last_use") return kLastUse;
-      return -1;
-    case 9:
-      return k == "in_flight" ? kInFlight : -1;
-    default:
-      return -1;
+  if (k.size() > ObjectKeys::kLongest) return -1;
+  for (int8_t id : kObjectKeys.by_length[k.size()]) {
+    if (id < 0) return -1;
+    if (kNames[id] == k) return id;
   }
+  return -1;
 }
 
 bool read_origin(Cursor* c, Origin* out) {
   std::string_view s;
-  if (!c->str(&s)) return false;
-  if (s == "created") {
-    *out = Origin::kCreated;
-  } else if (s == "allocated") {
-    *out = Origin::kAllocated;
-  } else if (s == "retrieved") {
-    *out = Origin::kRetrieved;
-  } else if (s == "swapchain_image") {
-    *out = Origin::kSwapchainImage;
-  } else {
-    return false;
-  }
-  return true;
+  return c->str(&s) && format::parse(s, out);
 }
 
 }  // namespace
@@ -286,9 +240,8 @@ const char* parse_object_record(const char* p, const char* end, RawRecord* out) 
   *out = RawRecord{};
   out->edges = std::move(edges);
   Object& o = out->object;
-  // Every key but refs, memory and edges (version 2).
-  constexpr uint32_t kRequired = ((1u << kRefs) - 1) | 1u << kLastUse | 1u << kInFlight;
-  const bool ok = read_object(&c, kRequired, object_key, [&](int n) {
+  // Version 2: every required key.
+  const bool ok = read_object(&c, format::kObject.required, object_key, [&](int n) {
     uint64_t u;
     bool is_null;
     switch (n) {

@@ -6,20 +6,6 @@
 
 namespace vkleak {
 
-const char* origin_name(Origin origin) {
-  switch (origin) {
-    case Origin::kCreated:
-      return "created";
-    case Origin::kAllocated:
-      return "allocated";
-    case Origin::kRetrieved:
-      return "retrieved";
-    case Origin::kSwapchainImage:
-      return "swapchain_image";
-  }
-  return "unknown";
-}
-
 namespace {
 
 // Side tables are sorted by object index (the parser appends them in file order).

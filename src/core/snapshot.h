@@ -1,4 +1,4 @@
-// The in-memory model of one vkleak snapshot (format "vkleak-snapshot", versions 1 and 2).
+// The in-memory model of one vkleak snapshot (src/format/: the format, its versions and keys).
 //
 // Compact on purpose: a snapshot may hold a million objects, so an Object is 64 bytes of plain
 // data, its strings (type, debug name) are indices into per-snapshot interned tables, and what
@@ -15,22 +15,17 @@
 #include <utility>
 #include <vector>
 
-namespace vkleak {
+#include "format/snapshot_format.h"
 
-// The snapshot format versions this build understands. Version 2 added the object graph
-// (edges, bound memory), last use by a submission, queues, destroyed targets and events.
-inline constexpr int kSnapshotVersion = 2;
-inline constexpr int kOldestSnapshotVersion = 1;
+namespace vkleak {
 
 // "null" for the integer fields that the format allows to be null.
 inline constexpr int64_t kNullId = std::numeric_limits<int64_t>::min();
 inline constexpr int32_t kNoCallsite = -1;
 inline constexpr int32_t kNoName = -1;
 
-enum class Origin : uint8_t { kCreated, kAllocated, kRetrieved, kSwapchainImage };
-
-// "created", "allocated", "retrieved" or "swapchain_image".
-const char* origin_name(Origin origin);
+// How an object came to be; format::name() gives its string.
+using Origin = format::Origin;
 
 struct Object {
   uint64_t id = 0;      // run-unique creation sequence number

@@ -18,11 +18,11 @@
 #include "core/hex.h"
 #include "core/record_parser.h"
 #include "core/string_interner.h"
+#include "format/snapshot_fields.h"
 
 namespace vkleak {
 namespace {
 
-constexpr std::string_view kFormatName = "vkleak-snapshot";
 constexpr char kScalarExpected[] = "a string, number, boolean or null";
 constexpr char kHandleExpected[] = "a hex string like \"0x1f\" (at most 16 digits)";
 
@@ -101,10 +101,6 @@ bool is_array(Ctx ctx) {
   return element_of(ctx) != Ctx::kRoot;
 }
 
-constexpr uint32_t bit(int field) {
-  return uint32_t{1} << field;
-}
-
 template <size_t N>
 constexpr int field_index(const std::string_view (&names)[N], std::string_view key) {
   for (size_t i = 0; i < N; ++i) {
@@ -113,290 +109,57 @@ constexpr int field_index(const std::string_view (&names)[N], std::string_view k
   return -1;
 }
 
-// --- The keys of each object context; field ids index these tables. ---------------------------
+// --- The keys of each object context: the contract's field lists (src/format/). -------------
 
-enum TopField {
-  kTopFormat,
-  kTopVersion,
-  kTopProducer,
-  kTopPid,
-  kTopExecutable,
-  kTopSequence,
-  kTopReason,
-  kTopScope,
-  kTopFrame,
-  kTopFrameBoundary,
-  kTopTimeMs,
-  kTopDegraded,
-  kTopInstances,
-  kTopDevices,
-  kTopObjects,
-  kTopCallsites,
-  kTopModules,
-  kTopCounts,
-  kTopLabel,
-  kTopDestroyed,
-  kTopEvents,
-  kTopEventsDropped,
-  kTopFinal,
-  kTopUnwritten,
-  kTopUnwrittenCount,
-  kTopCoalescedSignals,
-  kTopErrorResults,
-};
-constexpr std::string_view kTopNames[] = {"format",          "version",
-                                          "producer",        "pid",
-                                          "executable",      "sequence",
-                                          "reason",          "scope",
-                                          "frame",           "frame_boundary",
-                                          "time_ms",         "degraded",
-                                          "instances",       "devices",
-                                          "objects",         "callsites",
-                                          "modules",         "counts",
-                                          "label",           "destroyed",
-                                          "events",          "events_dropped",
-                                          "final",           "unwritten",
-                                          "unwritten_count", "coalesced_signals",
-                                          "error_results"};
+using ObjectSpec = format::Fields;
+using namespace format;  // the field namespaces: top::kFormat, object::kId, ...
 
-enum ProducerField { kProducerName, kProducerVersion };
-constexpr std::string_view kProducerNames[] = {"name", "version"};
-
-enum ScopeField { kScopeDevice, kScopeInstance };
-constexpr std::string_view kScopeNames[] = {"device", "instance"};
-
-enum ErrorResultField { kErrOutOfDeviceMemory, kErrOutOfHostMemory, kErrDeviceLost };
-constexpr std::string_view kErrorResultNames[] = {"out_of_device_memory", "out_of_host_memory",
-                                                  "device_lost"};
-
-enum InstanceField { kInstId, kInstHandle, kInstApplication, kInstEngine, kInstApiVersion };
-constexpr std::string_view kInstanceNames[] = {"id", "handle", "application", "engine",
-                                               "api_version"};
-
-enum DeviceField {
-  kDevId,
-  kDevHandle,
-  kDevInstance,
-  kDevPhysicalDevice,
-  kDevFrame,
-  kDevSubmits,
-  kDevPresents,
-  kDevDegraded,
-  kDevQueues,
-  kDevFrameBoundary,
-  kDevFrameBoundaryAuto
-};
-constexpr std::string_view kDeviceNames[] = {
-    "id",       "handle", "instance",       "physical_device",    "frame", "submits", "presents",
-    "degraded", "queues", "frame_boundary", "frame_boundary_auto"};
-
-enum QueueField { kQueueIndex, kQueueHandle, kQueueSubmitted, kQueueRetired };
-enum UnwrittenField { kUnwrittenSequence, kUnwrittenReason, kUnwrittenError };
-constexpr std::string_view kUnwrittenNames[] = {"sequence", "reason", "error"};
-constexpr std::string_view kQueueNames[] = {"index", "handle", "submitted", "retired"};
-
-enum ObjectField {
-  kObjId,
-  kObjType,
-  kObjHandle,
-  kObjName,
-  kObjOwner,
-  kObjParent,
-  kObjOrigin,
-  kObjFrame,
-  kObjTimeMs,
-  kObjSize,
-  kObjCallsite,
-  kObjRefs,
-  kObjLastUse,
-  kObjInFlight,
-  kObjMemory,
-  kObjEdges
-};
-constexpr std::string_view kObjectNames[] = {
-    "id",      "type", "handle",   "name", "owner",    "parent",    "origin", "frame",
-    "time_ms", "size", "callsite", "refs", "last_use", "in_flight", "memory", "edges"};
-
-enum LastUseField { kUseFrame, kUseQueue, kUseSerial };
-constexpr std::string_view kLastUseNames[] = {"frame", "queue", "serial"};
-
-enum MemoryField { kMemId, kMemOffset, kMemSize };
-constexpr std::string_view kMemoryNames[] = {"id", "offset", "size"};
-
-enum EdgeField {
-  kEdgeKind,
-  kEdgeTo,
-  kEdgeType,
-  kEdgeHandle,
-  kEdgeName,
-  kEdgeSlot,
-  kEdgeOffset,
-  kEdgeSize
-};
-constexpr std::string_view kEdgeNames[] = {"kind", "to",   "type",   "handle",
-                                           "name", "slot", "offset", "size"};
-
-enum DestroyedField {
-  kDesId,
-  kDesType,
-  kDesHandle,
-  kDesName,
-  kDesOwner,
-  kDesFrame,
-  kDesDestroyedFrame,
-  kDesSize,
-  kDesCallsite,
-  kDesDestroyCallsite
-};
-constexpr std::string_view kDestroyedNames[] = {
-    "id",   "type",     "handle",          "name", "owner", "frame", "destroyed_frame",
-    "size", "callsite", "destroy_callsite"};
-
-enum EventField {
-  kEvKind,
-  kEvOwner,
-  kEvType,
-  kEvHandle,
-  kEvObject,
-  kEvName,
-  kEvFrame,
-  kEvTimeMs,
-  kEvSubmission,
-  kEvPath,
-  kEvMessage,
-  kEvCallsite,
-  kEvCreated,
-  kEvReason,
-  kEvFirstDestroy,
-  kEvBelongsTo
-};
-constexpr std::string_view kEventNames[] = {"kind",       "owner",  "type",          "handle",
-                                            "object",     "name",   "frame",         "time_ms",
-                                            "submission", "path",   "message",       "callsite",
-                                            "created",    "reason", "first_destroy", "belongs_to"};
-
-// "created" and "first_destroy" of an event.
-enum FrameCallsiteField { kFcFrame, kFcCallsite };
-constexpr std::string_view kFrameCallsiteNames[] = {"frame", "callsite"};
-
-enum SubmissionField { kSubQueue, kSubSerial, kSubFrame };
-constexpr std::string_view kSubmissionNames[] = {"queue", "serial", "frame"};
-
-enum PathStepField { kStepId, kStepType, kStepName, kStepRelation };
-constexpr std::string_view kPathStepNames[] = {"id", "type", "name", "relation"};
-
-enum CallsiteField { kCsId, kCsFrames };
-constexpr std::string_view kCallsiteNames[] = {"id", "frames"};
-
-enum ModuleField { kModPath, kModBase, kModSize, kModBias, kModBuildId };
-constexpr std::string_view kModuleNames[] = {"path", "base", "size", "bias", "build_id"};
-
-enum CountField { kCountLive, kCountBytes };
-constexpr std::string_view kCountNames[] = {"live", "bytes"};
-
-// The keys of an object context, which of them are required, and which only from version 2.
-struct ObjectSpec {
-  const std::string_view* names = nullptr;
-  int count = 0;
-  uint32_t required = 0;
-  uint32_t since_v2 = 0;
-};
-
-template <size_t N>
-constexpr ObjectSpec make_spec(const std::string_view (&names)[N], uint32_t required,
-                               uint32_t since_v2 = 0) {
-  return ObjectSpec{names, static_cast<int>(N), required, since_v2};
-}
-
-// Every key of the table required.
-template <size_t N>
-constexpr uint32_t all_of(const std::string_view (&)[N]) {
-  return (uint32_t{1} << N) - 1;
-}
-
-constexpr ObjectSpec kSpecTop =
-    make_spec(kTopNames,
-              bit(kTopFormat) | bit(kTopVersion) | bit(kTopProducer) | bit(kTopPid) |
-                  bit(kTopSequence) | bit(kTopReason) | bit(kTopFrame) | bit(kTopTimeMs) |
-                  bit(kTopInstances) | bit(kTopDevices) | bit(kTopObjects) | bit(kTopCallsites) |
-                  bit(kTopModules) | bit(kTopCounts) | bit(kTopDestroyed) | bit(kTopEvents),
-              bit(kTopDestroyed) | bit(kTopEvents));
-constexpr ObjectSpec kSpecProducer =
-    make_spec(kProducerNames, bit(kProducerName) | bit(kProducerVersion));
-constexpr ObjectSpec kSpecScope = make_spec(kScopeNames, 0);
-constexpr ObjectSpec kSpecErrorResults = make_spec(kErrorResultNames, 0);
-constexpr ObjectSpec kSpecInstance = make_spec(kInstanceNames, bit(kInstId) | bit(kInstHandle));
-constexpr ObjectSpec kSpecDevice =
-    make_spec(kDeviceNames, bit(kDevId) | bit(kDevHandle) | bit(kDevInstance) | bit(kDevFrame));
-constexpr ObjectSpec kSpecQueue = make_spec(kQueueNames, all_of(kQueueNames));
-constexpr ObjectSpec kSpecUnwritten = make_spec(kUnwrittenNames, all_of(kUnwrittenNames));
-constexpr ObjectSpec kSpecObject =
-    make_spec(kObjectNames, (bit(kObjRefs) - 1) | bit(kObjLastUse) | bit(kObjInFlight),
-              bit(kObjLastUse) | bit(kObjInFlight));
-constexpr ObjectSpec kSpecLastUse = make_spec(kLastUseNames, all_of(kLastUseNames));
-constexpr ObjectSpec kSpecMemory = make_spec(kMemoryNames, all_of(kMemoryNames));
-constexpr ObjectSpec kSpecEdge = make_spec(
-    kEdgeNames, bit(kEdgeKind) | bit(kEdgeTo) | bit(kEdgeType) | bit(kEdgeHandle) | bit(kEdgeSlot));
-constexpr ObjectSpec kSpecDestroyed =
-    make_spec(kDestroyedNames, all_of(kDestroyedNames) & ~bit(kDesDestroyCallsite));
-constexpr ObjectSpec kSpecEvent =
-    make_spec(kEventNames, bit(kEvKind) | bit(kEvOwner) | bit(kEvType) | bit(kEvHandle) |
-                               bit(kEvObject) | bit(kEvFrame) | bit(kEvTimeMs) | bit(kEvMessage));
-constexpr ObjectSpec kSpecSubmission = make_spec(kSubmissionNames, all_of(kSubmissionNames));
-constexpr ObjectSpec kSpecFrameCallsite =
-    make_spec(kFrameCallsiteNames, all_of(kFrameCallsiteNames));
-constexpr ObjectSpec kSpecPathStep = make_spec(kPathStepNames, all_of(kPathStepNames));
-constexpr ObjectSpec kSpecCallsite = make_spec(kCallsiteNames, bit(kCsId) | bit(kCsFrames));
-constexpr ObjectSpec kSpecModule =
-    make_spec(kModuleNames, bit(kModPath) | bit(kModBase) | bit(kModSize) | bit(kModBias));
-constexpr ObjectSpec kSpecCount = make_spec(kCountNames, bit(kCountLive) | bit(kCountBytes));
-
-constexpr ObjectSpec kNoSpec;
+constexpr ObjectSpec kNoSpec{};
 
 // A table, not a function with statics: this is called for every key.
 constexpr const ObjectSpec& spec_of(Ctx ctx) {
   switch (ctx) {
     case Ctx::kTop:
-      return kSpecTop;
+      return format::kTop;
     case Ctx::kProducer:
-      return kSpecProducer;
+      return format::kProducer;
     case Ctx::kScope:
-      return kSpecScope;
+      return format::kScope;
     case Ctx::kErrorResults:
-      return kSpecErrorResults;
+      return format::kErrorResults;
     case Ctx::kInstance:
-      return kSpecInstance;
+      return format::kInstance;
     case Ctx::kDevice:
-      return kSpecDevice;
+      return format::kDevice;
     case Ctx::kQueue:
-      return kSpecQueue;
+      return format::kQueue;
     case Ctx::kUnwritten:
-      return kSpecUnwritten;
+      return format::kUnwritten;
     case Ctx::kObject:
-      return kSpecObject;
+      return format::kObject;
     case Ctx::kLastUse:
-      return kSpecLastUse;
+      return format::kLastUse;
     case Ctx::kMemory:
-      return kSpecMemory;
+      return format::kMemory;
     case Ctx::kEdge:
-      return kSpecEdge;
+      return format::kEdge;
     case Ctx::kDestroyed:
-      return kSpecDestroyed;
+      return format::kDestroyed;
     case Ctx::kEvent:
-      return kSpecEvent;
+      return format::kEvent;
     case Ctx::kSubmission:
-      return kSpecSubmission;
+      return format::kSubmission;
     case Ctx::kEventCreated:
     case Ctx::kEventFirstDestroy:
-      return kSpecFrameCallsite;
+      return format::kWhen;
     case Ctx::kPathStep:
-      return kSpecPathStep;
+      return format::kPathStep;
     case Ctx::kCallsite:
-      return kSpecCallsite;
+      return format::kCallsite;
     case Ctx::kModule:
-      return kSpecModule;
+      return format::kModule;
     case Ctx::kCount:
-      return kSpecCount;
+      return format::kCountFields;
     default:
       return kNoSpec;
   }
@@ -407,7 +170,9 @@ int lookup_field(const ObjectSpec& spec, std::string_view key) {
   // Size and first byte rule out almost every other key without a memcmp call.
   for (int i = 0; i < spec.count; ++i) {
     const std::string_view name = spec.names[i];
-    if (name.size() == key.size() && name[0] == key[0] && name == key) return i;
+    if (name.size() == key.size() && name[0] == key[0] && name == key) {
+      return spec.opaque & bit(i) ? -1 : i;  // opaque: ignored as an unknown key is
+    }
   }
   return -1;
 }
@@ -421,48 +186,48 @@ std::optional<ChildSpec> child_of(Ctx ctx, int field) {
   switch (ctx) {
     case Ctx::kTop:
       switch (field) {
-        case kTopProducer:
+        case top::kProducer:
           return ChildSpec{Ctx::kProducer, true};
-        case kTopScope:
+        case top::kScope:
           return ChildSpec{Ctx::kScope, true};
-        case kTopErrorResults:
+        case top::kErrorResults:
           return ChildSpec{Ctx::kErrorResults, true};
-        case kTopCounts:
+        case top::kCounts:
           return ChildSpec{Ctx::kCounts, true};
-        case kTopInstances:
+        case top::kInstances:
           return ChildSpec{Ctx::kInstances, false};
-        case kTopDevices:
+        case top::kDevices:
           return ChildSpec{Ctx::kDevices, false};
-        case kTopObjects:
+        case top::kObjects:
           return ChildSpec{Ctx::kObjects, false};
-        case kTopCallsites:
+        case top::kCallsites:
           return ChildSpec{Ctx::kCallsites, false};
-        case kTopModules:
+        case top::kModules:
           return ChildSpec{Ctx::kModules, false};
-        case kTopDestroyed:
+        case top::kDestroyed:
           return ChildSpec{Ctx::kDestroyedList, false};
-        case kTopEvents:
+        case top::kEvents:
           return ChildSpec{Ctx::kEvents, false};
-        case kTopUnwritten:
+        case top::kUnwritten:
           return ChildSpec{Ctx::kUnwrittenList, false};
       }
       break;
     case Ctx::kDevice:
-      if (field == kDevQueues) return ChildSpec{Ctx::kQueues, false};
+      if (field == device::kQueues) return ChildSpec{Ctx::kQueues, false};
       break;
     case Ctx::kObject:
-      if (field == kObjLastUse) return ChildSpec{Ctx::kLastUse, true};
-      if (field == kObjMemory) return ChildSpec{Ctx::kMemory, true};
-      if (field == kObjEdges) return ChildSpec{Ctx::kEdges, false};
+      if (field == object::kLastUse) return ChildSpec{Ctx::kLastUse, true};
+      if (field == object::kMemory) return ChildSpec{Ctx::kMemory, true};
+      if (field == object::kEdges) return ChildSpec{Ctx::kEdges, false};
       break;
     case Ctx::kEvent:
-      if (field == kEvSubmission) return ChildSpec{Ctx::kSubmission, true};
-      if (field == kEvPath) return ChildSpec{Ctx::kPath, false};
-      if (field == kEvCreated) return ChildSpec{Ctx::kEventCreated, true};
-      if (field == kEvFirstDestroy) return ChildSpec{Ctx::kEventFirstDestroy, true};
+      if (field == event::kSubmission) return ChildSpec{Ctx::kSubmission, true};
+      if (field == event::kPath) return ChildSpec{Ctx::kPath, false};
+      if (field == event::kCreated) return ChildSpec{Ctx::kEventCreated, true};
+      if (field == event::kFirstDestroy) return ChildSpec{Ctx::kEventFirstDestroy, true};
       break;
     case Ctx::kCallsite:
-      if (field == kCsFrames) return ChildSpec{Ctx::kFrames, false};
+      if (field == callsite::kFrames) return ChildSpec{Ctx::kFrames, false};
       break;
     default:
       break;
@@ -495,6 +260,17 @@ std::string describe(const Scalar& v) {
       return "the string " + quote_printable(*v.s, 40);
   }
   return "?";
+}
+
+// "one of a, b, c": what an enum's value may be.
+template <size_t N>
+std::string one_of(const std::string_view (&names)[N]) {
+  std::string text = "one of ";
+  for (size_t i = 0; i < N; ++i) {
+    if (i) text += ", ";
+    text += names[i];
+  }
+  return text;
 }
 
 template <typename T>
@@ -538,18 +314,18 @@ class SnapshotHandler {
   std::optional<Error> finish(bool parsed_to_end) {
     if (format_seen_ && !format_ok_) {
       return Error{ErrorKind::kForeign,
-                   "not a vkleak snapshot (\"format\" is " + format_text_ +
-                       ", expected \"vkleak-snapshot\")",
+                   "not a vkleak snapshot (\"format\" is " + format_text_ + ", expected \"" +
+                       std::string(format::kFormatName) + "\")",
                    std::nullopt};
     }
     if (root_not_object_) {
       return Error{ErrorKind::kForeign,
                    "not a vkleak snapshot (the JSON document is not an object)", std::nullopt};
     }
-    if (version_seen_ && version_ > kSnapshotVersion) {
+    if (version_seen_ && version_ > format::kVersion) {
       return Error{ErrorKind::kVersion,
                    "snapshot version " + std::to_string(version_) +
-                       " is newer than this vkleak supports (" + std::to_string(kSnapshotVersion) +
+                       " is newer than this vkleak supports (" + std::to_string(format::kVersion) +
                        "); upgrade vkleak",
                    std::nullopt};
     }
@@ -625,7 +401,7 @@ class SnapshotHandler {
   bool key(std::string& key) {
     src_.mark_event();
     if (draining_) {
-      if (depth_ == 1) field_ = field_index(kTopNames, key);
+      if (depth_ == 1) field_ = field_index(top::kNames, key);
       return true;
     }
     if (skip_ > 0) return true;
@@ -981,7 +757,7 @@ class SnapshotHandler {
       skip_ = 1;
       return true;
     }
-    if (top.ctx == Ctx::kTop && field_ == kTopFormat) return note_format(nullptr);
+    if (top.ctx == Ctx::kTop && field_ == top::kFormat) return note_format(nullptr);
     const std::optional<ChildSpec> child = child_of(top.ctx, field_);
     if (!child) return type_error(kScalarExpected, is_object);
     if (child->object != is_object) {
@@ -1026,7 +802,7 @@ class SnapshotHandler {
     const uint32_t missing = required & ~top.seen;
     if (missing != 0) {
       const int field = __builtin_ctz(missing);
-      if (top.ctx == Ctx::kTop && field == kTopFormat) {
+      if (top.ctx == Ctx::kTop && field == top::kFormat) {
         return stop(ErrorKind::kForeign, "not a vkleak snapshot (no \"format\" key)");
       }
       return fail("missing required key \"" + std::string(spec.names[field]) + "\"",
@@ -1105,8 +881,8 @@ class SnapshotHandler {
   bool scalar(const Scalar& v) {
     src_.mark_event();
     if (draining_) {
-      if (depth_ == 1 && field_ == kTopFormat) return note_format(&v);
-      if (depth_ == 1 && field_ == kTopVersion) return note_version(v);
+      if (depth_ == 1 && field_ == top::kFormat) return note_format(&v);
+      if (depth_ == 1 && field_ == top::kVersion) return note_version(v);
       return true;
     }
     if (skip_ > 0) return true;
@@ -1131,26 +907,26 @@ class SnapshotHandler {
       case Ctx::kEdge:
         return edge_scalar(v);
       case Ctx::kLastUse:
-        get_u64(v, field_ == kUseFrame   ? &last_use_.frame
-                   : field_ == kUseQueue ? &last_use_.queue
-                                         : &last_use_.serial);
+        get_u64(v, field_ == last_use::kFrame   ? &last_use_.frame
+                   : field_ == last_use::kQueue ? &last_use_.queue
+                                                : &last_use_.serial);
         return true;
       case Ctx::kMemory:
-        if (field_ == kMemId) {
+        if (field_ == memory::kId) {
           get_i64(v, &memory_.memory);
         } else {
-          get_u64(v, field_ == kMemOffset ? &memory_.offset : &memory_.size);
+          get_u64(v, field_ == memory::kOffset ? &memory_.offset : &memory_.size);
         }
         return true;
       case Ctx::kTop:
         return top_scalar(v);
       case Ctx::kProducer:
-        get_string(v, field_ == kProducerName ? &snap_.producer_name : &snap_.producer_version);
+        get_string(v, field_ == producer::kName ? &snap_.producer_name : &snap_.producer_version);
         return true;
       case Ctx::kScope: {
         int64_t id;
         if (get_i64(v, &id)) {
-          (field_ == kScopeDevice ? snap_.scope_device : snap_.scope_instance) = id;
+          (field_ == scope::kDevice ? snap_.scope_device : snap_.scope_instance) = id;
         }
         return true;
       }
@@ -1167,20 +943,20 @@ class SnapshotHandler {
       case Ctx::kEvent:
         return event_scalar(v);
       case Ctx::kSubmission:
-        get_i64(v, field_ == kSubQueue    ? &event_.submission_queue
-                   : field_ == kSubSerial ? &event_.submission_serial
-                                          : &event_.submission_frame);
+        get_i64(v, field_ == submission::kQueue    ? &event_.submission_queue
+                   : field_ == submission::kSerial ? &event_.submission_serial
+                                                   : &event_.submission_frame);
         return true;
       case Ctx::kPathStep:
         return path_step_scalar(v);
       case Ctx::kEventCreated:
-        if (field_ == kFcFrame) return get_i64(v, &event_.created_frame), true;
+        if (field_ == when::kFrame) return get_i64(v, &event_.created_frame), true;
         return get_callsite(v, &event_.created_callsite), true;
       case Ctx::kEventFirstDestroy:
-        if (field_ == kFcFrame) return get_i64(v, &event_.first_destroy_frame), true;
+        if (field_ == when::kFrame) return get_i64(v, &event_.first_destroy_frame), true;
         return get_callsite(v, &event_.first_destroy_callsite), true;
       case Ctx::kCallsite:
-        if (field_ == kCsId) {
+        if (field_ == callsite::kId) {
           get_u64(v, &callsite_id_);
           return true;
         }
@@ -1188,12 +964,14 @@ class SnapshotHandler {
       case Ctx::kModule:
         return module_scalar(v);
       case Ctx::kCount:
-        get_u64(v, field_ == kCountLive ? &count_.live : &count_.bytes);
+        get_u64(v, field_ == count::kLive ? &count_.live : &count_.bytes);
         return true;
       case Ctx::kErrorResults:
-        get_u64(v, field_ == kErrOutOfDeviceMemory ? &snap_.error_results.out_of_device_memory
-                   : field_ == kErrOutOfHostMemory ? &snap_.error_results.out_of_host_memory
-                                                   : &snap_.error_results.device_lost);
+        get_u64(v, field_ == error_results::kOutOfDeviceMemory
+                       ? &snap_.error_results.out_of_device_memory
+                   : field_ == error_results::kOutOfHostMemory
+                       ? &snap_.error_results.out_of_host_memory
+                       : &snap_.error_results.device_lost);
         return true;
       default:
         return true;
@@ -1204,7 +982,7 @@ class SnapshotHandler {
   // v == nullptr: the value was a container.
   bool note_format(const Scalar* v) {
     format_seen_ = true;
-    format_ok_ = v && v->kind == Scalar::kString && *v->s == kFormatName;
+    format_ok_ = v && v->kind == Scalar::kString && *v->s == format::kFormatName;
     if (format_ok_) return true;
     format_text_ = v ? describe(*v) : "not a string";
     return stop(ErrorKind::kForeign, "not a vkleak snapshot");
@@ -1217,7 +995,7 @@ class SnapshotHandler {
     version_seen_ = true;
     version_ =
         v.kind == Scalar::kUint ? static_cast<int64_t>(std::min<uint64_t>(v.u, INT64_MAX)) : v.i;
-    if (version_ > kSnapshotVersion) {
+    if (version_ > format::kVersion) {
       // With the format known there is nothing more to learn; otherwise look on for it, so a
       // foreign document with a "version" key is called foreign.
       if (format_seen_) return stop(ErrorKind::kVersion, "newer version");
@@ -1226,7 +1004,7 @@ class SnapshotHandler {
       return true;
     }
     if (draining_) return true;
-    if (version_ < kOldestSnapshotVersion) {
+    if (version_ < format::kOldestVersion) {
       return fail("unsupported snapshot version " + std::to_string(version_));
     }
     snap_.version = static_cast<int>(version_);
@@ -1235,57 +1013,57 @@ class SnapshotHandler {
 
   bool top_scalar(const Scalar& v) {
     switch (field_) {
-      case kTopFormat:
+      case top::kFormat:
         return note_format(&v);
-      case kTopVersion:
+      case top::kVersion:
         return note_version(v);
-      case kTopPid:
+      case top::kPid:
         get_u64(v, &snap_.pid);
         return true;
-      case kTopExecutable:
+      case top::kExecutable:
         get_string(v, &snap_.executable);
         return true;
-      case kTopSequence:
+      case top::kSequence:
         get_u64(v, &snap_.sequence);
         return true;
-      case kTopReason:
+      case top::kReason:
         get_string(v, &snap_.reason);
         return true;
-      case kTopScope:
+      case top::kScope:
         if (v.kind != Scalar::kNull) return type_error("an object or null", v);
         return true;
-      case kTopFrame:
+      case top::kFrame:
         get_u64(v, &snap_.frame);
         return true;
-      case kTopFrameBoundary:
+      case top::kFrameBoundary:
         get_string(v, &snap_.frame_boundary);
         return true;
-      case kTopTimeMs:
+      case top::kTimeMs:
         get_u64(v, &snap_.time_ms);
         return true;
-      case kTopDegraded:
+      case top::kDegraded:
         get_bool(v, &snap_.degraded);
         return true;
-      case kTopLabel:
+      case top::kLabel:
         get_opt_string(v, &snap_.label);
         return true;
-      case kTopEventsDropped:
+      case top::kEventsDropped:
         get_u64(v, &snap_.events_dropped);
         return true;
-      case kTopFinal: {
+      case top::kFinal: {
         bool b = false;
         if (get_bool(v, &b)) snap_.final_snapshot = b;
         return true;
       }
-      case kTopUnwrittenCount:
+      case top::kUnwrittenCount:
         get_u64(v, &snap_.unwritten_count);
         return true;
-      case kTopCoalescedSignals:
+      case top::kCoalescedSignals:
         get_u64(v, &snap_.coalesced_signals);
         return true;
-      case kTopProducer:
-      case kTopCounts:
-      case kTopErrorResults:
+      case top::kProducer:
+      case top::kCounts:
+      case top::kErrorResults:
         return type_error("an object", v);
       default:
         return type_error("an array", v);
@@ -1295,50 +1073,50 @@ class SnapshotHandler {
   bool object_scalar(const Scalar& v) {
     uint64_t u;
     switch (field_) {
-      case kObjId:
+      case object::kId:
         if (get_u64(v, &object_.id) && object_.id == 0) return fail("ids start at 1, got 0");
         return true;
-      case kObjType:
+      case object::kType:
         if (v.kind != Scalar::kString) return type_error("a Vulkan type name", v);
         intern_type(*v.s, /*strict=*/true, &object_.type);
         return true;
-      case kObjHandle:
+      case object::kHandle:
         get_handle(v, &object_.handle);
         return true;
-      case kObjName:
+      case object::kName:
         return intern_opt_name(v, &object_.name);
-      case kObjOwner:
+      case object::kOwner:
         get_i64(v, &object_.owner);
         return true;
-      case kObjParent:
+      case object::kParent:
         get_opt_i64(v, &object_.parent);
         return true;
-      case kObjOrigin:
+      case object::kOrigin:
         return set_origin(v);
-      case kObjFrame:
+      case object::kFrame:
         if (get_u64(v, &u)) object_.frame = saturate<uint32_t>(u);
         return true;
-      case kObjTimeMs:
+      case object::kTimeMs:
         if (get_u64(v, &u)) object_.time_ms = saturate<uint32_t>(u);
         return true;
-      case kObjSize:
+      case object::kSize:
         get_u64(v, &object_.size);
         return true;
-      case kObjCallsite:
+      case object::kCallsite:
         get_callsite(v, &object_.callsite);
         return true;
-      case kObjRefs:
+      case object::kRefs:
         if (get_u64(v, &u)) object_.refs = saturate<uint16_t>(u);
         return true;
-      case kObjLastUse:
+      case object::kLastUse:
         if (v.kind != Scalar::kNull) return type_error("an object or null", v);
         return true;
-      case kObjInFlight:
+      case object::kInFlight:
         get_bool(v, &object_.in_flight);
         return true;
-      case kObjMemory:
+      case object::kMemory:
         return type_error("an object", v);
-      case kObjEdges:
+      case object::kEdges:
         return type_error("an array", v);
       default:
         return true;
@@ -1346,55 +1124,37 @@ class SnapshotHandler {
   }
 
   bool set_origin(const Scalar& v) {
-    if (v.kind == Scalar::kString) {
-      const std::string& s = *v.s;
-      if (s == "created") {
-        object_.origin = Origin::kCreated;
-        return true;
-      }
-      if (s == "allocated") {
-        object_.origin = Origin::kAllocated;
-        return true;
-      }
-      if (s == "retrieved") {
-        object_.origin = Origin::kRetrieved;
-        return true;
-      }
-      if (s == "swapchain_image") {
-        object_.origin = Origin::kSwapchainImage;
-        return true;
-      }
-    }
-    return type_error("one of created, allocated, retrieved, swapchain_image", v);
+    if (v.kind == Scalar::kString && format::parse(*v.s, &object_.origin)) return true;
+    return type_error(one_of(format::kOriginNames).c_str(), v);
   }
 
   bool edge_scalar(const Scalar& v) {
     uint64_t u;
     switch (field_) {
-      case kEdgeKind:
+      case edge::kKind:
         if (v.kind != Scalar::kString) return type_error("a string", v);
         return intern_edge_kind(*v.s, &edge_.kind);
-      case kEdgeTo:
+      case edge::kTo:
         get_opt_i64(v, &edge_.to);
         return true;
-      case kEdgeType:
+      case edge::kType:
         if (v.kind != Scalar::kString) return type_error("a string", v);
         intern_type(*v.s, /*strict=*/false, &edge_.type);
         return true;
-      case kEdgeHandle:
+      case edge::kHandle:
         get_handle(v, &edge_.handle);
         return true;
-      case kEdgeName:
+      case edge::kName:
         if (v.kind != Scalar::kString) return type_error("a string", v);
         intern_name(*v.s, &edge_.name);
         return true;
-      case kEdgeSlot:
+      case edge::kSlot:
         if (get_u64(v, &u)) edge_.slot = saturate<uint32_t>(u);
         return true;
-      case kEdgeOffset:
+      case edge::kOffset:
         get_u64(v, &edge_.offset);
         return true;
-      case kEdgeSize:
+      case edge::kSize:
         get_u64(v, &edge_.size);
         return true;
       default:
@@ -1404,19 +1164,19 @@ class SnapshotHandler {
 
   bool instance_scalar(const Scalar& v) {
     switch (field_) {
-      case kInstId:
+      case instance::kId:
         get_i64(v, &instance_.id);
         return true;
-      case kInstHandle:
+      case instance::kHandle:
         get_handle(v, &instance_.handle);
         return true;
-      case kInstApplication:
+      case instance::kApplication:
         get_opt_string(v, &instance_.application);
         return true;
-      case kInstEngine:
+      case instance::kEngine:
         get_opt_string(v, &instance_.engine);
         return true;
-      case kInstApiVersion:
+      case instance::kApiVersion:
         get_string(v, &instance_.api_version);
         return true;
       default:
@@ -1426,37 +1186,37 @@ class SnapshotHandler {
 
   bool device_scalar(const Scalar& v) {
     switch (field_) {
-      case kDevId:
+      case device::kId:
         get_i64(v, &device_.id);
         return true;
-      case kDevHandle:
+      case device::kHandle:
         get_handle(v, &device_.handle);
         return true;
-      case kDevInstance:
+      case device::kInstance:
         get_i64(v, &device_.instance);
         return true;
-      case kDevPhysicalDevice:
+      case device::kPhysicalDevice:
         get_string(v, &device_.physical_device);
         return true;
-      case kDevFrame:
+      case device::kFrame:
         get_u64(v, &device_.frame);
         return true;
-      case kDevSubmits:
+      case device::kSubmits:
         get_u64(v, &device_.submits);
         return true;
-      case kDevPresents:
+      case device::kPresents:
         get_u64(v, &device_.presents);
         return true;
-      case kDevDegraded:
+      case device::kDegraded:
         get_bool(v, &device_.degraded);
         return true;
-      case kDevFrameBoundary:
+      case device::kFrameBoundary:
         get_string(v, &device_.frame_boundary);
         return true;
-      case kDevFrameBoundaryAuto:
+      case device::kFrameBoundaryAuto:
         get_bool(v, &device_.frame_boundary_auto);
         return true;
-      case kDevQueues:
+      case device::kQueues:
         return type_error("an array", v);
       default:
         return true;
@@ -1465,16 +1225,16 @@ class SnapshotHandler {
 
   bool queue_scalar(const Scalar& v) {
     switch (field_) {
-      case kQueueIndex:
+      case queue::kIndex:
         get_i64(v, &queue_.index);
         return true;
-      case kQueueHandle:
+      case queue::kHandle:
         get_handle(v, &queue_.handle);
         return true;
-      case kQueueSubmitted:
+      case queue::kSubmitted:
         get_u64(v, &queue_.submitted);
         return true;
-      case kQueueRetired:
+      case queue::kRetired:
         get_u64(v, &queue_.retired);
         return true;
       default:
@@ -1484,16 +1244,16 @@ class SnapshotHandler {
 
   bool unwritten_scalar(const Scalar& v) {
     switch (field_) {
-      case kUnwrittenSequence:
+      case unwritten::kSequence:
         if (v.kind != Scalar::kNull) {
           uint64_t u;
           if (get_u64(v, &u)) unwritten_.sequence = u;
         }
         return true;
-      case kUnwrittenReason:
+      case unwritten::kReason:
         get_string(v, &unwritten_.reason);
         return true;
-      case kUnwrittenError:
+      case unwritten::kError:
         get_string(v, &unwritten_.error);
         return true;
       default:
@@ -1503,34 +1263,34 @@ class SnapshotHandler {
 
   bool destroyed_scalar(const Scalar& v) {
     switch (field_) {
-      case kDesId:
+      case destroyed::kId:
         get_i64(v, &destroyed_.id);
         return true;
-      case kDesType:
+      case destroyed::kType:
         if (v.kind != Scalar::kString) return type_error("a string", v);
         intern_type(*v.s, /*strict=*/false, &destroyed_.type);
         return true;
-      case kDesHandle:
+      case destroyed::kHandle:
         get_handle(v, &destroyed_.handle);
         return true;
-      case kDesName:
+      case destroyed::kName:
         return intern_opt_name(v, &destroyed_.name);
-      case kDesOwner:
+      case destroyed::kOwner:
         get_i64(v, &destroyed_.owner);
         return true;
-      case kDesFrame:
+      case destroyed::kFrame:
         get_i64(v, &destroyed_.frame);
         return true;
-      case kDesDestroyedFrame:
+      case destroyed::kDestroyedFrame:
         get_i64(v, &destroyed_.destroyed_frame);
         return true;
-      case kDesSize:
+      case destroyed::kSize:
         get_i64(v, &destroyed_.size);
         return true;
-      case kDesCallsite:
+      case destroyed::kCallsite:
         get_callsite(v, &destroyed_.callsite);
         return true;
-      case kDesDestroyCallsite:
+      case destroyed::kDestroyCallsite:
         get_callsite(v, &destroyed_.destroy_callsite);
         return true;
       default:
@@ -1540,47 +1300,47 @@ class SnapshotHandler {
 
   bool event_scalar(const Scalar& v) {
     switch (field_) {
-      case kEvKind:
+      case event::kKind:
         get_string(v, &event_.kind);
         return true;
-      case kEvOwner:
+      case event::kOwner:
         get_i64(v, &event_.owner);
         return true;
-      case kEvType:
+      case event::kType:
         get_string(v, &event_.type);
         return true;
-      case kEvHandle:
+      case event::kHandle:
         get_handle(v, &event_.handle);
         return true;
-      case kEvObject:
+      case event::kObject:
         get_opt_i64(v, &event_.object);
         return true;
-      case kEvName:
+      case event::kName:
         get_opt_string(v, &event_.name);
         return true;
-      case kEvFrame:
+      case event::kFrame:
         get_i64(v, &event_.frame);
         return true;
-      case kEvTimeMs:
+      case event::kTimeMs:
         get_i64(v, &event_.time_ms);
         return true;
-      case kEvMessage:
+      case event::kMessage:
         get_string(v, &event_.message);
         return true;
-      case kEvCallsite:
+      case event::kCallsite:
         get_callsite(v, &event_.callsite);
         return true;
-      case kEvReason:
+      case event::kReason:
         get_string(v, &event_.reason);
         return true;
-      case kEvBelongsTo:
+      case event::kBelongsTo:
         get_i64(v, &event_.belongs_to);
         return true;
-      case kEvSubmission:
-      case kEvCreated:
-      case kEvFirstDestroy:
+      case event::kSubmission:
+      case event::kCreated:
+      case event::kFirstDestroy:
         return type_error("an object", v);
-      case kEvPath:
+      case event::kPath:
         return type_error("an array", v);
       default:
         return true;
@@ -1589,16 +1349,16 @@ class SnapshotHandler {
 
   bool path_step_scalar(const Scalar& v) {
     switch (field_) {
-      case kStepId:
+      case path_step::kId:
         get_i64(v, &step_.id);
         return true;
-      case kStepType:
+      case path_step::kType:
         get_string(v, &step_.type);
         return true;
-      case kStepName:
+      case path_step::kName:
         get_opt_string(v, &step_.name);
         return true;
-      case kStepRelation:
+      case path_step::kRelation:
         get_string(v, &step_.relation);
         return true;
       default:
@@ -1608,19 +1368,19 @@ class SnapshotHandler {
 
   bool module_scalar(const Scalar& v) {
     switch (field_) {
-      case kModPath:
+      case module::kPath:
         get_string(v, &module_.path);
         return true;
-      case kModBase:
+      case module::kBase:
         get_handle(v, &module_.base);
         return true;
-      case kModSize:
+      case module::kSize:
         get_u64(v, &module_.size);
         return true;
-      case kModBias:
+      case module::kBias:
         get_handle(v, &module_.bias);
         return true;
-      case kModBuildId: {
+      case module::kBuildId: {
         std::optional<std::string> id;
         if (!get_opt_string(v, &id)) return true;
         module_.build_id = id.value_or("");

@@ -7,6 +7,7 @@
 
 #include "core/input_file.h"
 #include "core/snapshot_parser.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak {
 
@@ -31,34 +32,11 @@ Snapshot read_snapshot(const std::string& path, const ReadOptions& options) {
 }
 
 bool parse_snapshot_file_name(const std::string& name, SnapshotFile* out) {
-  // vkleak-<pid>-<sequence>-<reason>.json
-  constexpr std::string_view kPrefix = "vkleak-";
-  constexpr std::string_view kSuffix = ".json";
-  if (name.size() <= kPrefix.size() + kSuffix.size() || name.rfind(kPrefix, 0) != 0 ||
-      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
-    return false;
-  }
-  std::string_view rest(name);
-  rest = rest.substr(kPrefix.size(), rest.size() - kPrefix.size() - kSuffix.size());
-  uint64_t numbers[2];
-  for (uint64_t& number : numbers) {
-    size_t digits = 0;
-    number = 0;
-    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
-      if (digits >= 19) return false;  // would overflow
-      number = number * 10 + static_cast<uint64_t>(rest[digits] - '0');
-      ++digits;
-    }
-    if (digits == 0 || digits >= rest.size() || rest[digits] != '-') return false;
-    rest.remove_prefix(digits + 1);
-  }
-  if (rest.empty()) return false;
-  for (char c : rest) {
-    if (!((c >= 'a' && c <= 'z') || c == '_')) return false;
-  }
-  out->pid = numbers[0];
-  out->sequence = numbers[1];
-  out->reason = std::string(rest);
+  format::FileName parts;
+  if (!format::parse_file_name(name, &parts)) return false;
+  out->pid = parts.pid;
+  out->sequence = parts.sequence;
+  out->reason = std::string(parts.reason);
   return true;
 }
 

@@ -15,7 +15,7 @@ using test::SnapshotBuilder;
 constexpr uint64_t kPid = 700;
 
 TEST(AnalyzerTest, RankedByBytesThenCount) {
-  SnapshotBuilder s(kPid, 1, "device_destroy", 10);
+  SnapshotBuilder s(kPid, 1, format::Reason::kDeviceDestroy, 10);
   const int few_big = s.callsite(0x1000);
   const int many_small = s.callsite(0x2000);
   const int many_empty = s.callsite(0x3000);
@@ -32,7 +32,7 @@ TEST(AnalyzerTest, RankedByBytesThenCount) {
 }
 
 TEST(AnalyzerTest, NamesAreNeverCutSilently) {
-  SnapshotBuilder s(kPid, 1, "device_destroy", 10);
+  SnapshotBuilder s(kPid, 1, format::Reason::kDeviceDestroy, 10);
   const int site = s.callsite(0x1000);
   for (uint64_t i = 0; i < 150; ++i) {
     s.object({100 + i, "VkBuffer", "leak." + std::to_string(i), 0, 16, site});
@@ -53,7 +53,7 @@ TEST(AnalyzerTest, NamesAreNeverCutSilently) {
 }
 
 TEST(AnalyzerTest, GroupsWithoutCallSitesGoByNamePattern) {
-  SnapshotBuilder s(kPid, 1, "device_destroy", 10);
+  SnapshotBuilder s(kPid, 1, format::Reason::kDeviceDestroy, 10);
   for (uint64_t i = 0; i < 4; ++i) s.object({100 + i, "VkBuffer", "leak." + std::to_string(i)});
   s.object({200, "VkBuffer", "other"});
   s.object({201, "VkBuffer", std::nullopt});
@@ -66,8 +66,8 @@ TEST(AnalyzerTest, GroupsWithoutCallSitesGoByNamePattern) {
 }
 
 TEST(AnalyzerTest, RunFacts) {
-  SnapshotBuilder a(kPid, 0, "frame", 25);
-  SnapshotBuilder b(kPid, 1, "device_destroy", 30);
+  SnapshotBuilder a(kPid, 0, format::Reason::kFrame, 25);
+  SnapshotBuilder b(kPid, 1, format::Reason::kDeviceDestroy, 30);
   const analysis::RunReport r = test::analyse({a, b});
   EXPECT_EQ(r.pid, kPid);
   EXPECT_EQ(r.executable, "/opt/app/bin/app");

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "run_builder.h"
+#include "snapshot_builder.h"
 #include "test_support.h"
 
 namespace vkleak {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/completeness.h"
-#include "run_builder.h"
+#include "snapshot_builder.h"
 #include "test_support.h"
 
 namespace vkleak {
@@ -32,27 +32,29 @@ std::string joined(const std::vector<std::string>& lines) {
 
 TEST(CompletenessTest, AWholeRunIsComplete) {
   const analysis::Completeness c =
-      check({SnapshotBuilder(5, 0, "frame", 10), SnapshotBuilder(5, 1, "device_destroy", 20),
-             SnapshotBuilder(5, 2, "instance_destroy", 20).top("final", "true")});
+      check({SnapshotBuilder(5, 0, format::Reason::kFrame, 10),
+             SnapshotBuilder(5, 1, format::Reason::kDeviceDestroy, 20),
+             SnapshotBuilder(5, 2, format::Reason::kInstanceDestroy, 20)
+                 .top(format::top::kFinal, "true")});
   EXPECT_TRUE(c.problems.empty()) << joined(c.problems);
   EXPECT_TRUE(c.crash_signal.empty());
 }
 
 TEST(CompletenessTest, FilesOfOlderLayersEndWithTheirTeardown) {
   // No "final" member: an instance_destroy or exit snapshot at the end is the end of the run.
-  EXPECT_TRUE(check({SnapshotBuilder(5, 0, "exit", 3)}).problems.empty());
-  EXPECT_FALSE(check({SnapshotBuilder(5, 0, "device_destroy", 3)}).problems.empty());
+  EXPECT_TRUE(check({SnapshotBuilder(5, 0, format::Reason::kExit, 3)}).problems.empty());
+  EXPECT_FALSE(check({SnapshotBuilder(5, 0, format::Reason::kDeviceDestroy, 3)}).problems.empty());
 }
 
 TEST(CompletenessTest, AFailedWriteTheLayerRecordedIsNamedWithItsError) {
   // The incident of issue 15: a full disk lost the device_destroy snapshot, the small
   // instance_destroy one made it.
   const analysis::Completeness c = check(
-      {SnapshotBuilder(5, 1, "instance_destroy", 20)
-           .top("final", "true")
-           .top("unwritten_count", "1")
+      {SnapshotBuilder(5, 1, format::Reason::kInstanceDestroy, 20)
+           .top(format::top::kFinal, "true")
+           .top(format::top::kUnwrittenCount, "1")
            .top(
-               "unwritten",
+               format::top::kUnwritten,
                R"([{"sequence":0,"reason":"device_destroy","error":"No space left on device"}])")});
   ASSERT_EQ(c.problems.size(), 1u) << joined(c.problems);
   EXPECT_EQ(c.problems[0],
@@ -61,15 +63,17 @@ TEST(CompletenessTest, AFailedWriteTheLayerRecordedIsNamedWithItsError) {
 
 TEST(CompletenessTest, HolesInTheSequenceAreMissingSnapshots) {
   const analysis::Completeness c =
-      check({SnapshotBuilder(5, 0, "frame", 10), SnapshotBuilder(5, 3, "frame", 40),
-             SnapshotBuilder(5, 4, "exit", 40).top("final", "true")});
+      check({SnapshotBuilder(5, 0, format::Reason::kFrame, 10),
+             SnapshotBuilder(5, 3, format::Reason::kFrame, 40),
+             SnapshotBuilder(5, 4, format::Reason::kExit, 40).top(format::top::kFinal, "true")});
   ASSERT_EQ(c.problems.size(), 1u) << joined(c.problems);
   EXPECT_EQ(c.problems[0], "2 snapshots are missing: #1, #2 (not among the inputs, or deleted)");
 }
 
 TEST(CompletenessTest, AHugeClaimedSequenceIsCountedNotWalked) {
   const analysis::Completeness c =
-      check({SnapshotBuilder(5, uint64_t{1} << 62, "exit", 40).top("final", "true")});
+      check({SnapshotBuilder(5, uint64_t{1} << 62, format::Reason::kExit, 40)
+                 .top(format::top::kFinal, "true")});
   ASSERT_EQ(c.problems.size(), 1u) << joined(c.problems);
   EXPECT_NE(c.problems[0].find("4,611,686,018,427,387,904 snapshots are missing: #0, #1, #2, "
                                "#3, #4 and 4,611,686,018,427,387,899 more"),
@@ -78,8 +82,8 @@ TEST(CompletenessTest, AHugeClaimedSequenceIsCountedNotWalked) {
 }
 
 TEST(CompletenessTest, ARunWithoutItsEndOfRunSnapshotIsIncomplete) {
-  const analysis::Completeness c =
-      check({SnapshotBuilder(5, 0, "frame", 10), SnapshotBuilder(5, 1, "frame", 20)});
+  const analysis::Completeness c = check({SnapshotBuilder(5, 0, format::Reason::kFrame, 10),
+                                          SnapshotBuilder(5, 1, format::Reason::kFrame, 20)});
   ASSERT_EQ(c.problems.size(), 1u) << joined(c.problems);
   EXPECT_EQ(c.problems[0].rfind("the run has no end-of-run snapshot: the last is #1 (frame) at "
                                 "frame 20",
@@ -87,23 +91,25 @@ TEST(CompletenessTest, ARunWithoutItsEndOfRunSnapshotIsIncomplete) {
             0u)
       << c.problems[0];
   // A device_destroy snapshot marked as not final (another instance lives on) is no end either.
-  EXPECT_FALSE(
-      check({SnapshotBuilder(5, 0, "instance_destroy", 3).top("final", "false")}).problems.empty());
+  EXPECT_FALSE(check({SnapshotBuilder(5, 0, format::Reason::kInstanceDestroy, 3)
+                          .top(format::top::kFinal, "false")})
+                   .problems.empty());
 }
 
 TEST(CompletenessTest, ACrashIsSaidWithItsSignal) {
-  const analysis::Completeness c =
-      check({SnapshotBuilder(5, 0, "frame", 10),
-             SnapshotBuilder(5, 1, "crash", 12).top("label", "\"SIGSEGV\"")});
+  const analysis::Completeness c = check(
+      {SnapshotBuilder(5, 0, format::Reason::kFrame, 10),
+       SnapshotBuilder(5, 1, format::Reason::kCrash, 12).top(format::top::kLabel, "\"SIGSEGV\"")});
   EXPECT_EQ(c.crash_signal, "SIGSEGV");
   ASSERT_EQ(c.problems.size(), 1u) << joined(c.problems);
   EXPECT_EQ(c.problems[0].rfind("the run crashed (SIGSEGV) at frame 12", 0), 0u) << c.problems[0];
 }
 
 TEST(CompletenessTest, TwoProcessesUnderOnePidAndFramesGoingBack) {
-  const analysis::Completeness c =
-      check({SnapshotBuilder(1, 0, "frame", 50), SnapshotBuilder(1, 0, "frame", 5),
-             SnapshotBuilder(1, 1, "frame", 4), SnapshotBuilder(1, 2, "exit", 60)});
+  const analysis::Completeness c = check({SnapshotBuilder(1, 0, format::Reason::kFrame, 50),
+                                          SnapshotBuilder(1, 0, format::Reason::kFrame, 5),
+                                          SnapshotBuilder(1, 1, format::Reason::kFrame, 4),
+                                          SnapshotBuilder(1, 2, format::Reason::kExit, 60)});
   ASSERT_EQ(c.problems.size(), 1u) << joined(c.problems);
   EXPECT_EQ(c.problems[0].rfind("snapshot #0 appears 2 times: several processes with pid 1", 0), 0u)
       << c.problems[0];
@@ -113,9 +119,10 @@ TEST(CompletenessTest, TwoProcessesUnderOnePidAndFramesGoingBack) {
 }
 
 TEST(CompletenessTest, CoalescedSignalsAreCounted) {
-  const analysis::Completeness c = check(
-      {SnapshotBuilder(5, 0, "signal", 10),
-       SnapshotBuilder(5, 1, "exit", 10).top("final", "true").top("coalesced_signals", "41")});
+  const analysis::Completeness c = check({SnapshotBuilder(5, 0, format::Reason::kSignal, 10),
+                                          SnapshotBuilder(5, 1, format::Reason::kExit, 10)
+                                              .top(format::top::kFinal, "true")
+                                              .top(format::top::kCoalescedSignals, "41")});
   EXPECT_TRUE(c.problems.empty()) << joined(c.problems);
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_EQ(c.warnings[0],
@@ -142,18 +149,18 @@ class GateIncompleteTest : public ::testing::Test {
 };
 
 TEST_F(GateIncompleteTest, ExitCodeThreeWithThePlainReason) {
-  const std::string whole =
-      dir("whole", {SnapshotBuilder(9, 0, "device_destroy", 5),
-                    SnapshotBuilder(9, 1, "instance_destroy", 5).top("final", "true")});
+  const std::string whole = dir("whole", {SnapshotBuilder(9, 0, format::Reason::kDeviceDestroy, 5),
+                                          SnapshotBuilder(9, 1, format::Reason::kInstanceDestroy, 5)
+                                              .top(format::top::kFinal, "true")});
   EXPECT_EQ(vkleak({"gate", whole}).exit_code, 0);
 
   const std::string lost = dir(
       "lost",
-      {SnapshotBuilder(9, 1, "instance_destroy", 5)
-           .top("final", "true")
-           .top("unwritten_count", "1")
+      {SnapshotBuilder(9, 1, format::Reason::kInstanceDestroy, 5)
+           .top(format::top::kFinal, "true")
+           .top(format::top::kUnwrittenCount, "1")
            .top(
-               "unwritten",
+               format::top::kUnwritten,
                R"([{"sequence":0,"reason":"device_destroy","error":"No space left on device"}])")});
   const test::ProcessResult r = vkleak({"gate", lost, "--color", "never"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
@@ -171,14 +178,15 @@ TEST_F(GateIncompleteTest, ExitCodeThreeWithThePlainReason) {
   EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_NE(allowed.err.find("allowed by --allow-incomplete"), std::string::npos) << allowed.err;
 
-  const std::string crashed =
-      dir("crashed", {SnapshotBuilder(9, 0, "frame", 5),
-                      SnapshotBuilder(9, 1, "crash", 6).top("label", "\"SIGABRT\"")});
+  const std::string crashed = dir(
+      "crashed",
+      {SnapshotBuilder(9, 0, format::Reason::kFrame, 5),
+       SnapshotBuilder(9, 1, format::Reason::kCrash, 6).top(format::top::kLabel, "\"SIGABRT\"")});
   const test::ProcessResult c = vkleak({"gate", crashed});
   EXPECT_EQ(c.exit_code, 3);
   EXPECT_NE(c.err.find("the run crashed (SIGABRT)"), std::string::npos) << c.err;
 
-  const std::string killed = dir("killed", {SnapshotBuilder(9, 0, "frame", 5)});
+  const std::string killed = dir("killed", {SnapshotBuilder(9, 0, format::Reason::kFrame, 5)});
   EXPECT_EQ(vkleak({"gate", killed}).exit_code, 3);
   // The report is no gate: it says so and exits 0.
   const test::ProcessResult report = vkleak({"report", killed, "--color", "never"});
@@ -189,7 +197,8 @@ TEST_F(GateIncompleteTest, ExitCodeThreeWithThePlainReason) {
 
 TEST_F(GateIncompleteTest, FindingsOfAnIncompleteRunStillFailWhenAllowed) {
   test::ObjectSpec leaked(10, "VkBuffer", std::string("leak.0"), 1, 4096);
-  const std::string d = dir("leaky", {SnapshotBuilder(9, 1, "exit", 5).object(leaked)});
+  const std::string d =
+      dir("leaky", {SnapshotBuilder(9, 1, format::Reason::kExit, 5).object(leaked)});
   EXPECT_EQ(vkleak({"gate", d}).exit_code, 3);  // incomplete wins: #0 is missing
   EXPECT_EQ(vkleak({"gate", d, "--allow-incomplete"}).exit_code, 1);
 }

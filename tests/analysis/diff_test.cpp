@@ -21,10 +21,10 @@ void add(SnapshotBuilder* s, int site, uint64_t first, uint64_t last, const std:
 }
 
 TEST(DiffTest, BornAfterAStillAliveInB) {
-  SnapshotBuilder a(kPid, 1, "frame", 10);
+  SnapshotBuilder a(kPid, 1, format::Reason::kFrame, 10);
   const int site = a.callsite(0x1000);
   add(&a, site, 1, 10, "VkBuffer");
-  SnapshotBuilder b(kPid, 2, "frame", 20);
+  SnapshotBuilder b(kPid, 2, format::Reason::kFrame, 20);
   b.callsite(0x1000);
   add(&b, site, 1, 5, "VkBuffer");
   add(&b, site, 11, 20, "VkBuffer");
@@ -45,13 +45,13 @@ TEST(DiffTest, BornAfterAStillAliveInB) {
 }
 
 TEST(DiffTest, ThreeSnapshotTechnique) {
-  SnapshotBuilder a(kPid, 1, "frame", 10);
+  SnapshotBuilder a(kPid, 1, format::Reason::kFrame, 10);
   const int site = a.callsite(0x1000);
   add(&a, site, 1, 10, "VkBuffer");
-  SnapshotBuilder b(kPid, 2, "frame", 20);
+  SnapshotBuilder b(kPid, 2, format::Reason::kFrame, 20);
   b.callsite(0x1000);
   add(&b, site, 1, 20, "VkBuffer");
-  SnapshotBuilder c(kPid, 3, "frame", 30);
+  SnapshotBuilder c(kPid, 3, format::Reason::kFrame, 30);
   c.callsite(0x1000);
   // 11..15 made between A and B survive; 16..20 were freed; 21..25 are new since B.
   add(&c, site, 1, 15, "VkBuffer");
@@ -68,10 +68,10 @@ TEST(DiffTest, ThreeSnapshotTechnique) {
 }
 
 TEST(DiffTest, DifferentProcessesCompareCountsOnly) {
-  SnapshotBuilder a(kPid, 1, "frame", 10);
+  SnapshotBuilder a(kPid, 1, format::Reason::kFrame, 10);
   const int site = a.callsite(0x1000);
   add(&a, site, 1, 3, "VkImage");
-  SnapshotBuilder b(kPid + 1, 1, "frame", 10);
+  SnapshotBuilder b(kPid + 1, 1, format::Reason::kFrame, 10);
   b.callsite(0x1000);
   add(&b, site, 1, 8, "VkImage");
   const analysis::DiffResult d =
@@ -85,10 +85,10 @@ TEST(DiffTest, DifferentProcessesCompareCountsOnly) {
 }
 
 TEST(DiffTest, ByteTotalsAndDeltasSaturate) {
-  SnapshotBuilder a(kPid, 1, "frame", 10);
+  SnapshotBuilder a(kPid, 1, format::Reason::kFrame, 10);
   const int site = a.callsite(0x1000);
   add(&a, site, 1, 1, "VkBuffer");
-  SnapshotBuilder b(kPid, 2, "frame", 20);
+  SnapshotBuilder b(kPid, 2, format::Reason::kFrame, 20);
   b.callsite(0x1000);
   add(&b, site, 1, 1, "VkBuffer");
   b.object({2, "VkBuffer", "huge.2", 2, UINT64_MAX, site});

@@ -14,10 +14,11 @@ constexpr uint64_t kPid = 600;
 
 TEST(EventsTest, DestroyedInFlightWithTheObjectsOwnCallSite) {
   // The set was alive in the snapshot before the one carrying the event.
-  SnapshotBuilder before(kPid, 1, "frame", 25);
+  SnapshotBuilder before(kPid, 1, format::Reason::kFrame, 25);
   const int sets = before.callsite(0x1000);
-  before.object({21, "VkDescriptorSet", "compute.bindings", 0, 0, sets, "allocated", 24});
-  SnapshotBuilder after(kPid, 2, "frame", 50);
+  before.object(
+      {21, "VkDescriptorSet", "compute.bindings", 0, 0, sets, format::Origin::kAllocated, 24});
+  SnapshotBuilder after(kPid, 2, format::Reason::kFrame, 50);
   after.callsite(0x1000);
   EventSpec e;
   e.object = 21;
@@ -43,7 +44,7 @@ TEST(EventsTest, DestroyedInFlightWithTheObjectsOwnCallSite) {
 
 TEST(EventsTest, CallSiteOfALaterObjectWithTheSameName) {
   // Destroyed before any snapshot saw it; made again with the same name afterwards.
-  SnapshotBuilder s(kPid, 1, "frame", 25);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 25);
   const int sets = s.callsite(0x2000);
   EventSpec e;
   e.object = 21;
@@ -51,7 +52,8 @@ TEST(EventsTest, CallSiteOfALaterObjectWithTheSameName) {
   e.frame = 11;
   e.submission_frame = 10;
   s.event(e);
-  s.object({40, "VkDescriptorSet", "compute.bindings", 12, 0, sets, "allocated", 24});
+  s.object(
+      {40, "VkDescriptorSet", "compute.bindings", 12, 0, sets, format::Origin::kAllocated, 24});
   const analysis::RunReport r = test::analyse({s});
   const analysis::Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkDescriptorSet");
   ASSERT_NE(f, nullptr);
@@ -61,7 +63,7 @@ TEST(EventsTest, CallSiteOfALaterObjectWithTheSameName) {
 }
 
 TEST(EventsTest, GroupedByTypeAndNamePatternAndCounted) {
-  SnapshotBuilder s(kPid, 1, "frame", 100);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
   for (uint64_t i = 0; i < 7; ++i) {
     EventSpec e;
     e.type = "VkBuffer";
@@ -72,13 +74,13 @@ TEST(EventsTest, GroupedByTypeAndNamePatternAndCounted) {
     s.event(e);
   }
   EventSpec invalid;
-  invalid.kind = "invalid_destroy";
+  invalid.kind = format::EventKind::kInvalidDestroy;
   invalid.type = "VkImage";
   invalid.frame = 3;
   invalid.message = "vkDestroyImage of an unknown handle";
   s.event(invalid);
   EventSpec duplicate;
-  duplicate.kind = "duplicate_handle";
+  duplicate.kind = format::EventKind::kDuplicateHandle;
   s.event(duplicate);
   const analysis::RunReport r = test::analyse({s});
   const analysis::Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkBuffer");

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "run_builder.h"
+#include "snapshot_builder.h"
 
 namespace {
 
@@ -28,6 +28,7 @@ using vkleak::test::EdgeSpec;
 using vkleak::test::EventSpec;
 using vkleak::test::ObjectSpec;
 using vkleak::test::SnapshotBuilder;
+namespace format = vkleak::format;
 
 struct Options {
   std::string out;
@@ -68,18 +69,19 @@ void add_leaks(SnapshotBuilder* s, uint64_t now, int leak_site, int memory_site,
   for (uint64_t f = 0; f < now; ++f) {
     const uint64_t buffer = id_of(f, kLeakBuffer);
     const uint64_t memory = id_of(f, kLeakMemory);
-    s->object({buffer, "VkBuffer", "leak.vertices", f, 65536, leak_site, "created", f});
     s->object(
-        {memory, "VkDeviceMemory", "leak.vertices.memory", f, 65536, memory_site, "allocated", f});
+        {buffer, "VkBuffer", "leak.vertices", f, 65536, leak_site, format::Origin::kCreated, f});
+    s->object({memory, "VkDeviceMemory", "leak.vertices.memory", f, 65536, memory_site,
+               format::Origin::kAllocated, f});
     s->bind(buffer, memory, 65536);
     if (f % 5 == 0) {
       s->object({id_of(f, kOrphan), "VkDeviceMemory", "orphan.memory", f, 4096, orphan_site,
-                 "allocated", f});
+                 format::Origin::kAllocated, f});
     }
     if (f % 10 == 0 && f + 10 <= now) {
       const uint64_t set = id_of(f, kSet);
       s->object({set, "VkDescriptorSet", "bindgroup." + std::to_string(f / 10), f, 0, set_site,
-                 "allocated", f + 9});
+                 format::Origin::kAllocated, f + 9});
       s->edge({set, "descriptor", id_of(f, kView), "VkImageView"});
       s->destroyed(
           {id_of(f, kView), "VkImageView", "texture.view." + std::to_string(f / 10), f, f + 10});
@@ -89,7 +91,7 @@ void add_leaks(SnapshotBuilder* s, uint64_t now, int leak_site, int memory_site,
 
 SnapshotBuilder periodic(const Options& o, uint64_t k) {
   const uint64_t now = 30 * (k + 1);
-  SnapshotBuilder s(o.pid, k, "frame", now);
+  SnapshotBuilder s(o.pid, k, format::Reason::kFrame, now);
   if (!o.module.empty()) s.module_path(o.module);
   std::vector<int> sites(o.stacks);
   for (uint64_t c = 0; c < o.stacks; ++c) {
@@ -120,7 +122,7 @@ SnapshotBuilder periodic(const Options& o, uint64_t k) {
   // New since the last snapshot, in use now; the previous ones were destroyed.
   for (uint64_t i = 0; i < churn; ++i) {
     s.object({id_of(now - 1, kChurn + i), "VkBuffer", "frame.transient", now - 1, 1024, churn_site,
-              "created", now - 1});
+              format::Origin::kCreated, now - 1});
   }
   if (!o.clean) {
     add_leaks(&s, now, leak_site, memory_site, set_site, orphan_site);
@@ -191,7 +193,7 @@ int main(int argc, char** argv) {
     for (uint64_t k = 0; k < o.snapshots; ++k) periodic(o, k).write(o.out);
     if (o.teardown) {
       const uint64_t now = 30 * o.snapshots;
-      SnapshotBuilder device(o.pid, o.snapshots, "device_destroy", now);
+      SnapshotBuilder device(o.pid, o.snapshots, format::Reason::kDeviceDestroy, now);
       const int pool_site = device.callsite(0x6000000, 8);
       if (!o.clean) {
         int leak_sites[4];
@@ -201,7 +203,7 @@ int main(int argc, char** argv) {
         device.object({id_of(0, kPool), "VkDescriptorPool", "bindgroup.pool", 0, 0, pool_site});
       }
       device.write(o.out);
-      SnapshotBuilder(o.pid, o.snapshots + 1, "instance_destroy", now).write(o.out);
+      SnapshotBuilder(o.pid, o.snapshots + 1, format::Reason::kInstanceDestroy, now).write(o.out);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

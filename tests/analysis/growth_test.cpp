@@ -81,14 +81,14 @@ std::vector<SnapshotBuilder> run(size_t snapshots, uint64_t (*leaked)(size_t)) {
   std::vector<SnapshotBuilder> out;
   for (size_t k = 0; k < snapshots; ++k) {
     const uint64_t now = 25 * (k + 1);
-    SnapshotBuilder s(kPid, k, "frame", now);
+    SnapshotBuilder s(kPid, k, format::Reason::kFrame, now);
     const int site = s.callsite(0x1000);
     const int ring = s.callsite(0x2000);
     for (uint64_t i = 0; i < leaked(k); ++i) {
-      s.object({1000 + i, "VkImage", "leak", 0, 4096, site, "created", now - 1});
+      s.object({1000 + i, "VkImage", "leak", 0, 4096, site, format::Origin::kCreated, now - 1});
     }
     for (uint64_t i = 0; i < 3; ++i) {
-      s.object({10 + i, "VkBuffer", "ring", 0, 4096, ring, "created", now - 1 - i});
+      s.object({10 + i, "VkBuffer", "ring", 0, 4096, ring, format::Origin::kCreated, now - 1 - i});
     }
     out.push_back(std::move(s));
   }
@@ -151,26 +151,34 @@ std::vector<SnapshotBuilder> warm_up(const std::vector<uint64_t>& counts, bool r
   std::vector<SnapshotBuilder> out;
   for (size_t k = 0; k < counts.size(); ++k) {
     const uint64_t now = 1000 * (k + 1);
-    SnapshotBuilder s(kPid, k, "frame", now);
+    SnapshotBuilder s(kPid, k, format::Reason::kFrame, now);
     const int pools = s.callsite(0x1000);
     const int cmds = s.callsite(0x2000);
     for (uint64_t j = 0; j < counts[k]; ++j) {
       const uint64_t pool = 1000 + 2 * j;
       s.object({pool, "VkCommandPool", std::nullopt, j, 0, pools});
       // Round-robin: member j last used j frames before now; or never again after frame j.
-      test::ObjectSpec cmd{pool + 1,    "VkCommandBuffer",       std::nullopt, j, 0, cmds,
-                           "allocated", reused ? now - 1 - j : j};
+      test::ObjectSpec cmd{pool + 1,
+                           "VkCommandBuffer",
+                           std::nullopt,
+                           j,
+                           0,
+                           cmds,
+                           format::Origin::kAllocated,
+                           reused ? now - 1 - j : j};
       cmd.parent = pool;
       s.object(cmd);
     }
     out.push_back(std::move(s));
   }
-  SnapshotBuilder end(kPid, counts.size(), "device_destroy", 1000 * counts.size() + 10);
+  SnapshotBuilder end(kPid, counts.size(), format::Reason::kDeviceDestroy,
+                      1000 * counts.size() + 10);
   if (!released) {
     const int pools = end.callsite(0x1000);
     const int cmds = end.callsite(0x2000);
     end.object({1000, "VkCommandPool", std::nullopt, 0, 0, pools});
-    test::ObjectSpec cmd{1001, "VkCommandBuffer", std::nullopt, 0, 0, cmds, "allocated"};
+    test::ObjectSpec cmd{1001, "VkCommandBuffer",         std::nullopt, 0, 0,
+                         cmds, format::Origin::kAllocated};
     cmd.parent = 1000;
     end.object(cmd);
   }

@@ -13,7 +13,7 @@ using test::SnapshotBuilder;
 constexpr uint64_t kPid = 100;
 
 TEST(LeakAtExitTest, ReportsWhatTheDeviceStillOwnsWithTheMemoryOnlyItHolds) {
-  SnapshotBuilder s(kPid, 3, "device_destroy", 300);
+  SnapshotBuilder s(kPid, 3, format::Reason::kDeviceDestroy, 300);
   const int buffers = s.callsite(0x1000);
   const int samplers = s.callsite(0x2000);
   const int memories = s.callsite(0x3000);
@@ -21,7 +21,7 @@ TEST(LeakAtExitTest, ReportsWhatTheDeviceStillOwnsWithTheMemoryOnlyItHolds) {
     const uint64_t id = 10 + 2 * i;
     s.object({id, "VkBuffer", "leak." + std::to_string(i), i, 4096, buffers});
     s.object({id + 1, "VkDeviceMemory", "leak." + std::to_string(i) + ".memory", i, 8192, memories,
-              "allocated"});
+              format::Origin::kAllocated});
     s.bind(id, id + 1, 4096);
   }
   s.object({40, "VkSampler", "lonely.sampler", 7, 0, samplers});
@@ -50,19 +50,19 @@ TEST(LeakAtExitTest, ReportsWhatTheDeviceStillOwnsWithTheMemoryOnlyItHolds) {
 }
 
 TEST(LeakAtExitTest, PoolChildrenAreCountedWithTheirPool) {
-  SnapshotBuilder s(kPid, 3, "device_destroy", 50);
+  SnapshotBuilder s(kPid, 3, format::Reason::kDeviceDestroy, 50);
   const int pools = s.callsite(0x1000);
   const int sets = s.callsite(0x2000);
   s.object({10, "VkDescriptorPool", "bindgroup.pool", 0, 0, pools});
   for (uint64_t i = 0; i < 5; ++i) {
-    ObjectSpec set{20 + i, "VkDescriptorSet", "bindgroup." + std::to_string(i), i, 0,
-                   sets,   "allocated"};
+    ObjectSpec set{20 + i, "VkDescriptorSet",         "bindgroup." + std::to_string(i), i, 0,
+                   sets,   format::Origin::kAllocated};
     set.parent = 10;
     s.object(set);
   }
   s.object({30, "VkCommandPool", "upload.pool", 0, 0, pools + 0});
   for (uint64_t i = 0; i < 2; ++i) {
-    ObjectSpec cmd{31 + i, "VkCommandBuffer", "upload.cmd", 1, 0, sets, "allocated"};
+    ObjectSpec cmd{31 + i, "VkCommandBuffer", "upload.cmd", 1, 0, sets, format::Origin::kAllocated};
     cmd.parent = 30;
     s.object(cmd);
   }
@@ -80,10 +80,11 @@ TEST(LeakAtExitTest, PoolChildrenAreCountedWithTheirPool) {
 }
 
 TEST(LeakAtExitTest, RetrievedHandlesSwapchainImagesAndTheScopeAreNotLeaks) {
-  SnapshotBuilder s(kPid, 3, "device_destroy", 50);
+  SnapshotBuilder s(kPid, 3, format::Reason::kDeviceDestroy, 50);
   s.object({test::kDeviceId, "VkDevice", "scenario.device", 0, 0, -1});  // being destroyed
-  s.object({4, "VkQueue", "queue", 0, 0, -1, "retrieved"});
-  ObjectSpec image{5, "VkImage", "frame.swapchain.image.0", 0, 0, -1, "swapchain_image"};
+  s.object({4, "VkQueue", "queue", 0, 0, -1, format::Origin::kRetrieved});
+  ObjectSpec image{5, "VkImage", "frame.swapchain.image.0",      0,
+                   0, -1,        format::Origin::kSwapchainImage};
   image.parent = 99;
   s.object(image);
   const analysis::RunReport r = test::analyse({s});
@@ -91,7 +92,7 @@ TEST(LeakAtExitTest, RetrievedHandlesSwapchainImagesAndTheScopeAreNotLeaks) {
 }
 
 TEST(LeakAtExitTest, ExitSnapshotOfAnAppThatNeverToreDown) {
-  SnapshotBuilder s(kPid, 1, "exit", 1);
+  SnapshotBuilder s(kPid, 1, format::Reason::kExit, 1);
   s.object({test::kInstanceId, "VkInstance", std::nullopt, 0, 0, -1});
   ObjectSpec device{test::kDeviceId, "VkDevice", "scenario.device", 0, 0, -1};
   device.owner = test::kInstanceId;
@@ -105,8 +106,8 @@ TEST(LeakAtExitTest, ExitSnapshotOfAnAppThatNeverToreDown) {
 }
 
 TEST(LeakAtExitTest, SnapshotsDuringTheRunSayNothingAboutExit) {
-  SnapshotBuilder s(kPid, 1, "frame", 30);
-  s.object({10, "VkBuffer", "alive", 29, 256, s.callsite(0x1000), "created", 29});
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 30);
+  s.object({10, "VkBuffer", "alive", 29, 256, s.callsite(0x1000), format::Origin::kCreated, 29});
   const analysis::RunReport r = test::analyse({s});
   EXPECT_TRUE(test::of_kind(r, FindingKind::kLeakAtExit).empty());
   bool noted = false;
@@ -115,10 +116,10 @@ TEST(LeakAtExitTest, SnapshotsDuringTheRunSayNothingAboutExit) {
 }
 
 TEST(LeakAtExitTest, SummedOverTheTeardownSnapshotsOfARun) {
-  SnapshotBuilder device(kPid, 2, "device_destroy", 10);
+  SnapshotBuilder device(kPid, 2, format::Reason::kDeviceDestroy, 10);
   const int site = device.callsite(0x1000);
   device.object({10, "VkBuffer", "a", 1, 100, site});
-  SnapshotBuilder instance(kPid, 3, "instance_destroy", 10);
+  SnapshotBuilder instance(kPid, 3, format::Reason::kInstanceDestroy, 10);
   instance.callsite(0x1000);
   ObjectSpec other{20, "VkBuffer", "b", 2, 50, site};
   other.owner = 7;  // a second device the application never destroyed

@@ -35,10 +35,11 @@ std::vector<std::string> labels(const Finding& f) {
 
 // A set made at 0x1000 (frame 24), seen alive, then freed at 0x5000 while submission 41 used it.
 std::vector<Snapshot> freed_in_flight(bool with_created) {
-  SnapshotBuilder before(kPid, 1, "frame", 25);
+  SnapshotBuilder before(kPid, 1, format::Reason::kFrame, 25);
   const int sets = before.callsite(0x1000);
-  before.object({21, "VkDescriptorSet", "compute.bindings", 24, 0, sets, "allocated", 24});
-  SnapshotBuilder after(kPid, 2, "frame", 50);
+  before.object(
+      {21, "VkDescriptorSet", "compute.bindings", 24, 0, sets, format::Origin::kAllocated, 24});
+  SnapshotBuilder after(kPid, 2, format::Reason::kFrame, 50);
   const int made = after.callsite(0x1000);
   const int freed = after.callsite(0x5000);
   EventSpec e;
@@ -103,7 +104,7 @@ TEST(MisuseStacksTest, WithoutACreationRecordTheLookupStandsInAndSaysSo) {
   EXPECT_EQ(created.note, "not recorded with the event: the object's call site in a snapshot");
 
   // Nothing recorded at all (a snapshot of a layer before misuse stacks, no earlier snapshot).
-  SnapshotBuilder alone(kPid, 1, "frame", 50);
+  SnapshotBuilder alone(kPid, 1, format::Reason::kFrame, 50);
   EventSpec e;
   e.object = 21;
   e.frame = 41;
@@ -119,14 +120,15 @@ TEST(MisuseStacksTest, WithoutACreationRecordTheLookupStandsInAndSaysSo) {
 }
 
 TEST(MisuseStacksTest, CreationFoundByNameSaysWhose) {
-  SnapshotBuilder s(kPid, 1, "frame", 25);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 25);
   const int sets = s.callsite(0x2000);
   EventSpec e;
   e.object = 21;
   e.name = "compute.bindings";
   e.frame = 11;
   s.event(e);
-  s.object({40, "VkDescriptorSet", "compute.bindings", 12, 0, sets, "allocated", 24});
+  s.object(
+      {40, "VkDescriptorSet", "compute.bindings", 12, 0, sets, format::Origin::kAllocated, 24});
   const analysis::RunReport r = analyse({s.read()});
   const Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkDescriptorSet");
   ASSERT_NE(f, nullptr);
@@ -138,13 +140,13 @@ TEST(MisuseStacksTest, CreationFoundByNameSaysWhose) {
 
 // An invalid destroy at 0x6000 of sampler 12 ("linear", made at 0x1000 in frame 2).
 Snapshot invalid_destroy(const std::string& reason, bool first_destroy_stack) {
-  SnapshotBuilder b(kPid, 1, "frame", 10);
+  SnapshotBuilder b(kPid, 1, format::Reason::kFrame, 10);
   const int made = b.callsite(0x1000);
   const int call = b.callsite(0x6000);
   const int first = b.callsite(0x7000);
-  b.object({2, "VkDevice", "second gpu", 0, 0, -1, "created"});
+  b.object({2, "VkDevice", "second gpu", 0, 0, -1, format::Origin::kCreated});
   EventSpec e;
-  e.kind = "invalid_destroy";
+  e.kind = format::EventKind::kInvalidDestroy;
   e.type = "VkSampler";
   e.frame = 7;
   e.message = "destroy of an unknown or already destroyed VkSampler";
@@ -247,13 +249,13 @@ TEST(MisuseStacksTest, UnknownHandleHasOnlyTheCall) {
 }
 
 TEST(MisuseStacksTest, AGroupTakesItsFirstEventsStacks) {
-  SnapshotBuilder b(kPid, 1, "frame", 100);
+  SnapshotBuilder b(kPid, 1, format::Reason::kFrame, 100);
   const int made = b.callsite(0x1000);
   const int first_call = b.callsite(0x6000);
   const int second_call = b.callsite(0x8000);
   for (uint64_t i = 0; i < 2; ++i) {
     EventSpec e;
-    e.kind = "invalid_destroy";
+    e.kind = format::EventKind::kInvalidDestroy;
     e.type = "VkBuffer";
     e.object = 50 + i;
     e.name = "staging." + std::to_string(i);
@@ -280,10 +282,10 @@ TEST(MisuseStacksTest, AGroupTakesItsFirstEventsStacks) {
 
 // A set made at 0x1000 whose view 5 was destroyed (frame 50) at 0x9000.
 Snapshot stale_set(bool destroy_stack) {
-  SnapshotBuilder b(kPid, 1, "frame", 100);
+  SnapshotBuilder b(kPid, 1, format::Reason::kFrame, 100);
   const int sets = b.callsite(0x1000);
   const int destroy = b.callsite(0x9000);
-  b.object({10, "VkDescriptorSet", "bindgroup.0", 0, 0, sets, "allocated", 49});
+  b.object({10, "VkDescriptorSet", "bindgroup.0", 0, 0, sets, format::Origin::kAllocated, 49});
   b.edge({10, "descriptor", 5, "VkImageView"});
   b.destroyed({5, "VkImageView", "texture.view.0", 0, 50});
   Snapshot s = b.read();
@@ -315,8 +317,8 @@ TEST(MisuseStacksTest, StaleViewHasTheViewsCreationAndItsTargetsDestroy) {
 }
 
 TEST(MisuseStacksTest, LeaksHaveNoStacks) {
-  SnapshotBuilder b(kPid, 1, "exit", 100);
-  b.object({10, "VkBuffer", "kept", 0, 64, b.callsite(0x1000), "created"});
+  SnapshotBuilder b(kPid, 1, format::Reason::kExit, 100);
+  b.object({10, "VkBuffer", "kept", 0, 64, b.callsite(0x1000), format::Origin::kCreated});
   const analysis::RunReport r = analyse({b.read()});
   ASSERT_FALSE(r.findings.empty());
   for (const Finding& f : r.findings) EXPECT_TRUE(f.stacks.empty()) << kind_name(f.kind);

@@ -15,13 +15,15 @@ constexpr uint64_t kPid = 400;
 TEST(OrphanedMemoryTest, MemoryWhoseBufferWasDestroyed) {
   // Incident 4: per iteration, memory allocated and bound to a buffer that is destroyed later;
   // the memory stays.
-  SnapshotBuilder s(kPid, 1, "frame", 100);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
   const int site = s.callsite(0x1000);
   for (uint64_t i = 0; i < 100; ++i) {
-    s.object({10 + i, "VkDeviceMemory", "tensor.memory", i, 1024, site, "allocated", i});
+    s.object(
+        {10 + i, "VkDeviceMemory", "tensor.memory", i, 1024, site, format::Origin::kAllocated, i});
   }
   // The current iteration's buffer is still bound to the newest memory.
-  s.object({500, "VkBuffer", "tensor.buffer", 99, 1024, s.callsite(0x2000), "created", 99});
+  s.object({500, "VkBuffer", "tensor.buffer", 99, 1024, s.callsite(0x2000),
+            format::Origin::kCreated, 99});
   s.bind(500, 109, 1024);
   const analysis::RunReport r = test::analyse({s});
   const analysis::Finding* f = test::only(r, FindingKind::kOrphanedMemory, "VkDeviceMemory");
@@ -35,19 +37,20 @@ TEST(OrphanedMemoryTest, MemoryWhoseBufferWasDestroyed) {
 }
 
 TEST(OrphanedMemoryTest, BoundSharedRecentAndInFlightMemoryIsNot) {
-  SnapshotBuilder s(kPid, 1, "frame", 100);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
   const int site = s.callsite(0x1000);
-  s.object({10, "VkDeviceMemory", "bound", 0, 4096, site, "allocated", 50});
-  s.object({11, "VkBuffer", "user", 0, 4096, s.callsite(0x2000), "created", 50});
+  s.object({10, "VkDeviceMemory", "bound", 0, 4096, site, format::Origin::kAllocated, 50});
+  s.object({11, "VkBuffer", "user", 0, 4096, s.callsite(0x2000), format::Origin::kCreated, 50});
   s.bind(11, 10, 4096);
-  s.object({20, "VkDeviceMemory", "block", 0, 65536, site, "allocated", 90});
+  s.object({20, "VkDeviceMemory", "block", 0, 65536, site, format::Origin::kAllocated, 90});
   for (uint64_t i = 0; i < 4; ++i) {
-    s.object({21 + i, "VkBuffer", "suballoc", 0, 1024, s.callsite(0x3000), "created", 90});
+    s.object({21 + i, "VkBuffer", "suballoc", 0, 1024, s.callsite(0x3000), format::Origin::kCreated,
+              90});
     s.bind(21 + i, 20, 1024);
   }
   // Allocated a few frames ago and not bound yet.
-  s.object({30, "VkDeviceMemory", "staging", 95, 4096, site, "allocated"});
-  ObjectSpec busy{31, "VkDeviceMemory", "busy", 0, 4096, site, "allocated", 10};
+  s.object({30, "VkDeviceMemory", "staging", 95, 4096, site, format::Origin::kAllocated});
+  ObjectSpec busy{31, "VkDeviceMemory", "busy", 0, 4096, site, format::Origin::kAllocated, 10};
   busy.in_flight = true;
   s.object(busy);
   const analysis::RunReport r = test::analyse({s});
@@ -56,8 +59,9 @@ TEST(OrphanedMemoryTest, BoundSharedRecentAndInFlightMemoryIsNot) {
 }
 
 TEST(OrphanedMemoryTest, NeverBoundMemoryCountsFromItsAllocation) {
-  SnapshotBuilder s(kPid, 1, "frame", 100);
-  s.object({10, "VkDeviceMemory", "forgotten", 20, 4096, s.callsite(0x1000), "allocated"});
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
+  s.object({10, "VkDeviceMemory", "forgotten", 20, 4096, s.callsite(0x1000),
+            format::Origin::kAllocated});
   const analysis::RunReport r = test::analyse({s});
   const analysis::Finding* f = test::only(r, FindingKind::kOrphanedMemory, "VkDeviceMemory");
   ASSERT_NE(f, nullptr);

@@ -395,8 +395,8 @@ TEST(OutputEscapingTest, JsonKeepsTheFullName) {
 }
 
 TEST(OutputEscapingTest, ByteTotalsSaturateInsteadOfWrapping) {
-  test::SnapshotBuilder during(42, 1, "frame", 5);
-  test::SnapshotBuilder s(42, 3, "device_destroy", 10);
+  test::SnapshotBuilder during(42, 1, format::Reason::kFrame, 5);
+  test::SnapshotBuilder s(42, 3, format::Reason::kDeviceDestroy, 10);
   for (test::SnapshotBuilder* b : {&during, &s}) {
     const int site = b->callsite(0x1000);
     b->object({10, "VkBuffer", "huge.0", 1, UINT64_MAX, site});

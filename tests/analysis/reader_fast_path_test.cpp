@@ -7,8 +7,7 @@
 
 #include "core/hex.h"
 #include "core/snapshot_reader.h"
-#include "run_builder.h"
-#include "synthetic_snapshot.h"
+#include "snapshot_builder.h"
 #include "test_support.h"
 
 namespace vkleak {
@@ -42,10 +41,10 @@ std::string describe(const Snapshot& s) {
     const std::string* name = s.name(o);
     out += "O" + std::to_string(o.id) + " " + s.type_name(o) + " " + format_hex(o.handle) + " " +
            (name ? *name : "<null>") + " " + std::to_string(o.owner) + " " +
-           std::to_string(o.parent) + " " + origin_name(o.origin) + " " + std::to_string(o.frame) +
-           " " + std::to_string(o.time_ms) + " " + std::to_string(o.size) + " " +
-           std::to_string(o.callsite) + " " + std::to_string(o.refs) + " " +
-           std::to_string(o.in_flight);
+           std::to_string(o.parent) + " " + std::string(format::name(o.origin)) + " " +
+           std::to_string(o.frame) + " " + std::to_string(o.time_ms) + " " +
+           std::to_string(o.size) + " " + std::to_string(o.callsite) + " " +
+           std::to_string(o.refs) + " " + std::to_string(o.in_flight);
     if (const LastUse* u = last_use_of(s, i)) {
       out += " use " + std::to_string(u->frame) + "/" + std::to_string(u->queue) + "/" +
              std::to_string(u->serial);
@@ -107,12 +106,13 @@ void expect_same(const std::string& path) {
 }
 
 std::string builder_json() {
-  test::SnapshotBuilder s(9, 4, "frame", 120);
+  test::SnapshotBuilder s(9, 4, format::Reason::kFrame, 120);
   const int site = s.callsite(0x1000);
-  s.object({10, "VkBuffer", "b\xc3\xa9", 1, 4096, site, "created", 119});  // UTF-8 name
-  s.object({11, "VkDeviceMemory", std::nullopt, 1, 4096, site, "allocated", 119});
+  s.object(
+      {10, "VkBuffer", "b\xc3\xa9", 1, 4096, site, format::Origin::kCreated, 119});  // UTF-8 name
+  s.object({11, "VkDeviceMemory", std::nullopt, 1, 4096, site, format::Origin::kAllocated, 119});
   s.bind(10, 11, 4096);
-  s.object({12, "VkDescriptorSet", "set", 2, 0, -1, "allocated"});
+  s.object({12, "VkDescriptorSet", "set", 2, 0, -1, format::Origin::kAllocated});
   s.edge({12, "descriptor", 5, "VkImageView"});
   s.edge({12, "descriptor.sampler", std::nullopt, "VkSampler"});
   s.destroyed({5, "VkImageView", "gone", 0, 100, site});

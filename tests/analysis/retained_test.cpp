@@ -15,14 +15,14 @@ constexpr uint64_t kPid = 200;
 // Incident 1: one buffer (with its own memory) made per frame, used in that frame only, never
 // destroyed. At frame `now`, frames 0..now-1 have made one each.
 SnapshotBuilder per_frame_leak(uint64_t now) {
-  SnapshotBuilder s(kPid, 1, "frame", now);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, now);
   const int buffers = s.callsite(0x1000);
   const int memories = s.callsite(0x2000);
   for (uint64_t f = 0; f < now; ++f) {
     const uint64_t id = 100 + 2 * f;
-    s.object({id, "VkBuffer", "wrapper.vertices", f, 65536, buffers, "created", f});
-    s.object(
-        {id + 1, "VkDeviceMemory", "wrapper.vertices.memory", f, 65536, memories, "allocated", f});
+    s.object({id, "VkBuffer", "wrapper.vertices", f, 65536, buffers, format::Origin::kCreated, f});
+    s.object({id + 1, "VkDeviceMemory", "wrapper.vertices.memory", f, 65536, memories,
+              format::Origin::kAllocated, f});
     s.bind(id, id + 1, 65536);
   }
   return s;
@@ -60,10 +60,11 @@ TEST(RetainedTest, TheThresholdIsAFlag) {
 
 TEST(RetainedTest, TheWorstSnapshotSpeaksForTheGroup) {
   // Frame 100 shows 85 retained; at frame 120 the application freed all but the newest ten.
-  SnapshotBuilder later(kPid, 2, "frame", 120);
+  SnapshotBuilder later(kPid, 2, format::Reason::kFrame, 120);
   const int buffers = later.callsite(0x1000);
   for (uint64_t f = 110; f < 120; ++f) {
-    later.object({100 + 2 * f, "VkBuffer", "wrapper.vertices", f, 65536, buffers, "created", f});
+    later.object({100 + 2 * f, "VkBuffer", "wrapper.vertices", f, 65536, buffers,
+                  format::Origin::kCreated, f});
   }
   SnapshotBuilder early = per_frame_leak(100);
   const analysis::RunReport r = test::analyse({early, later});
@@ -74,23 +75,24 @@ TEST(RetainedTest, TheWorstSnapshotSpeaksForTheGroup) {
 }
 
 TEST(RetainedTest, RingBuffersCreatedTogetherAreNotSuperseded) {
-  SnapshotBuilder s(kPid, 1, "frame", 300);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 300);
   const int ring = s.callsite(0x1000);
   // Used round-robin, and one slot not for a long while: all were made at start-up.
-  s.object({10, "VkBuffer", "ring.0", 0, 4096, ring, "created", 299});
-  s.object({11, "VkBuffer", "ring.1", 0, 4096, ring, "created", 298});
-  s.object({12, "VkBuffer", "ring.2", 0, 4096, ring, "created", 200});
+  s.object({10, "VkBuffer", "ring.0", 0, 4096, ring, format::Origin::kCreated, 299});
+  s.object({11, "VkBuffer", "ring.1", 0, 4096, ring, format::Origin::kCreated, 298});
+  s.object({12, "VkBuffer", "ring.2", 0, 4096, ring, format::Origin::kCreated, 200});
   const analysis::RunReport r = test::analyse({s});
   EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
 }
 
 TEST(RetainedTest, LongLivedRarelyUsedResources) {
-  SnapshotBuilder s(kPid, 1, "frame", 300);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 300);
   const int textures = s.callsite(0x1000);
-  s.object({10, "VkImage", "rare.lut", 0, 1 << 20, s.callsite(0x2000), "created", 204});
+  s.object(
+      {10, "VkImage", "rare.lut", 0, 1 << 20, s.callsite(0x2000), format::Origin::kCreated, 204});
   // The same loader made both at start-up; one is used every frame, the other rarely.
-  s.object({11, "VkImage", "texture.rare", 0, 4096, textures, "created", 120});
-  s.object({12, "VkImage", "texture.hot", 0, 4096, textures, "created", 299});
+  s.object({11, "VkImage", "texture.rare", 0, 4096, textures, format::Origin::kCreated, 120});
+  s.object({12, "VkImage", "texture.hot", 0, 4096, textures, format::Origin::kCreated, 299});
   // Never used at all, made at start-up with a hot one.
   s.object({13, "VkImage", "texture.spare", 0, 4096, textures});
   const analysis::RunReport r = test::analyse({s});
@@ -98,46 +100,50 @@ TEST(RetainedTest, LongLivedRarelyUsedResources) {
 }
 
 TEST(RetainedTest, PerFrameObjectsDestroyedAfterTheirFenceAndRecentOnes) {
-  SnapshotBuilder s(kPid, 1, "frame", 300);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 300);
   const int transient = s.callsite(0x1000);
   // Only the frames in flight are alive; one superseded 10 frames ago is below the threshold.
-  s.object({500, "VkBuffer", "frame.transient", 299, 1024, transient, "created", 299});
-  s.object({498, "VkBuffer", "frame.transient", 298, 1024, transient, "created", 298});
-  s.object({480, "VkBuffer", "frame.transient", 290, 1024, transient, "created", 290});
+  s.object(
+      {500, "VkBuffer", "frame.transient", 299, 1024, transient, format::Origin::kCreated, 299});
+  s.object(
+      {498, "VkBuffer", "frame.transient", 298, 1024, transient, format::Origin::kCreated, 298});
+  s.object(
+      {480, "VkBuffer", "frame.transient", 290, 1024, transient, format::Origin::kCreated, 290});
   const analysis::RunReport r = test::analyse({s});
   EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
 }
 
 TEST(RetainedTest, InFlightObjectsAreInUse) {
-  SnapshotBuilder s(kPid, 1, "frame", 300);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 300);
   const int site = s.callsite(0x1000);
-  ObjectSpec old{10, "VkBuffer", "b", 10, 1024, site, "created", 10};
+  ObjectSpec old{10, "VkBuffer", "b", 10, 1024, site, format::Origin::kCreated, 10};
   old.in_flight = true;  // its last submission is not proven complete
   s.object(old);
-  s.object({20, "VkBuffer", "b", 200, 1024, site, "created", 299});
+  s.object({20, "VkBuffer", "b", 200, 1024, site, format::Origin::kCreated, 299});
   const analysis::RunReport r = test::analyse({s});
   EXPECT_TRUE(test::of_kind(r, FindingKind::kRetained).empty());
 }
 
 TEST(RetainedTest, AGroupNoLongerInUseIsNotSuperseded) {
   // A finished level's resources: all idle, nothing newer of theirs in use.
-  SnapshotBuilder s(kPid, 1, "frame", 300);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 300);
   const int site = s.callsite(0x1000);
   for (uint64_t i = 0; i < 5; ++i) {
-    s.object({10 + i, "VkBuffer", "level1", 10 * i, 1024, site, "created", 10 * i + 5});
+    s.object(
+        {10 + i, "VkBuffer", "level1", 10 * i, 1024, site, format::Origin::kCreated, 10 * i + 5});
   }
   const analysis::RunReport r = test::analyse({s});
   EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
 }
 
 TEST(RetainedTest, SubAllocatedBuffersShareTheirMemory) {
-  SnapshotBuilder s(kPid, 1, "frame", 300);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 300);
   const int site = s.callsite(0x1000);
-  s.object(
-      {10, "VkDeviceMemory", "suballoc.block", 0, 65536, s.callsite(0x2000), "allocated", 299});
+  s.object({10, "VkDeviceMemory", "suballoc.block", 0, 65536, s.callsite(0x2000),
+            format::Origin::kAllocated, 299});
   for (uint64_t i = 0; i < 16; ++i) {
-    s.object(
-        {20 + i, "VkBuffer", "suballoc." + std::to_string(i), 0, 4096, site, "created", 280 + i});
+    s.object({20 + i, "VkBuffer", "suballoc." + std::to_string(i), 0, 4096, site,
+              format::Origin::kCreated, 280 + i});
     s.bind(20 + i, 10, 4096);
   }
   const analysis::RunReport r = test::analyse({s});
@@ -146,17 +152,17 @@ TEST(RetainedTest, SubAllocatedBuffersShareTheirMemory) {
 
 TEST(RetainedTest, ReusedHandleValuesAreDifferentObjects) {
   // The driver hands the old buffer's handle value to its replacement: ids tell them apart.
-  SnapshotBuilder a(kPid, 1, "frame", 100);
+  SnapshotBuilder a(kPid, 1, format::Reason::kFrame, 100);
   const int site = a.callsite(0x1000);
-  ObjectSpec old{10, "VkBuffer", "reused", 0, 1024, site, "created", 99};
+  ObjectSpec old{10, "VkBuffer", "reused", 0, 1024, site, format::Origin::kCreated, 99};
   old.handle = 0xabc000;
   a.object(old);
-  SnapshotBuilder b(kPid, 2, "frame", 200);
+  SnapshotBuilder b(kPid, 2, format::Reason::kFrame, 200);
   b.callsite(0x1000);
-  ObjectSpec replacement{50, "VkBuffer", "reused", 150, 1024, site, "created", 199};
+  ObjectSpec replacement{50, "VkBuffer", "reused", 150, 1024, site, format::Origin::kCreated, 199};
   replacement.handle = 0xabc000;
   b.object(replacement);
-  SnapshotBuilder end(kPid, 3, "device_destroy", 200);
+  SnapshotBuilder end(kPid, 3, format::Reason::kDeviceDestroy, 200);
   const analysis::RunReport r = test::analyse({a, b, end});
   EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
 }
@@ -167,7 +173,7 @@ TEST(RetainedTest, ReusedHandleValuesAreDifferentObjects) {
 // site): only the newest one is used. Members are used round-robin: member k last at
 // now - 1 - 2k.
 SnapshotBuilder ring_of_pools(uint64_t sequence, uint64_t now, bool barrier) {
-  SnapshotBuilder s(kPid, sequence, "frame", now);
+  SnapshotBuilder s(kPid, sequence, format::Reason::kFrame, now);
   const int pools = s.callsite(0x1000);
   const int main_cmd = s.callsite(0x2000);
   const int barrier_cmd = s.callsite(0x3000);
@@ -176,12 +182,19 @@ SnapshotBuilder ring_of_pools(uint64_t sequence, uint64_t now, bool barrier) {
     const uint64_t made = k + 1 == members ? 90 : k;  // the newest was added later
     const uint64_t pool = 1000 + 10 * k;
     s.object({pool, "VkCommandPool", std::nullopt, made, 0, pools});
-    ObjectSpec cmd{pool + 1, "VkCommandBuffer", std::nullopt, made,
-                   0,        main_cmd,          "allocated",  now - 1 - 2 * (members - 1 - k)};
+    ObjectSpec cmd{pool + 1,
+                   "VkCommandBuffer",
+                   std::nullopt,
+                   made,
+                   0,
+                   main_cmd,
+                   format::Origin::kAllocated,
+                   now - 1 - 2 * (members - 1 - k)};
     cmd.parent = pool;
     s.object(cmd);
     if (barrier) {
-      ObjectSpec b{pool + 2, "VkCommandBuffer", std::nullopt, made, 0, barrier_cmd, "allocated"};
+      ObjectSpec b{pool + 2,    "VkCommandBuffer",         std::nullopt, made, 0,
+                   barrier_cmd, format::Origin::kAllocated};
       if (k + 1 == members) b.last_use = now - 2;
       b.parent = pool;
       s.object(b);
@@ -210,7 +223,7 @@ TEST(RetainedTest, RarelyUsedSiblingsInPoolsOfARingAreNotRetained) {
 
 TEST(RetainedTest, SiblingsOfPoolsThatAreNotReusedAreStillRetained) {
   // The same barrier command buffers, but the main ones are gone: no pool is in steady use.
-  SnapshotBuilder frozen(kPid, 2, "frame", 200);
+  SnapshotBuilder frozen(kPid, 2, format::Reason::kFrame, 200);
   const int pools = frozen.callsite(0x1000);
   frozen.callsite(0x2000);
   const int barrier_cmd = frozen.callsite(0x3000);
@@ -218,7 +231,8 @@ TEST(RetainedTest, SiblingsOfPoolsThatAreNotReusedAreStillRetained) {
     const uint64_t made = k == 20 ? 90 : k;
     const uint64_t pool = 1000 + 10 * k;
     frozen.object({pool, "VkCommandPool", std::nullopt, made, 0, pools});
-    ObjectSpec b{pool + 2, "VkCommandBuffer", std::nullopt, made, 0, barrier_cmd, "allocated"};
+    ObjectSpec b{pool + 2,    "VkCommandBuffer",         std::nullopt, made, 0,
+                 barrier_cmd, format::Origin::kAllocated};
     b.last_use = k == 20 ? uint64_t{199} : made;
     b.parent = pool;
     frozen.object(b);
@@ -245,14 +259,17 @@ TEST(RetainedTest, ObjectsOfADeviceInSteadyUseAreNotPoolSiblings) {
   // pool whose superseded buffers would be siblings.
   std::vector<SnapshotBuilder> run;
   for (uint64_t now : {100, 150, 200}) {
-    SnapshotBuilder s(kPid, now, "frame", now);
+    SnapshotBuilder s(kPid, now, format::Reason::kFrame, now);
     const int buffers = s.callsite(0x1000);
     s.object({test::kDeviceId, "VkDevice", std::nullopt, 0, 0, s.callsite(0x3000)});
-    ObjectSpec mesh{50, "VkBuffer", "mesh.static", 0, 4096, s.callsite(0x2000), "created", now - 1};
+    ObjectSpec mesh{
+        50,     "VkBuffer", "mesh.static", 0, 4096, s.callsite(0x2000), format::Origin::kCreated,
+        now - 1};
     mesh.parent = test::kDeviceId;
     s.object(mesh);
     for (uint64_t f = 0; f < now; ++f) {
-      ObjectSpec b{100 + f, "VkBuffer", "wrapper.vertices", f, 65536, buffers, "created", f};
+      ObjectSpec b{100 + f, "VkBuffer", "wrapper.vertices",       f,
+                   65536,   buffers,    format::Origin::kCreated, f};
       b.parent = test::kDeviceId;
       s.object(b);
     }

@@ -17,7 +17,7 @@ constexpr uint64_t kPid = 300;
 // Incident 2: a buffer recreated larger every 20 frames; the old view stays in a cache and keeps
 // the old buffer and its memory alive. Generation k: buffer 100+3k, memory 101+3k, view 102+3k.
 SnapshotBuilder resized_attachment(uint64_t now) {
-  SnapshotBuilder s(kPid, 1, "frame", now);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, now);
   const int buffers = s.callsite(0x1000);
   const int memories = s.callsite(0x2000);
   const int views = s.callsite(0x3000);
@@ -26,11 +26,13 @@ SnapshotBuilder resized_attachment(uint64_t now) {
     const uint64_t id = 100 + 3 * k;
     const uint64_t used = k + 1 == generations ? now - 1 : 20 * k + 19;
     const uint64_t bytes = 65536 * (k + 1);
-    s.object({id, "VkBuffer", "pass.attachment", 20 * k, bytes, buffers, "created", used});
+    s.object({id, "VkBuffer", "pass.attachment", 20 * k, bytes, buffers, format::Origin::kCreated,
+              used});
     s.object({id + 1, "VkDeviceMemory", "pass.attachment.memory", 20 * k, bytes, memories,
-              "allocated", used});
+              format::Origin::kAllocated, used});
     s.bind(id, id + 1, bytes);
-    s.object({id + 2, "VkBufferView", "pass.attachment.view", 20 * k, 0, views, "created", used});
+    s.object({id + 2, "VkBufferView", "pass.attachment.view", 20 * k, 0, views,
+              format::Origin::kCreated, used});
     s.edge({id + 2, "buffer", id, "VkBuffer"});
   }
   return s;
@@ -63,9 +65,9 @@ TEST(StaleViewTest, CachedViewsPinRetainedBuffersAndTheirMemory) {
 }
 
 TEST(StaleViewTest, TeardownSnapshotsAreNotJudged) {
-  SnapshotBuilder s(kPid, 2, "device_destroy", 100);
+  SnapshotBuilder s(kPid, 2, format::Reason::kDeviceDestroy, 100);
   const int sets = s.callsite(0x1000);
-  s.object({10, "VkDescriptorSet", "bindgroup.0", 0, 0, sets, "allocated", 9});
+  s.object({10, "VkDescriptorSet", "bindgroup.0", 0, 0, sets, format::Origin::kAllocated, 9});
   s.edge({10, "descriptor", 5, "VkImageView"});
   s.destroyed({5, "VkImageView", "texture.view.0", 0, 10});
   const analysis::RunReport r = test::analyse({s});
@@ -74,14 +76,16 @@ TEST(StaleViewTest, TeardownSnapshotsAreNotJudged) {
 
 // Incident 5: sets cached per texture view; views released, sets kept.
 SnapshotBuilder bindgroups(uint64_t now, uint64_t destroyed_frame) {
-  SnapshotBuilder s(kPid, 1, "frame", now);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, now);
   const int sets = s.callsite(0x1000);
-  s.object({10, "VkDescriptorSet", "bindgroup.0", 0, 0, sets, "allocated", destroyed_frame - 1});
+  s.object({10, "VkDescriptorSet", "bindgroup.0", 0, 0, sets, format::Origin::kAllocated,
+            destroyed_frame - 1});
   s.edge({10, "descriptor", 5, "VkImageView"});
   s.edge({10, "descriptor.sampler", 6, "VkSampler"});
   s.edge({10, "pSetLayouts", 7, "VkDescriptorSetLayout"});
   s.destroyed({5, "VkImageView", "texture.view.0", 0, destroyed_frame});
-  s.object({6, "VkSampler", "texture.sampler", 0, 0, s.callsite(0x2000), "created", now - 1});
+  s.object({6, "VkSampler", "texture.sampler", 0, 0, s.callsite(0x2000), format::Origin::kCreated,
+            now - 1});
   s.destroyed({7, "VkDescriptorSetLayout", "layout", 0, 1});
   return s;
 }
@@ -108,12 +112,12 @@ TEST(StaleViewTest, ARecentlyDestroyedTargetIsChurnNotStale) {
 }
 
 TEST(StaleViewTest, LayoutsMayBeDestroyedBeforeTheirSets) {
-  SnapshotBuilder s(kPid, 1, "frame", 100);
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
   const int sets = s.callsite(0x1000);
-  s.object({10, "VkDescriptorSet", "frame.sets", 99, 0, sets, "allocated", 99});
+  s.object({10, "VkDescriptorSet", "frame.sets", 99, 0, sets, format::Origin::kAllocated, 99});
   s.edge({10, "pSetLayouts", 7, "VkDescriptorSetLayout"});
   s.destroyed({7, "VkDescriptorSetLayout", "layout", 0, 1});
-  ObjectSpec fb{11, "VkFramebuffer", "fb", 0, 0, s.callsite(0x2000), "created", 99};
+  ObjectSpec fb{11, "VkFramebuffer", "fb", 0, 0, s.callsite(0x2000), format::Origin::kCreated, 99};
   s.object(fb);
   s.edge({11, "renderPass", 8, "VkRenderPass"});
   s.destroyed({8, "VkRenderPass", "pass", 0, 1});
@@ -122,11 +126,12 @@ TEST(StaleViewTest, LayoutsMayBeDestroyedBeforeTheirSets) {
 }
 
 TEST(StaleViewTest, FramebuffersOfDestroyedAttachmentsAndInFlightSets) {
-  SnapshotBuilder s(kPid, 1, "frame", 100);
-  s.object({11, "VkFramebuffer", "fb", 0, 0, s.callsite(0x2000), "created", 10});
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
+  s.object({11, "VkFramebuffer", "fb", 0, 0, s.callsite(0x2000), format::Origin::kCreated, 10});
   s.edge({11, "pAttachments", 8, "VkImageView"});
   s.destroyed({8, "VkImageView", "color.view", 0, 20});
-  ObjectSpec busy{12, "VkDescriptorSet", "busy", 0, 0, s.callsite(0x3000), "allocated", 99};
+  ObjectSpec busy{
+      12, "VkDescriptorSet", "busy", 0, 0, s.callsite(0x3000), format::Origin::kAllocated, 99};
   busy.in_flight = true;  // still in use by the GPU: not judged
   s.object(busy);
   s.edge({12, "descriptor", 9, "VkImageView"});
@@ -140,14 +145,15 @@ TEST(StaleViewTest, FramebuffersOfDestroyedAttachmentsAndInFlightSets) {
 // the view set j points at in snapshot k; negative: a view destroyed 50 frames before.
 SnapshotBuilder engine_sets(uint64_t k, const std::vector<int64_t>& targets) {
   const uint64_t now = 100 * (k + 1);
-  SnapshotBuilder s(kPid, k, "frame", now);
+  SnapshotBuilder s(kPid, k, format::Reason::kFrame, now);
   const int sets = s.callsite(0x1000);
   const int views = s.callsite(0x2000);
   s.object({9, "VkDescriptorPool", "engine.pool", 0, 0, s.callsite(0x3000)});
   for (size_t j = 0; j < targets.size(); ++j) {
     const bool gone = targets[j] < 0;
     const auto view = static_cast<uint64_t>(gone ? -targets[j] : targets[j]);
-    ObjectSpec set{10 + j, "VkDescriptorSet", "engine.set", 0, 0, sets, "allocated", 0};
+    ObjectSpec set{10 + j, "VkDescriptorSet", "engine.set", 0, 0, sets, format::Origin::kAllocated,
+                   0};
     // Sets on the engine's free list are idle; the others are bound every frame.
     set.last_use = gone ? now - 60 : now - 1;
     set.parent = 9;
@@ -156,7 +162,8 @@ SnapshotBuilder engine_sets(uint64_t k, const std::vector<int64_t>& targets) {
     if (gone) {
       s.destroyed({view, "VkImageView", "texture.view", 0, now - 50});
     } else {
-      s.object({view, "VkImageView", "texture.view", now - 90, 0, views, "created", now - 1});
+      s.object({view, "VkImageView", "texture.view", now - 90, 0, views, format::Origin::kCreated,
+                now - 1});
     }
   }
   return s;
@@ -214,9 +221,9 @@ TEST(StaleViewTest, RecycledSetsThatPinBytesAreStillStale) {
     const int sets = s.callsite(0x1000);
     const int buffers = s.callsite(0x4000);
     // Buffer 700 was replaced by 701 (same code, in use); set 30 still points at 700.
-    s.object({700, "VkBuffer", "uniforms", 0, 4096, buffers, "created", 5});
-    s.object({701, "VkBuffer", "uniforms", 50, 4096, buffers, "created", now - 1});
-    ObjectSpec set{30, "VkDescriptorSet", "engine.set", 0, 0, sets, "allocated", 5};
+    s.object({700, "VkBuffer", "uniforms", 0, 4096, buffers, format::Origin::kCreated, 5});
+    s.object({701, "VkBuffer", "uniforms", 50, 4096, buffers, format::Origin::kCreated, now - 1});
+    ObjectSpec set{30, "VkDescriptorSet", "engine.set", 0, 0, sets, format::Origin::kAllocated, 5};
     set.parent = 9;
     s.object(set);
     s.edge({30, "descriptor", 700, "VkBuffer"});

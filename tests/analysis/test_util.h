@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "analysis/analyzer.h"
-#include "run_builder.h"
+#include "snapshot_builder.h"
 
 namespace vkleak::test {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <exception>
 
-#include "synthetic_snapshot.h"
+#include "snapshot_builder.h"
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 4) {

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "core/snapshot_reader.h"
-#include "synthetic_snapshot.h"
+#include "snapshot_builder.h"
 #include "test_support.h"
 
 namespace vkleak {

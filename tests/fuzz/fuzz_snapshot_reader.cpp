@@ -50,7 +50,7 @@ void require_sorted_side_table(const std::vector<T>& table, size_t objects, cons
 }
 
 void check_model(const vkleak::Snapshot& s) {
-  require(s.version >= vkleak::kOldestSnapshotVersion && s.version <= vkleak::kSnapshotVersion,
+  require(s.version >= vkleak::format::kOldestVersion && s.version <= vkleak::format::kVersion,
           "version in range");
   const size_t n = s.objects.size();
   for (const vkleak::Object& o : s.objects) {

@@ -143,7 +143,7 @@ class ReportTest(TempDirTestCase):
         self.run_scenario("incident3_early_free", ["--object", "buffer", "--free-frame", "40"])
         doc = self.report()
         [f] = findings_of(doc, "destroyed_in_flight")
-        self.assert_callsite(f, "create_buffer", "scenario_common.cpp")
+        self.assert_callsite(f, "create_buffer", "vk_harness.cpp")
 
     def test_incident4_orphaned_memory_and_byte_growth_compute_only(self):
         self.run_scenario("incident4_orphaned_memory")

@@ -1,6 +1,7 @@
-// Shared code of the vkleak test scenarios: option parsing, instance/device creation, debug names,
-// buffer and pipeline helpers, and a FrameLoop that ends frames at submits (--headless) or at
-// presents (--swapchain, an xcb window; works under Xvfb with lavapipe).
+// Shared code of the vkleak test scenarios, on top of the Vulkan harness (tests/harness, shared
+// with the benchmarks): option parsing, the scenarios' Context (names its device and queue), and
+// a FrameLoop that ends frames at submits (--headless) or at presents (--swapchain, an xcb window;
+// works under Xvfb with lavapipe).
 //
 // Every Vulkan error ends the program: a message on stderr, exit code 1. Nothing is destroyed
 // implicitly: each scenario tears down explicitly what it owns (and deliberately leaves what its
@@ -12,28 +13,14 @@
 
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
+
+#include "vk_harness.h"
 
 namespace scenario {
 
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-const char* result_name(VkResult result);
-
-// Prints "error: <what> failed: <result> (<file>:<line>)" on stderr and exits with code 1.
-[[noreturn]] void fail_vk(VkResult result, const char* what, const char* file, int line);
-// Prints "error: <message>" on stderr and exits with code 1.
-[[noreturn]] void fail(const std::string& message);
-
-#define VK_CHECK(expr)                                                  \
-  do {                                                                  \
-    VkResult vk_check_result_ = (expr);                                 \
-    if (vk_check_result_ != VK_SUCCESS) {                               \
-      ::scenario::fail_vk(vk_check_result_, #expr, __FILE__, __LINE__); \
-    }                                                                   \
-  } while (0)
+// The harness's errors (VK_CHECK, fail) and resource helpers, as scenario::*.
+using namespace harness;
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -74,7 +61,8 @@ class Options {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Context: instance, physical device, device, one graphics+compute queue
+// Context: the harness's, with the scenarios' instance settings; names its device and queue
+// "scenario.device" and "scenario.queue".
 
 struct ContextConfig {
   std::string app_name = "vkleak-scenario";
@@ -83,116 +71,10 @@ struct ContextConfig {
   std::vector<const char*> optional_device_extensions;
 };
 
-template <typename H>
-inline uint64_t handle_u64(H handle) {
-  if constexpr (std::is_pointer_v<H>) {
-    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(handle));
-  } else {
-    return static_cast<uint64_t>(handle);
-  }
-}
-
-class Context {
+class Context : public harness::Context {
  public:
   explicit Context(const ContextConfig& config);
-  Context(const Context&) = delete;
-  Context& operator=(const Context&) = delete;
-
-  // vkDeviceWaitIdle, vkDestroyDevice, vkDestroyInstance. Not called implicitly.
-  void destroy();
-
-  bool has_instance_extension(const char* name) const;
-  bool has_device_extension(const char* name) const;
-  // Effective API version (min of instance and device versions).
-  uint32_t api_version() const { return api_version_; }
-
-  // vkSetDebugUtilsObjectNameEXT; a no-op without VK_EXT_debug_utils, and for instance-level
-  // objects (surfaces, messengers, ...), which Mesa cannot name through a device.
-  void name(VkObjectType type, uint64_t handle, const std::string& name) const;
-  template <typename H>
-  void name(VkObjectType type, H handle, const std::string& object_name) const {
-    name(type, handle_u64(handle), object_name);
-  }
-  // vkQueueInsertDebugUtilsLabelEXT on the queue; a no-op without VK_EXT_debug_utils.
-  void insert_label(const std::string& label) const;
-
-  // A memory type index with all of `required`; prefers one that also has all of `preferred`.
-  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
-                            VkMemoryPropertyFlags preferred = 0) const;
-
-  PFN_vkVoidFunction device_proc(const char* name) const;
-  PFN_vkVoidFunction instance_proc(const char* name) const;
-
-  VkInstance instance = VK_NULL_HANDLE;
-  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
-  uint32_t queue_family = 0;
-  VkPhysicalDeviceProperties properties{};
-  VkPhysicalDeviceMemoryProperties memory_properties{};
-  bool debug_utils = false;
-  bool timeline_semaphore = false;  // feature enabled
-  bool private_data = false;        // feature enabled (Vulkan 1.3 or VK_EXT_private_data)
-  bool sampler_ycbcr_conversion = false;
-
- private:
-  std::vector<std::string> instance_extensions_;
-  std::vector<std::string> device_extensions_;
-  uint32_t api_version_ = VK_API_VERSION_1_1;
-  PFN_vkSetDebugUtilsObjectNameEXT set_object_name_ = nullptr;
-  PFN_vkQueueInsertDebugUtilsLabelEXT insert_label_ = nullptr;
 };
-
-// ---------------------------------------------------------------------------------------------
-// Resources
-
-struct Buffer {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  VkDeviceSize size = 0;
-};
-
-// A VkBuffer without memory, named `name`.
-VkBuffer create_buffer_object(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
-                              const std::string& name, const void* p_next = nullptr);
-// A VkDeviceMemory of `size` bytes from a host-visible type allowed by `type_bits`, named `name`.
-VkDeviceMemory allocate_memory(const Context& ctx, VkDeviceSize size, uint32_t type_bits,
-                               const std::string& name, const void* p_next = nullptr);
-// A buffer with its own host-visible memory: the buffer is named `name`, the memory
-// `name + ".memory"`.
-Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
-                     const std::string& name);
-void destroy_buffer(const Context& ctx, Buffer& buffer);
-// Maps the memory, copies `size` bytes and unmaps it.
-void upload(const Context& ctx, VkDeviceMemory memory, VkDeviceSize offset, const void* data,
-            size_t size);
-void download(const Context& ctx, VkDeviceMemory memory, VkDeviceSize offset, void* data,
-              size_t size);
-
-VkShaderModule create_shader_module(const Context& ctx, const uint32_t* code, size_t code_bytes,
-                                    const std::string& name);
-template <size_t N>
-VkShaderModule create_shader_module(const Context& ctx, const uint32_t (&code)[N],
-                                    const std::string& name) {
-  return create_shader_module(ctx, code, sizeof(code), name);
-}
-VkDescriptorSetLayout create_set_layout(const Context& ctx,
-                                        const std::vector<VkDescriptorType>& bindings,
-                                        VkShaderStageFlags stages, const std::string& name);
-VkPipelineLayout create_pipeline_layout(const Context& ctx,
-                                        const std::vector<VkDescriptorSetLayout>& set_layouts,
-                                        const std::string& name, uint32_t push_constant_bytes = 0);
-VkPipeline create_compute_pipeline(const Context& ctx, VkPipelineLayout layout,
-                                   VkShaderModule module, const std::string& name);
-VkDescriptorPool create_descriptor_pool(const Context& ctx, uint32_t max_sets,
-                                        const std::vector<VkDescriptorPoolSize>& sizes,
-                                        VkDescriptorPoolCreateFlags flags, const std::string& name);
-VkDescriptorSet allocate_set(const Context& ctx, VkDescriptorPool pool,
-                             VkDescriptorSetLayout layout, const std::string& name);
-void write_buffer_descriptor(const Context& ctx, VkDescriptorSet set, uint32_t binding,
-                             VkDescriptorType type, VkBuffer buffer,
-                             VkDeviceSize range = VK_WHOLE_SIZE);
-VkFence create_fence(const Context& ctx, const std::string& name, bool signaled = false);
 
 // Sleeps so that lavapipe has finished the work just submitted (early-free scenarios).
 void sleep_ms(unsigned milliseconds);
