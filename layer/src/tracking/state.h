@@ -22,7 +22,7 @@
 #include "tracking/names.h"
 #include "tracking/object_table.h"
 #include "tracking/registry.h"
-#include "tracking/tracker.h"
+
 #include "vk_dispatch.h"
 
 namespace vkleak {
