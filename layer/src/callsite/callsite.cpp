@@ -1,9 +1,9 @@
 #include "callsite/callsite.h"
 
 #include "base/cache_aligned.h"
+#include "base/passthrough.h"
 #include "base/thread_box.h"
 #include "callsite/stack_memo.h"
-#include "tracking/state.h"  // passthrough()
 
 #include "../../../src/core/elf_note.h"        // the note walker the CLI tests use too
 #include "../../../src/core/setting_ranges.h"  // the range the CLI checks too

@@ -1,5 +1,6 @@
 #include "graph/command_refs.h"
 
+#include "base/passthrough.h"
 #include "base/thread_box.h"
 #include "graph/graph.h"
 #include "tracking/state.h"

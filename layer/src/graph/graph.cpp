@@ -4,10 +4,11 @@
 #include <new>
 
 #include "base/log.h"
+#include "base/passthrough.h"
 #include "base/thread_box.h"
 #include "tracking/names.h"
 #include "tracking/state.h"
-#include "tracking/tracker_internal.h"
+#include "tracking/tracker.h"
 
 namespace vkleak {
 

@@ -6,6 +6,7 @@
 #include "base/thread_box.h"
 #include "graph/command_refs.h"
 #include "tracking/state.h"
+#include "tracking/tracker.h"
 
 namespace vkleak {
 namespace {

@@ -4,12 +4,13 @@
 // (fences, semaphores, idle waits).
 #include <algorithm>
 
+#include "base/passthrough.h"
 #include "graph/graph.h"
 #include "graph_walkers.h"
 #include "manual_hooks.h"
 #include "snapshot/error_snapshot.h"
 #include "tracking/state.h"
-#include "tracking/tracker_internal.h"
+#include "tracking/tracker.h"
 
 namespace vkleak {
 namespace {

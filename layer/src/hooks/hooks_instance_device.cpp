@@ -4,13 +4,16 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "base/clock.h"
 #include "base/log.h"
+#include "base/passthrough.h"
 #include "callsite/callsite.h"
 #include "manual_hooks.h"
 #include "snapshot/snapshot.h"
+#include "tracking/recent_destroys.h"
 #include "tracking/state.h"
+#include "tracking/tracker.h"
 #include "tracking/tracker_hot.h"
-#include "tracking/tracker_internal.h"
 
 namespace vkleak {
 namespace {

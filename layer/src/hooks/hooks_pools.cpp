@@ -3,12 +3,13 @@
 #include <mutex>
 #include <vector>
 
+#include "base/passthrough.h"
 #include "callsite/callsite.h"
 #include "manual_hooks.h"
 #include "snapshot/error_snapshot.h"
 #include "tracking/state.h"
+#include "tracking/tracker.h"
 #include "tracking/tracker_hot.h"
-#include "tracking/tracker_internal.h"
 
 namespace vkleak {
 namespace manual {

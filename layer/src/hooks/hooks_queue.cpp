@@ -5,13 +5,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/log.h"
+#include "base/passthrough.h"
 #include "manual_hooks.h"
 #include "snapshot/error_snapshot.h"
 #include "snapshot/snapshot.h"
 #include "tracking/state.h"
+#include "tracking/tracker.h"
 #include "tracking/tracker_hot.h"
-#include "tracking/tracker_internal.h"
 
 namespace vkleak {
 namespace {

@@ -19,7 +19,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/log.h"
+#include "base/passthrough.h"
 #include "callsite/callsite.h"
 #include "snapshot/crash_snapshot.h"
 #include "snapshot/error_snapshot.h"
@@ -27,7 +29,7 @@
 #include "tracking/creation_context.h"
 #include "tracking/names.h"
 #include "tracking/state.h"
-#include "tracking/tracker_internal.h"
+#include "tracking/tracker.h"
 
 #ifndef VKLEAK_VERSION
 #define VKLEAK_VERSION "0.0.0"

@@ -1,7 +1,5 @@
-// Dispatch-key registries (see registry.h), the layer's clock and its passthrough switch.
+// Dispatch-key registries (see registry.h).
 #include "tracking/registry.h"
-
-#include <time.h>
 
 #include <algorithm>
 
@@ -70,21 +68,12 @@ KeyRegistry<DeviceState>& devices() {
   return *g_device_registry;
 }
 
-uint64_t monotonic_ms() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
-}
-const uint64_t g_load_ms = monotonic_ms();
-
 }  // namespace
 
 // Created when the layer is loaded, before any hook can run; never destroyed: hooks may run on
 // other threads while the process exits.
 KeyRegistry<InstanceState>* const g_instance_registry = new KeyRegistry<InstanceState>;
 KeyRegistry<DeviceState>* const g_device_registry = new KeyRegistry<DeviceState>;
-std::atomic<bool> g_passthrough{false};
-std::atomic<uint32_t> g_clock_ms{0};
 
 void register_instance(const std::shared_ptr<InstanceState>& s, const void* key) noexcept {
   instances().add(s, key);
@@ -141,23 +130,6 @@ void forget_destroyed_device(uint64_t handle) noexcept {
   std::lock_guard<std::mutex> lock(all.mutex);
   for (DestroyedDevice& d : all.ring)
     if (d.handle == handle) d = DestroyedDevice{};
-}
-
-uint32_t now_ms() noexcept {
-  return static_cast<uint32_t>(monotonic_ms() - g_load_ms);
-}
-
-uint32_t refresh_clock() noexcept {
-  const uint32_t now = now_ms();
-  // Monotonic even when threads race: only ever moves forward.
-  uint32_t old = g_clock_ms.load(std::memory_order_relaxed);
-  while (old < now && !g_clock_ms.compare_exchange_weak(old, now, std::memory_order_relaxed)) {
-  }
-  return now;
-}
-
-void set_passthrough() noexcept {
-  g_passthrough.store(true, std::memory_order_relaxed);
 }
 
 }  // namespace vkleak

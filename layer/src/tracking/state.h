@@ -21,9 +21,8 @@
 #include "tracking/memory_directory.h"
 #include "tracking/names.h"
 #include "tracking/object_table.h"
-#include "tracking/recent_destroys.h"
 #include "tracking/registry.h"
-#include "tracking/tracker.h"
+
 #include "vk_dispatch.h"
 
 namespace vkleak {
@@ -200,25 +199,5 @@ inline InstanceState* get_instance_state(const void* dispatchable) noexcept {
 inline DeviceState* get_device_state(const void* dispatchable) noexcept {
   return dispatchable ? g_device_registry->find(dispatch_key(dispatchable)) : nullptr;
 }
-
-// Milliseconds since the layer was loaded (coarse monotonic clock).
-uint32_t now_ms() noexcept;
-
-// The clock as of its last refresh: at every frame boundary, every snapshot, and at least every
-// 250 ms by the snapshot writer thread. Creation times use it: reading the clock costs ~7 ns
-// (vDSO, under virtualization), a tenth of a buffer create+destroy on lavapipe.
-extern std::atomic<uint32_t> g_clock_ms;
-inline uint32_t recent_ms() noexcept {
-  return g_clock_ms.load(std::memory_order_relaxed);
-}
-uint32_t refresh_clock() noexcept;  // returns now_ms()
-
-// True once the process is exiting and the final snapshot has been taken: hooks then only
-// pass calls through.
-extern std::atomic<bool> g_passthrough;
-inline bool passthrough() noexcept {
-  return g_passthrough.load(std::memory_order_relaxed);
-}
-void set_passthrough() noexcept;
 
 }  // namespace vkleak

@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/log.h"
+#include "base/passthrough.h"
 #include "callsite/callsite.h"
 #include "tracking/creation_context.h"
 #include "tracking/names.h"
+#include "tracking/recent_destroys.h"
 #include "tracking/state.h"
 #include "tracking/tracker_hot.h"
-#include "tracking/tracker_internal.h"
 
 namespace vkleak {
 namespace {

@@ -1,4 +1,6 @@
-// The tracking API that every hook (generated or hand-written) calls.
+// The tracking API that every hook (generated or hand-written), the graph and the snapshot
+// call. Its hot paths (on_create_child, on_destroy) are inline in tracker_hot.h, which needs the
+// whole state (state.h); this header needs only the object table's record.
 //
 // Hooks follow one shape: find the state by the dispatchable first parameter, and then
 //   create-like:  call down first, then on_create() for every non-null returned handle;
@@ -13,7 +15,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "vk_object_types.h"  // generated: enum class ObjectType, object_type_name(), ...
+#include "callsite/callsite.h"      // CallsiteId, capture_callsite()
+#include "tracking/object_table.h"  // ObjectRecord
+#include "vk_object_types.h"        // generated: enum class ObjectType, object_type_name(), ...
 
 namespace vkleak {
 
@@ -22,9 +26,6 @@ struct InstanceState;  // : Scope
 struct DeviceState;    // : Scope
 
 enum class Origin : uint8_t { kCreated, kAllocated, kRetrieved, kSwapchainImage };
-
-using CallsiteId = uint32_t;  // 0 = no call site (capture off or failed)
-inline constexpr CallsiteId kNoCallsite = 0;
 
 // Handles as 64-bit integers: dispatchable handles are pointers, non-dispatchable ones are
 // uint64_t on 64-bit targets and may be pointers elsewhere.
@@ -35,27 +36,6 @@ inline uint64_t to_u64(H h) noexcept {
   } else {
     return static_cast<uint64_t>(h);
   }
-}
-
-// The creation call site of the current thread's Vulkan call, de-duplicated into the shared
-// table. Frames inside the layer itself are dropped. Call once per command, share across arrays.
-// The check for "capture off" is inline: with call sites off a hook pays one load.
-// Inlined into the hook, so that its return address is the hook's: the app's call site when
-// the loader's trampoline jumped to the hook (depth 1 then needs no unwinding at all).
-extern std::atomic<uint32_t> g_callstack_depth;
-// The hook's frame address keys a per-thread memo of stack walks (stack_memo.h): a chain
-// walked once is found again by checking its return addresses where they lie on the stack.
-CallsiteId capture_and_intern(uintptr_t hook_return_address,
-                              uintptr_t hook_cfa) noexcept;  // callsite.cpp
-// The current stack, from anywhere in the layer (no memo): for rare paths outside a hook's own
-// body (an object destroyed in flight, an invalid free).
-CallsiteId capture_stack_here() noexcept;  // callsite.cpp
-// Setting destroy_callstacks: valid destroys record their stack too (off: only the rare bad ones).
-extern std::atomic<bool> g_destroy_callstacks;
-__attribute__((always_inline)) inline CallsiteId capture_callsite() noexcept {
-  if (g_callstack_depth.load(std::memory_order_relaxed) == 0) return kNoCallsite;
-  return capture_and_intern(reinterpret_cast<uintptr_t>(__builtin_return_address(0)),
-                            reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa()));
 }
 
 // Records a new (or re-retrieved) object. parent_handle/parent_type name the object it was made
@@ -76,5 +56,51 @@ void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size
 void on_deferred_pipelines(DeviceState& device, uint64_t deferred_operation,
                            const VkPipeline* pipelines, uint32_t count,
                            CallsiteId callsite) noexcept;
+
+// --- What the hand-written hooks, the graph and the snapshot use besides ---
+
+// Parents whose children die with them (pools, swapchains), and the type of those children.
+constexpr bool owns_children(ObjectType parent) noexcept {
+  return parent == ObjectType::kDescriptorPool || parent == ObjectType::kCommandPool ||
+         parent == ObjectType::kSwapchainKHR;
+}
+ObjectType child_type_of(ObjectType parent) noexcept;
+
+// Like on_create, returning the object's id (0 when not recorded, or already live).
+// `has_edges`: the caller stores edges of the object right after (saves marking it later).
+uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+                       uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+                       CallsiteId callsite, bool has_edges = false) noexcept;
+
+// Forgets every child of a pool or swapchain (pool destroy or reset, swapchain destroy).
+void free_children(Scope& scope, ObjectType parent_type, uint64_t parent) noexcept;
+
+// An explicit free of one pool child (vkFreeDescriptorSets, vkFreeCommandBuffers).
+void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64_t child) noexcept;
+
+// Debug names (vkSetDebugUtilsObjectNameEXT, vkDebugMarkerSetObjectNameEXT).
+void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) noexcept;
+
+// A slot-keyed edge (descriptor writes, memory bindings): replaces the edge of the same kind in
+// the same slot. handle 0 records an empty slot (the old edge is dropped). `source_marked`: the
+// source was recorded with has_edges already (record_object).
+void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
+                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset, uint64_t size,
+                   bool source_marked = false) noexcept;
+
+// Where objects of `type` referenced from `scope` live (instance-level targets).
+Scope& target_scope(Scope& scope, ObjectType type) noexcept;
+
+// Bumped when an object that edges point at is destroyed or renamed, and when a device goes
+// away: per-thread caches of edge targets (make_edge) are then stale.
+extern std::atomic<uint32_t> g_target_generation;
+inline void edge_targets_changed() noexcept {
+  g_target_generation.fetch_add(1, std::memory_order_release);
+}
+
+// Records a destroyed_in_flight event when `r` (just removed from `scope`) was still in use.
+// `callsite`: the call's stack when the caller has it (else it is captured here).
+void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action,
+                     CallsiteId callsite = kNoCallsite) noexcept;
 
 }  // namespace vkleak

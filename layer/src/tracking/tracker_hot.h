@@ -1,17 +1,20 @@
 // The create and destroy paths of the generated hooks, inline: each hook's constants (object
 // type, origin) fold into them, and a create or destroy costs no call into the tracker. What
 // is rare (duplicates, parents other than the scope, objects in use or referenced, pools) stays
-// out of line in tracker.cpp.
+// out of line in tracker.cpp. Apart from tracker.h because these bodies need the whole state
+// (state.h), which the tables and the graph's headers must not pull in.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 
+#include "base/clock.h"
+#include "base/passthrough.h"
 #include "tracking/creation_context.h"
 #include "tracking/object_table.h"
+#include "tracking/recent_destroys.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
-#include "tracking/tracker_internal.h"
 
 namespace vkleak {
 namespace hot {
@@ -71,7 +74,7 @@ static_assert(!kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kBuffer)])
 static_assert(kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kCommandPool)]);
 static_assert(kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kDisplayModeKHR)]);
 
-// record_object's body (tracker_internal.h).
+// record_object's body (tracker.h).
 __attribute__((always_inline)) inline uint64_t record(
     Scope& scope, ObjectType type, uint64_t handle, Origin origin, uint64_t parent_handle,
     ObjectType parent_type, uint64_t size, CallsiteId callsite, bool has_edges) noexcept {
