@@ -1549,14 +1549,14 @@ def emit_hooks_cpp(reg: Registry, classes: Dict[str, Classified], exc: dict,
 #include <cstddef>
 #include <cstdint>
 
-#include "error_snapshot.h"
-#include "graph.h"
+#include "snapshot/error_snapshot.h"
+#include "graph/graph.h"
 #include "graph_walkers.h"
 #include "hook_table.h"
-#include "layer_state.h"
+#include "tracking/state.h"
 #include "manual_hooks.h"
-#include "tracker.h"
-#include "tracker_hot.h"
+#include "tracking/tracker.h"
+#include "tracking/tracker_hot.h"
 #include "vk_dispatch.h"
 
 namespace vkleak {{
@@ -1693,7 +1693,7 @@ def emit_walkers_h(reg: Registry, graph: Graph) -> str:
 
 #include <vulkan/vulkan.h>
 
-#include "graph.h"
+#include "graph/graph.h"
 
 namespace vkleak {{
 

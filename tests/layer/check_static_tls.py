@@ -1,4 +1,4 @@
-"""The layer's thread-local storage stays a few words (layer/src/thread_box.h says why): a
+"""The layer's thread-local storage stays a few words (layer/src/base/thread_box.h says why): a
 library loaded with dlopen that reads thread-locals with the initial-exec model takes its whole
 TLS block from glibc's static TLS reserve, which later libraries need too (NVIDIA's
 libnvidia-tls.so failed to load beside a 1.3 KB block)."""

@@ -5,9 +5,9 @@
 #include <thread>
 #include <vector>
 
-#include "append_only_array.h"
-#include "creation_context.h"
-#include "memory_directory.h"
+#include "base/append_only_array.h"
+#include "tracking/creation_context.h"
+#include "tracking/memory_directory.h"
 
 namespace vkleak {
 namespace {

@@ -1,6 +1,6 @@
 // JsonWriter::str: whatever bytes come in, the output is valid UTF-8 JSON; invalid sequences
 // become U+FFFD per maximal subpart (as Python's errors="replace"), controls are escaped.
-#include "json_writer.h"
+#include "snapshot/json_writer.h"
 
 #include <gtest/gtest.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 // Debug names: reference counts, id reuse, pins, and the references edges hold: the table
 // follows the live set of named objects, not the history of names.
-#include "names.h"
+#include "tracking/names.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "edge_store.h"
+#include "graph/edge_store.h"
 
 namespace vkleak {
 namespace {

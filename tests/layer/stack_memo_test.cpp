@@ -1,6 +1,6 @@
 // StackMemo on its own, over a fake stack: a remembered walk is found only while every return
 // address it was made of still lies where it was read from.
-#include "stack_memo.h"
+#include "callsite/stack_memo.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,179 @@
+// Edges between objects (see graph.h, edge_store.h).
+#include "graph/graph.h"
+
+#include <new>
+
+#include "base/log.h"
+#include "base/thread_box.h"
+#include "tracking/names.h"
+#include "tracking/state.h"
+#include "tracking/tracker_internal.h"
+
+namespace vkleak {
+
+void Graveyard::bury(const ObjectRecord& r, uint32_t frame, uint32_t destroy_callsite) noexcept {
+  Shard& s = shards_[(r.handle >> 4) % kShards];
+  std::lock_guard<SpinLock> lock(s.mutex);
+  try {
+    const CreationContext made = context_of(r.context);
+    if (s.ring.size() < kPerShard) {
+      s.ring.push_back({r, frame, made, destroy_callsite});
+    } else {
+      release_name(s.ring[s.next].record.name);
+      s.ring[s.next] = {r, frame, made, destroy_callsite};
+      s.next = (s.next + 1) % kPerShard;
+    }
+    retain_name(r.name);  // the ring's own reference
+  } catch (...) {
+  }
+}
+
+Graveyard::~Graveyard() {
+  for (const Shard& s : shards_)
+    for (const GraveRecord& g : s.ring) release_name(g.record.name);
+}
+
+// The scope that holds objects of `type` when referenced from `scope`: instance-level targets
+// (surfaces, displays) live in the instance's table.
+Scope& target_scope(Scope& scope, ObjectType type) noexcept {
+  if (scope.type != ObjectType::kDevice) return scope;
+  switch (type) {
+    case ObjectType::kSurfaceKHR:
+    case ObjectType::kDisplayKHR:
+    case ObjectType::kDisplayModeKHR:
+    case ObjectType::kPhysicalDevice:
+    case ObjectType::kInstance:
+      if (auto* inst = static_cast<DeviceState&>(scope).instance) return *inst;
+      return scope;
+    default:
+      return scope;
+  }
+}
+
+// The source's EdgeStore entry must be erased with it (only then: most objects have none).
+void mark_has_edges(Scope& scope, ObjectType type, uint64_t handle) noexcept {
+  scope.table.update(handle, type, [](ObjectRecord& r) { r.has_edges = 1; });
+}
+
+std::atomic<uint32_t> g_target_generation{1};
+
+namespace {
+
+// The edge targets this thread resolved last (a set's layout, a view's image, the memory that
+// buffers are bound to): most edges point at a few objects again and again. An entry holds while
+// no referenced object was destroyed or renamed and no device went away since (the generation).
+struct TargetCache {
+  static constexpr uint32_t kEntries = 8;
+  struct Entry {
+    const Scope* scope;
+    uint64_t handle;
+    uint64_t id;
+    uint32_t generation;
+    uint32_t name;
+    ObjectType type;
+  } entries[kEntries];
+  static uint32_t index(uint64_t handle) noexcept {
+    return static_cast<uint32_t>((handle * 0x9e3779b97f4a7c15ull) >> 61);
+  }
+};
+using TargetCacheBox = ThreadBox<TargetCache>;  // 320 bytes: on the heap (thread_box.h)
+
+}  // namespace
+
+Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind, uint32_t slot,
+               bool slot_keyed, uint64_t offset, uint64_t size) noexcept {
+  Edge e{};
+  e.kind = kind;
+  e.dst_type = type;
+  e.dst_handle = handle;
+  e.slot = slot;
+  e.slot_keyed = slot_keyed;
+  e.offset = offset;
+  e.size = size;
+  Scope& target = target_scope(scope, type);
+  // Read before the lookup: a change in between leaves the entry stale, never wrong.
+  const uint32_t generation = g_target_generation.load(std::memory_order_acquire);
+  TargetCache* cache = TargetCacheBox::get();
+  TargetCache::Entry* c = cache ? &cache->entries[TargetCache::index(handle)] : nullptr;
+  if (c && c->handle == handle && c->type == type && c->scope == &target &&
+      c->generation == generation) {
+    e.dst_id = c->id;
+    e.dst_name = c->name;
+    return e;
+  }
+  const bool live = target.table.update(handle, type, [&](ObjectRecord& r) {
+    r.referenced = 1;  // remembered in the graveyard when destroyed: stale edges name it
+    e.dst_id = r.id;
+    e.dst_name = r.name;
+  });
+  if (live && c) *c = {&target, handle, e.dst_id, generation, e.dst_name, type};
+  return e;
+}
+
+namespace {
+
+// Stores the edges; the caller marks (or has marked) the source as having edges.
+bool store_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
+                 const EdgeSink& sink) noexcept {
+  try {
+    const uint32_t n = sink.size();
+    Edge local[8];
+    std::vector<Edge> many;
+    Edge* out = local;
+    if (n > 8) {
+      many.resize(n);
+      out = many.data();
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      const EdgeRef& r = sink[i];
+      // Constructed in place (guaranteed elision): assigned from a returned temporary, an Edge
+      // is copied whole right after being written field by field, and that copy stalls on
+      // store forwarding (two thirds of this function's time in an image view's create).
+      ::new (&out[i]) Edge(make_edge(scope, r.type, r.handle, r.kind, r.index, false, 0, 0));
+    }
+    scope.edges.add(src_handle, src_type, out, n);
+    return true;
+  } catch (...) {
+    scope.degraded.store(true, std::memory_order_relaxed);
+    return false;
+  }
+}
+
+}  // namespace
+
+void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
+              const EdgeSink& sink) noexcept {
+  if (passthrough() || sink.size() == 0) return;
+  if (store_edges(scope, src_type, src_handle, sink)) mark_has_edges(scope, src_type, src_handle);
+}
+
+void on_create_with_edges(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+                          uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+                          CallsiteId callsite, const EdgeSink& sink) noexcept {
+  const bool has_edges = sink.size() > 0;
+  if (record_object(scope, type, handle, origin, parent_handle, parent_type, size, callsite,
+                    has_edges) != 0) {
+    if (has_edges) store_edges(scope, type, handle, sink);
+  } else {
+    on_edges(scope, type, handle, sink);  // a duplicate handle (or not recorded): mark it
+  }
+}
+
+void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
+                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset, uint64_t size,
+                   bool source_marked) noexcept {
+  if (passthrough()) return;
+  if (handle == 0) {
+    scope.edges.remove_slot(src_handle, src_type, kind, slot);
+    return;
+  }
+  try {
+    Edge e = make_edge(scope, type, handle, kind, slot, true, offset, size);
+    scope.edges.add(src_handle, src_type, &e, 1);
+    if (!source_marked) mark_has_edges(scope, src_type, src_handle);
+  } catch (...) {
+    scope.degraded.store(true, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace vkleak

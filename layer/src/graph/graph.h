@@ -1,0 +1,82 @@
+// The object graph: what references what (edges), and what command buffers use (references),
+// so that submissions can stamp last use and destroys can be checked against in-flight work.
+//
+// Generated code (graph_walkers.cpp and generated_hooks.cpp, from vk.xml) walks create-info structs
+// and vkCmd* parameters for handle-typed members and feeds them to the sinks below; the runtime
+// (graph.cpp) resolves handles to objects and stores the edges.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tracking/tracker.h"
+
+namespace vkleak {
+
+// One out-edge found in a create info: `kind` is the member path in vk.xml terms
+// ("image", "renderPass", "pStages.module", "pAttachments"), `index` the array index (0 for
+// non-arrays). Storage is inline for the common case: no allocation for a view or a
+// framebuffer with few attachments.
+struct EdgeRef {
+  ObjectType type;
+  uint64_t handle;
+  const char* kind;
+  uint32_t index;
+};
+
+class EdgeSink {
+ public:
+  void add(ObjectType type, uint64_t handle, const char* kind, uint32_t index) noexcept {
+    if (handle == 0) return;
+    if (count_ < kInline) {
+      inline_[count_++] = {type, handle, kind, index};
+      return;
+    }
+    try {
+      overflow_.push_back({type, handle, kind, index});
+      count_++;
+    } catch (...) {
+    }
+  }
+  uint32_t size() const noexcept { return count_; }
+  const EdgeRef& operator[](uint32_t i) const noexcept {
+    return i < kInline ? inline_[i] : overflow_[i - kInline];
+  }
+
+ private:
+  static constexpr uint32_t kInline = 8;
+  EdgeRef inline_[kInline];
+  std::vector<EdgeRef> overflow_;
+  uint32_t count_ = 0;
+};
+
+// Stores the edges of a just-created object (hooks call this after on_create when the create
+// info has handle members). The object must be in `scope`'s table.
+void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
+              const EdgeSink& edges) noexcept;
+
+// on_create() and on_edges() in one: the record is inserted already marked as having edges,
+// which saves a table lookup per object (generated create hooks with a create-info walker).
+void on_create_with_edges(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+                          uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+                          CallsiteId callsite, const EdgeSink& edges) noexcept;
+
+// What a command buffer references while it is being recorded: deduplicated, stored in a
+// per-command-buffer list that is reused across recordings (no allocation per command in
+// steady state). Cleared by vkBeginCommandBuffer, vkResetCommandBuffer and vkResetCommandPool.
+class CommandRefs;
+
+// The references list of a command buffer being recorded; null when the command buffer is not
+// tracked (the hooks then just call down). Cheap: a per-thread cache of the last one.
+CommandRefs* command_refs(DeviceState& device, VkCommandBuffer cb) noexcept;
+
+// Adds one reference (a handle the command uses). VK_NULL_HANDLE is ignored.
+void add_ref(CommandRefs* refs, ObjectType type, uint64_t handle) noexcept;
+
+// A secondary command buffer executed by a primary (vkCmdExecuteCommands): its references are
+// merged at submit.
+void add_secondary(CommandRefs* refs, VkCommandBuffer secondary) noexcept;
+
+}  // namespace vkleak

@@ -1,0 +1,284 @@
+#include "snapshot/crash_snapshot.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <thread>
+
+#include "base/log.h"
+#include "snapshot/snapshot.h"
+
+namespace vkleak {
+namespace {
+
+constexpr int kSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+constexpr int kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+  }
+  return "signal";
+}
+
+// What the handler reads: lock-free atomics only.
+std::atomic<int> g_wake_fd{-1};       // write end: wakes the crash thread
+std::atomic<int> g_done_read_fd{-1};  // readable once the snapshot is written
+std::atomic<int> g_done_write_fd{-1};
+std::atomic<pid_t> g_thread_pid{0};  // the process whose crash thread runs (0: none)
+std::atomic<pid_t> g_crash_tid{0};
+std::atomic<pid_t> g_writer_tid{0};
+std::atomic<int> g_crash_signal{0};  // the first fatal signal taken
+std::atomic<int64_t> g_deadline_ns{0};
+
+struct State {
+  std::mutex mutex;
+  bool started = false;  // the thread and its pipes
+  int wake[2] = {-1, -1};
+  int done[2] = {-1, -1};
+  std::thread thread;
+  bool installed[kSignalCount] = {};
+  struct sigaction previous[kSignalCount] = {};
+};
+State& state() {
+  static auto* s = new State;  // never destroyed (see log.cpp)
+  return *s;
+}
+
+pid_t current_tid() {
+  return static_cast<pid_t>(syscall(SYS_gettid));
+}
+
+int64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void wait_until(int64_t deadline) {
+  const int fd = g_done_read_fd.load();
+  while (true) {
+    const int64_t left = deadline - now_ns();
+    if (left <= 0) return;
+    if (fd < 0) {
+      timespec ts{0, 10 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+      continue;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int r = poll(&p, 1, static_cast<int>(left / 1000000) + 1);
+    if (r > 0 || (r < 0 && errno != EINTR)) return;
+  }
+}
+
+// Async-signal-safe: atomics, write(), poll(), sigaction(), raise().
+void on_crash(int sig, siginfo_t* info, void*) {
+  const int saved_errno = errno;
+  const pid_t tid = current_tid();
+  const bool thread_here = g_thread_pid.load() == getpid();
+  if (thread_here && tid == g_crash_tid.load()) {
+    // Writing the snapshot crashed: wake the first crashing thread, which then dies of its own
+    // signal; this one only if that did not happen.
+    if (g_crash_signal.load() != 0) {
+      const char b = 'd';
+      const int fd = g_done_write_fd.load();
+      if (fd >= 0) (void)!write(fd, &b, 1);
+      const int64_t deadline = g_deadline_ns.load() + 1000000000;
+      while (now_ns() < deadline) {
+        timespec ts{0, 50 * 1000 * 1000};
+        nanosleep(&ts, nullptr);
+      }
+    }
+  } else if (thread_here && tid != g_writer_tid.load()) {
+    int expected = 0;
+    int64_t deadline = 0;
+    if (g_crash_signal.compare_exchange_strong(expected, sig)) {
+      deadline = now_ns() + int64_t{kCrashWaitMs} * 1000000;
+      g_deadline_ns.store(deadline);
+      const char b = 'c';
+      const int fd = g_wake_fd.load();
+      if (fd >= 0) (void)!write(fd, &b, 1);
+    } else {
+      // Another thread crashed first: wait for the same snapshot, as long.
+      deadline = g_deadline_ns.load();
+      if (deadline == 0) deadline = now_ns() + int64_t{kCrashWaitMs} * 1000000;
+    }
+    wait_until(deadline);
+  }
+  // The default action. A fault re-executes when we return; a signal sent (abort(), raise(),
+  // kill()) is sent again, pending until we return (it is blocked in its handler).
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  if (info == nullptr || info->si_code <= 0) raise(sig);
+  errno = saved_errno;
+}
+
+void crash_main(int wake_fd, int done_fd) {
+  g_crash_tid.store(current_tid());
+  while (true) {
+    char b = 0;
+    const ssize_t n = read(wake_fd, &b, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != 1 || b == 'q') return;
+    const char* name = signal_name(g_crash_signal.load());
+    log().error("{}: writing a crash snapshot", name);
+    snapshot_sync(SnapshotReason::kCrash, name);
+    const char d = 'd';
+    (void)!write(done_fd, &d, 1);
+  }
+}
+
+void close_pair(int* fds) {
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i] >= 0) close(fds[i]);
+    fds[i] = -1;
+  }
+}
+
+// Under s.mutex.
+bool start_thread(State& s) {
+  if (pipe2(s.wake, O_CLOEXEC) != 0) return false;
+  if (pipe2(s.done, O_CLOEXEC | O_NONBLOCK) != 0) {  // the handler's write never blocks
+    close_pair(s.wake);
+    return false;
+  }
+  g_wake_fd.store(s.wake[1]);
+  g_done_read_fd.store(s.done[0]);
+  g_done_write_fd.store(s.done[1]);
+  g_crash_signal.store(0);
+  g_deadline_ns.store(0);
+  // The thread takes no asynchronous signal of the app's; the crash signals stay deliverable
+  // (blocked, a fault would kill the process at once with the thread's own signal).
+  sigset_t all, old;
+  sigfillset(&all);
+  for (int sig : kSignals) sigdelset(&all, sig);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  bool ok = true;
+  try {
+    s.thread = std::thread(crash_main, s.wake[0], s.done[1]);
+  } catch (...) {
+    ok = false;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!ok) {
+    g_wake_fd.store(-1);
+    g_done_read_fd.store(-1);
+    g_done_write_fd.store(-1);
+    close_pair(s.wake);
+    close_pair(s.done);
+    return false;
+  }
+  g_thread_pid.store(getpid());
+  s.started = true;
+  return true;
+}
+
+// Under s.mutex.
+void stop_thread(State& s) {
+  if (!s.started) return;
+  g_thread_pid.store(0);  // from now on a crash is not waited for
+  const char q = 'q';
+  (void)!write(s.wake[1], &q, 1);
+  if (s.thread.joinable()) s.thread.join();
+  g_wake_fd.store(-1);
+  g_done_read_fd.store(-1);
+  g_done_write_fd.store(-1);
+  close_pair(s.wake);
+  close_pair(s.done);
+  g_crash_tid.store(0);
+  s.started = false;
+}
+
+// fork() copies only the calling thread, and the pipes are shared with the parent (a crash of
+// the child would wake the parent's thread): new pipes, a new thread.
+void after_fork_in_child() {
+  State& s = state();
+  new (&s.mutex) std::mutex;
+  if (!s.started) return;
+  new (&s.thread) std::thread;  // the parent's: never join it
+  g_thread_pid.store(0);
+  g_crash_tid.store(0);
+  close_pair(s.wake);
+  close_pair(s.done);
+  s.started = false;
+  start_thread(s);
+}
+
+std::once_flag g_fork_once;
+
+}  // namespace
+
+void start_crash_snapshots(const Settings& settings) noexcept {
+  if (!settings.crash_snapshot) return;
+  State& s = state();
+  try {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.started) return;
+    std::call_once(g_fork_once, [] { pthread_atfork(nullptr, nullptr, after_fork_in_child); });
+    if (!start_thread(s)) {
+      log().warn("cannot start the crash snapshot thread; crashes leave no snapshot");
+      return;
+    }
+    for (int i = 0; i < kSignalCount; ++i) {
+      // Only where the app left the signal at its default: a runtime (JVM, .NET, wasm), a
+      // crash reporter or a sanitizer that handles it keeps it.
+      struct sigaction current {};
+      if (sigaction(kSignals[i], nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) ||
+          current.sa_handler != SIG_DFL)
+        continue;
+      struct sigaction act {};
+      act.sa_sigaction = on_crash;
+      sigemptyset(&act.sa_mask);
+      act.sa_flags = SA_SIGINFO | SA_ONSTACK;
+      s.installed[i] = sigaction(kSignals[i], &act, &s.previous[i]) == 0;
+    }
+  } catch (...) {
+  }
+}
+
+void stop_crash_snapshots() noexcept {
+  State& s = state();
+  try {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (int i = 0; i < kSignalCount; ++i) {
+      if (!s.installed[i]) continue;
+      s.installed[i] = false;
+      // A handler the app installed after ours may still call through to ours: leave it (the
+      // layer is linked -z nodelete, so on_crash stays mapped; with no thread it only performs
+      // the default action).
+      struct sigaction current {};
+      if (sigaction(kSignals[i], nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+          current.sa_sigaction == on_crash)
+        sigaction(kSignals[i], &s.previous[i], nullptr);
+    }
+    stop_thread(s);
+  } catch (...) {
+  }
+}
+
+void note_writer_thread() noexcept {
+  g_writer_tid.store(current_tid());
+}
+
+}  // namespace vkleak

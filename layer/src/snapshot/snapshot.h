@@ -1,0 +1,51 @@
+// JSON snapshots: collected under the shard locks (cheap copies), written by a writer thread to
+// a temporary file and renamed into place, so a crash mid-write never leaves a corrupt file
+// under the final name. Format: src/schema/vkleak-snapshot.schema.json.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/settings.h"
+
+namespace vkleak {
+
+struct DeviceState;
+struct InstanceState;
+
+enum class SnapshotReason {
+  kDeviceDestroy,
+  kInstanceDestroy,
+  kExit,
+  kFrame,
+  kSignal,
+  kTrigger,
+  kCrash,              // a fatal signal (crash_snapshot.h); label: the signal's name
+  kOutOfDeviceMemory,  // a command returned the error (error_snapshot.h); label: the command
+  kOutOfHostMemory,
+  kDeviceLost,
+};
+const char* to_string(SnapshotReason r) noexcept;
+
+// Copies the records on the calling thread (so the snapshot is exact at this point of the app's
+// calls: a memcpy-speed copy under each shard's lock) and hands the rest (edges, parents,
+// in-flight state, JSON) to the writer thread. `device`/`instance` restrict the snapshot to what
+// that device/instance owns (destroy snapshots); both null = everything in the process.
+void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* instance,
+                  const std::string& label) noexcept;
+
+// Collects and writes on the calling thread, now: the crash thread's snapshot (the writer may
+// be busy or be the thread that crashed).
+void snapshot_sync(SnapshotReason reason, const std::string& label) noexcept;
+
+// The writer thread: started with the first instance, stopped (queue drained, joined) with the
+// last one, before the loader unloads the layer. Also watches the snapshot signal and the
+// trigger file.
+void start_writer(const Settings& settings) noexcept;
+void stop_writer() noexcept;
+
+// Registered once: at process exit, snapshots what is still alive, then makes hooks pass
+// through.
+void install_exit_handler() noexcept;
+
+}  // namespace vkleak

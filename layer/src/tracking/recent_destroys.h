@@ -1,0 +1,99 @@
+// The last destroys of each thread (setting `graveyard_size`: how many), so that a destroy of a
+// handle that is not live can say what the handle was: its type, debug name, creation and first
+// destroy. Only that rare path reads them; the hot path writes one entry into its own thread's
+// ring, handing over the record's creation-context and name references instead of dropping them
+// (the entry it overwrites gives its references back). A ring belongs to one thread at a time,
+// so its lock is only ever contended by a reader: rings shared by threads (sharded by thread)
+// made two threads that destroy at once three times slower (bench/RESULTS.md). A ring outlives
+// its thread and is handed to the next new thread, so the rings follow the most threads that
+// ever destroyed at once, not the run's history.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "base/spin_lock.h"
+#include "tracking/creation_context.h"
+#include "tracking/names.h"
+#include "vk_object_types.h"
+
+namespace vkleak {
+
+struct DestroyedEntry {
+  uint64_t scope = 0;  // the owning VkDevice's or VkInstance's object id (run-unique)
+  uint64_t handle = 0;
+  uint64_t id = 0;
+  ContextId context = 0;  // a reference the ring holds
+  uint32_t name = 0;      // likewise
+  uint32_t destroyed_frame = 0;
+  uint32_t destroy_callsite = 0;  // 0 unless destroy_callstacks is on
+  ObjectType type = ObjectType::kUnknown;
+};
+
+// What a lookup found, copied while the ring's references still held it.
+struct DestroyedInfo {
+  uint64_t id = 0;
+  CreationContext made;
+  std::string name;
+  uint32_t destroyed_frame = 0;
+  uint32_t destroy_callsite = 0;
+};
+
+// A cache line of its own: the rings of two threads must not share one (their headers are
+// written on every destroy).
+struct alignas(64) DestroyRing {
+  SpinLock lock;
+  uint32_t next = 0;
+  uint32_t capacity = 0;
+  DestroyedEntry* entries = nullptr;  // capacity of them
+};
+
+// Entries per ring for rings made from now on (0: none are made, destroys keep nothing).
+void set_graveyard_size(uint32_t entries) noexcept;
+uint32_t graveyard_size() noexcept;
+
+// This thread's ring: null until its first destroy, no_ring() when it cannot have one (the
+// graveyard is off, out of memory, the thread is exiting). One word of static TLS, which is
+// scarce (tests/layer/check_static_tls.py).
+extern __thread DestroyRing* t_destroy_ring __attribute__((tls_model("initial-exec")));
+inline constexpr uintptr_t kNoRingValue = alignof(DestroyRing);  // never a ring's address
+inline DestroyRing* no_ring() noexcept {
+  return reinterpret_cast<DestroyRing*>(kNoRingValue);
+}
+DestroyRing* acquire_destroy_ring() noexcept;  // for this thread; no_ring() when it gets none
+
+__attribute__((always_inline)) inline void give_back_references(ContextId context,
+                                                                uint32_t name) noexcept {
+  release_context(context);
+  if (__builtin_expect(name != 0, 0)) release_name(name);
+}
+
+// Remembers a destroy; takes over `context` and `name` (references the destroyed record held).
+__attribute__((always_inline)) inline void remember_destroy(uint64_t scope, uint64_t handle,
+                                                            ObjectType type, uint64_t id,
+                                                            ContextId context, uint32_t name,
+                                                            uint32_t frame,
+                                                            uint32_t destroy_callsite) noexcept {
+  DestroyRing* ring = t_destroy_ring;
+  if (__builtin_expect(reinterpret_cast<uintptr_t>(ring) <= kNoRingValue, 0)) {
+    if (ring == nullptr) ring = acquire_destroy_ring();
+    if (ring == no_ring()) return give_back_references(context, name);  // graveyard off
+  }
+  ring->lock.lock();
+  DestroyedEntry& e = ring->entries[ring->next];
+  const ContextId old_context = e.context;
+  const uint32_t old_name = e.name;
+  e = {scope, handle, id, context, name, frame, destroy_callsite, type};
+  if (++ring->next == ring->capacity) ring->next = 0;
+  ring->lock.unlock();
+  give_back_references(old_context, old_name);
+}
+
+// Rings made so far (tests and budgets): the most threads that destroyed at once.
+size_t destroy_ring_count() noexcept;
+
+// The latest remembered destroy of (handle, type) in the scope, in any thread's ring.
+bool find_destroy(uint64_t scope, uint64_t handle, ObjectType type, DestroyedInfo* out) noexcept;
+
+}  // namespace vkleak

@@ -1,0 +1,224 @@
+// Per-instance and per-device state, and the process-wide registries that find them.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/settings.h"
+#include "graph/command_refs.h"
+#include "graph/edge_store.h"
+#include "graph/submissions.h"
+#include "tracking/child_index.h"
+#include "tracking/creation_context.h"
+#include "tracking/event_log.h"
+#include "tracking/memory_directory.h"
+#include "tracking/names.h"
+#include "tracking/object_table.h"
+#include "tracking/recent_destroys.h"
+#include "tracking/registry.h"
+#include "tracking/tracker.h"
+#include "vk_dispatch.h"
+
+namespace vkleak {
+
+// Object id -> parent id, for the few objects whose parent is not their scope, a pool or a
+// swapchain (devices, display modes, video session parameters).
+class ParentMap {
+ public:
+  void set(uint64_t id, uint64_t parent) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      map_[id] = parent;
+    } catch (...) {
+    }
+  }
+  void erase(uint64_t id) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    map_.erase(id);
+  }
+  std::unordered_map<uint64_t, uint64_t> copy() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return map_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<uint64_t, uint64_t> map_;
+};
+
+// A bounded ring of destroyed objects per shard: enough to name what a stale edge points at.
+struct GraveRecord {
+  ObjectRecord record;
+  uint32_t destroyed_frame;
+  CreationContext made;           // record.context's triple: the context goes with the object
+  uint32_t destroy_callsite = 0;  // 0 unless destroy_callstacks is on
+};
+class Graveyard {
+ public:
+  Graveyard() = default;
+  ~Graveyard();  // gives back the names its records hold
+  Graveyard(const Graveyard&) = delete;
+  Graveyard& operator=(const Graveyard&) = delete;
+  void bury(const ObjectRecord& r, uint32_t frame, uint32_t destroy_callsite) noexcept;
+  // Calls f(const GraveRecord&) for each remembered object.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const Shard& s : shards_) {
+      std::lock_guard<SpinLock> lock(s.mutex);
+      for (const GraveRecord& g : s.ring) f(g);
+    }
+  }
+
+ private:
+  static constexpr size_t kShards = 8;
+  static constexpr size_t kPerShard = 8192;
+  struct alignas(64) Shard {
+    mutable SpinLock mutex;
+    std::vector<GraveRecord> ring;
+    size_t next = 0;
+  };
+  Shard shards_[kShards];
+};
+
+// What owns an object table.
+struct Scope {
+  ObjectType type = ObjectType::kUnknown;  // kInstance or kDevice
+  uint64_t handle = 0;
+  uint64_t object_id = 0;  // id of the VkInstance / VkDevice record
+  ObjectTable table;
+  ChildIndex children;  // pools' and swapchains' implicit children
+  EdgeStore edges;      // what each object references
+  ParentMap parents;    // parents other than the scope, a pool or a swapchain (rare)
+  Graveyard graveyard;  // recently destroyed objects, to describe what stale edges point at
+  EventLog events;
+  std::atomic<uint64_t> frame{0};
+  std::atomic<bool> degraded{false};
+
+  Scope() = default;
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+  // What the app never destroyed gives its creation contexts and names back with its table.
+  ~Scope() {
+    table.for_each([](const ObjectRecord& r) {
+      release_context(r.context);
+      release_name(r.name);
+    });
+  }
+};
+
+// Descriptor bookkeeping the graph needs to give each (binding, element) a slot: the bindings of
+// each set layout and the entries of each update template (a set's layout is its edge
+// "pSetLayouts"), and the images of each swapchain in order.
+struct DescriptorInfo {
+  struct Binding {
+    uint32_t binding, count, first_slot;
+    VkDescriptorType type;
+  };
+  struct TemplateEntry {
+    uint32_t binding, element, count;
+    VkDescriptorType type;
+    size_t offset, stride;
+  };
+  std::mutex mutex;
+  std::unordered_map<uint64_t, std::vector<Binding>> layouts;          // set layout -> bindings
+  std::unordered_map<uint64_t, std::vector<TemplateEntry>> templates;  // template -> entries
+  std::unordered_map<uint64_t, std::vector<uint64_t>> swapchain_images;
+};
+
+struct InstanceState : Scope {
+  InstanceDispatch dispatch{};
+  PFN_vkGetInstanceProcAddr next_gipa = nullptr;
+  Settings settings;
+  std::string application_name;
+  std::string engine_name;
+  uint32_t api_version = 0;
+};
+
+struct DeviceState : Scope {
+  DeviceDispatch dispatch{};
+  PFN_vkGetDeviceProcAddr next_gdpa = nullptr;
+  InstanceState* instance = nullptr;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  std::string physical_device_name;
+  FrameBoundary frame_boundary = FrameBoundary::kAuto;  // the setting (see boundary_in_effect)
+  uint32_t snapshot_every = 0;
+  std::atomic<uint64_t> submits{0};
+  std::atomic<uint64_t> presents{0};
+  SubmissionTracker submissions;
+  CommandRefsRegistry command_refs;
+  DescriptorInfo descriptors;  // set layouts, update templates, sets' layouts
+  MemoryDirectory memories;    // what bound resources' records name their memory by
+};
+
+// What ends this device's frames now: the setting, or for kAuto, submits while the device has
+// made kAutoSubmitFrames submits and no present (derived from the counters: nothing to keep).
+inline FrameBoundary boundary_in_effect(const DeviceState& d) noexcept {
+  if (d.frame_boundary != FrameBoundary::kAuto) return d.frame_boundary;
+  return d.presents.load(std::memory_order_relaxed) == 0 &&
+                 d.submits.load(std::memory_order_relaxed) >= kAutoSubmitFrames
+             ? FrameBoundary::kSubmit
+             : FrameBoundary::kPresent;
+}
+
+// The object table's owner (inline: every generated hook calls it).
+inline Scope& scope_of(InstanceState& s) noexcept {
+  return s;
+}
+inline Scope& scope_of(DeviceState& s) noexcept {
+  return s;
+}
+
+// The loader's dispatch pointer: the first word of every dispatchable handle.
+inline const void* dispatch_key(const void* dispatchable) noexcept {
+  return *static_cast<void* const*>(dispatchable);
+}
+
+// Registers / unregisters states. The registry holds shared ownership so that a snapshot taken
+// off the app's thread can keep reading a state the app is destroying.
+void register_instance(const std::shared_ptr<InstanceState>& s, const void* key) noexcept;
+std::shared_ptr<InstanceState> unregister_instance(const void* key) noexcept;
+void register_device(const std::shared_ptr<DeviceState>& s, const void* key) noexcept;
+std::shared_ptr<DeviceState> unregister_device(const void* key) noexcept;
+
+// Every live state (copies of the shared pointers, under the registry's mutex).
+std::vector<std::shared_ptr<InstanceState>> all_instances();
+std::vector<std::shared_ptr<DeviceState>> all_devices();
+
+// Lock-free lookups by the loader dispatch key (the first word of a dispatchable handle).
+// VkInstance and VkPhysicalDevice map to their InstanceState; VkDevice, VkQueue and
+// VkCommandBuffer to their DeviceState. Null only for handles the layer never saw.
+inline InstanceState* get_instance_state(const void* dispatchable) noexcept {
+  return dispatchable ? g_instance_registry->find(dispatch_key(dispatchable)) : nullptr;
+}
+inline DeviceState* get_device_state(const void* dispatchable) noexcept {
+  return dispatchable ? g_device_registry->find(dispatch_key(dispatchable)) : nullptr;
+}
+
+// Milliseconds since the layer was loaded (coarse monotonic clock).
+uint32_t now_ms() noexcept;
+
+// The clock as of its last refresh: at every frame boundary, every snapshot, and at least every
+// 250 ms by the snapshot writer thread. Creation times use it: reading the clock costs ~7 ns
+// (vDSO, under virtualization), a tenth of a buffer create+destroy on lavapipe.
+extern std::atomic<uint32_t> g_clock_ms;
+inline uint32_t recent_ms() noexcept {
+  return g_clock_ms.load(std::memory_order_relaxed);
+}
+uint32_t refresh_clock() noexcept;  // returns now_ms()
+
+// True once the process is exiting and the final snapshot has been taken: hooks then only
+// pass calls through.
+extern std::atomic<bool> g_passthrough;
+inline bool passthrough() noexcept {
+  return g_passthrough.load(std::memory_order_relaxed);
+}
+void set_passthrough() noexcept;
+
+}  // namespace vkleak
