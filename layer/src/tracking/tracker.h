@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "format/snapshot_format.h"
 #include "vk_object_types.h"  // generated: enum class ObjectType, object_type_name(), ...
 
 namespace vkleak {
@@ -21,7 +22,7 @@ struct Scope;          // what owns an object table: an instance or a device
 struct InstanceState;  // : Scope
 struct DeviceState;    // : Scope
 
-enum class Origin : uint8_t { kCreated, kAllocated, kRetrieved, kSwapchainImage };
+using Origin = format::Origin;  // the snapshot contract's (src/format/)
 
 using CallsiteId = uint32_t;  // 0 = no call site (capture off or failed)
 inline constexpr CallsiteId kNoCallsite = 0;
