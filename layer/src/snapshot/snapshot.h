@@ -1,6 +1,8 @@
 // JSON snapshots: collected under the shard locks (cheap copies), written by a writer thread to
 // a temporary file and renamed into place, so a crash mid-write never leaves a corrupt file
-// under the final name. Format: src/schema/vkleak-snapshot.schema.json.
+// under the final name. Format: the contract in src/format/ (schema:
+// src/schema/vkleak-snapshot.schema.json). snapshot_collect.h copies the tables into the plain
+// model, snapshot_serialize.h writes it; this file runs the writer thread and the file writes.
 #pragma once
 
 #include <cstdint>
