@@ -1,6 +1,7 @@
 // The per-object half of the reader: fills a Snapshot's records from the scalars the handler
 // (snapshot_handler.h) routes to it, one function per kind of object, interns type names, debug
-// names and edge kinds, and files each record when its container ends.
+// names and edge kinds, and files each record when its container ends. snapshot_builder.cpp:
+// records, interning, cross-references; snapshot_fields_reader.cpp: the values of each object.
 #pragma once
 
 #include <cstdint>
