@@ -10,6 +10,7 @@
 #include "core/format.h"
 #include "core/summary.h"
 #include "core/symbolizer.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak::analysis {
 
@@ -41,7 +42,8 @@ void RunAnalyzer::add(Snapshot snapshot) {
     report_.executable = snapshot.executable;
   }
   // "submit" wins: frames of this run were counted at submits at least for a while.
-  if (report_.frame_boundary.empty() || snapshot.frame_boundary == "submit")
+  if (report_.frame_boundary.empty() ||
+      snapshot.frame_boundary == format::name(format::FrameBoundary::kSubmit))
     report_.frame_boundary = snapshot.frame_boundary;
   frame_counting_.at_submits_auto |= frames_at_submits_auto(snapshot);
   frame_counting_.max_frame = std::max(frame_counting_.max_frame, snapshot.frame);
@@ -72,13 +74,13 @@ void RunAnalyzer::add(Snapshot snapshot) {
   note_incident(*snap);
   const bool teardown = is_teardown(*snap);
   saw_teardown_ |= teardown;
-  saw_exit_ |= snap->reason == "exit";
+  saw_exit_ |= snap->reason == format::name(format::Reason::kExit);
   if (teardown) {
     for (size_t i = 0; i < index->size(); ++i) {
       if (index->app_made(i)) at_teardown_.insert(index->group(i));
     }
   }
-  if (teardown || snap->reason == "exit") {
+  if (teardown || snap->reason == format::name(format::Reason::kExit)) {
     for (auto& [group, h] : find_leaks_at_exit(*index, options_)) {
       auto it = leaks_.find(group);
       if (it == leaks_.end()) {
@@ -109,10 +111,10 @@ void RunAnalyzer::add(Snapshot snapshot) {
 }
 
 void RunAnalyzer::note_incident(const Snapshot& snap) {
-  static const std::pair<const char*, const char*> kErrors[] = {
-      {"out_of_device_memory", "VK_ERROR_OUT_OF_DEVICE_MEMORY"},
-      {"out_of_host_memory", "VK_ERROR_OUT_OF_HOST_MEMORY"},
-      {"device_lost", "VK_ERROR_DEVICE_LOST"}};
+  static const std::pair<std::string_view, const char*> kErrors[] = {
+      {format::name(format::Reason::kOutOfDeviceMemory), "VK_ERROR_OUT_OF_DEVICE_MEMORY"},
+      {format::name(format::Reason::kOutOfHostMemory), "VK_ERROR_OUT_OF_HOST_MEMORY"},
+      {format::name(format::Reason::kDeviceLost), "VK_ERROR_DEVICE_LOST"}};
   const std::string where = " at frame " + std::to_string(snap.frame) + " (snapshot #" +
                             std::to_string(snap.sequence) + ")";
   const std::string label = snap.label.value_or("");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/format.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak::analysis {
 
@@ -20,7 +21,8 @@ std::string plural(uint64_t n, const char* one, const char* many) {
 
 // Files of layers before "final" was written: the end-of-run snapshots were these.
 bool ends_run(const std::string& reason) {
-  return reason == "exit" || reason == "instance_destroy";
+  return reason == format::name(format::Reason::kExit) ||
+         reason == format::name(format::Reason::kInstanceDestroy);
 }
 
 }  // namespace
@@ -103,7 +105,7 @@ Completeness CompletenessCheck::finish() const {
   }
 
   const Seen& end = by_sequence_.rbegin()->second;
-  if (end.reason == "crash") {
+  if (end.reason == format::name(format::Reason::kCrash)) {
     c.crash_signal = end.label.value_or("a fatal signal");
     c.problems.push_back("the run crashed (" + c.crash_signal + ") at frame " +
                          format_count(end.frame) + ": snapshot " + snapshot_name(last, "") +

@@ -3,6 +3,7 @@
 #include "core/format.h"
 #include "core/hex.h"
 #include "core/summary.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak::analysis {
 
@@ -64,9 +65,9 @@ std::string quoted_pattern(const Finding& f) {
 
 std::string leak_message(const Finding& f, const Hits& h) {
   std::string where;
-  if (h.snapshot_reason == "device_destroy") {
+  if (h.snapshot_reason == format::name(format::Reason::kDeviceDestroy)) {
     where = "at vkDestroyDevice";
-  } else if (h.snapshot_reason == "instance_destroy") {
+  } else if (h.snapshot_reason == format::name(format::Reason::kInstanceDestroy)) {
     where = "at vkDestroyInstance";
   } else {
     where = "at exit (the application never destroyed its instance)";
@@ -162,7 +163,7 @@ std::string describe_event_object(const Event& e) {
 
 std::string event_headline(const Event& e, const std::string& device) {
   const std::string object = describe_event_object(e);
-  if (e.kind == "destroyed_in_flight") {
+  if (e.kind == format::name(format::EventKind::kDestroyedInFlight)) {
     // The layer's sentence names the object, what it did ("freed with its pool") and the path.
     if (!e.message.empty()) return e.message;
     std::string text = object + (is_freed(e.type) ? " freed" : " destroyed") + " at frame " +
@@ -177,16 +178,16 @@ std::string event_headline(const Event& e, const std::string& device) {
     return text;
   }
   const std::string call = std::string(is_freed(e.type) ? "free of " : "destroy of ") + object;
-  if (e.reason == "already_destroyed") {
+  if (e.reason == format::name(format::InvalidDestroy::kAlreadyDestroyed)) {
     return call + (is_freed(e.type) ? ", already freed" : ", already destroyed") +
            (e.has_first_destroy ? " at frame " + std::to_string(e.first_destroy_frame) : "") +
            " (again at frame " + std::to_string(e.frame) + ")";
   }
-  if (e.reason == "wrong_device") {
+  if (e.reason == format::name(format::InvalidDestroy::kWrongDevice)) {
     return call + " at frame " + std::to_string(e.frame) + " with the wrong device" +
            (device.empty() ? "" : ": it belongs to " + device);
   }
-  if (e.reason == "unknown_handle") {
+  if (e.reason == format::name(format::InvalidDestroy::kUnknownHandle)) {
     return call + " at frame " + std::to_string(e.frame) +
            ": a handle the layer never saw (or one destroyed so long ago that it left the "
            "bounded graveyard of recently destroyed objects)";

@@ -4,11 +4,13 @@
 #include <limits>
 
 #include "core/escape.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak::analysis {
 
 bool is_teardown(const Snapshot& snapshot) {
-  return snapshot.reason == "device_destroy" || snapshot.reason == "instance_destroy";
+  return snapshot.reason == format::name(format::Reason::kDeviceDestroy) ||
+         snapshot.reason == format::name(format::Reason::kInstanceDestroy);
 }
 
 namespace {
@@ -32,7 +34,7 @@ SnapshotIndex::SnapshotIndex(const Snapshot& snapshot, CallsiteTable* callsites,
   const size_t n = s_.objects.size();
   callsite_ids_ = callsites->add_snapshot(s_);
   memory_type_ = index_of(s_.type_names, "VkDeviceMemory");
-  memory_kind_ = index_of(s_.edge_kinds, "memory");
+  memory_kind_ = index_of(s_.edge_kinds, format::kEdgeKindMemory);
   sparse_kind_ = index_of(s_.edge_kinds, "memory.sparse");
 
   // Ids are unique in a snapshot but come in table order, not id order.

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/escape.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak {
 
@@ -81,7 +82,8 @@ std::vector<CallsiteGroup> group_by_callsite(const Snapshot& snapshot, size_t ma
 
 bool frames_at_submits_auto(const Snapshot& snapshot) {
   for (const Device& d : snapshot.devices)
-    if (d.frame_boundary_auto && d.frame_boundary == "submit") return true;
+    if (d.frame_boundary_auto && d.frame_boundary == format::name(format::FrameBoundary::kSubmit))
+      return true;
   return false;
 }
 

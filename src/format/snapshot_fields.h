@@ -2,8 +2,8 @@
 // required, and which only from version 2. One namespace per object; its Field values index its
 // kNames (the reader's field ids, the order of its "missing required key" checks), and
 // name(Field) gives a key. Adding a field: a name here, one line in the layer's serializer
-// (layer/src/snapshot/snapshot_serialize.cpp), one in the reader (src/core/snapshot_parser*),
-// and the schema; tests/format checks that all four agree.
+// (layer/src/snapshot/snapshot_serialize.cpp), one in the reader
+// (src/core/snapshot_fields_reader.cpp) and the schema; tests/format checks that all agree.
 #pragma once
 
 #include <cstdint>

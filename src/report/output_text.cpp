@@ -3,6 +3,7 @@
 #include "analysis/name_ranges.h"
 #include "core/escape.h"
 #include "core/hex.h"
+#include "format/snapshot_format.h"
 #include "report/output.h"
 
 namespace vkleak::analysis {
@@ -22,13 +23,15 @@ std::string snapshots_line(const RunReport& r) {
   uint64_t during = 0, first = 0, last = 0;
   std::string ends;
   for (const SnapshotInfo& s : r.snapshots) {
-    if (s.reason == "device_destroy" || s.reason == "instance_destroy") {
+    if (s.reason == format::name(format::Reason::kDeviceDestroy) ||
+        s.reason == format::name(format::Reason::kInstanceDestroy)) {
       ends += (ends.empty() ? "" : ", ") + s.reason;
       continue;
     }
     if (during++ == 0) first = s.frame;
     last = s.frame;
-    if (s.reason == "exit") ends += (ends.empty() ? "" : ", ") + std::string("exit");
+    if (s.reason == format::name(format::Reason::kExit))
+      ends += (ends.empty() ? "" : ", ") + std::string("exit");
   }
   std::string text = plural(r.snapshots.size(), "snapshot", "snapshots");
   if (during > 0) {

@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "base/log.h"
+#include "format/snapshot_format.h"
 
 extern char** environ;
 
@@ -305,7 +306,7 @@ namespace {
 // behind. Removed here when that process is gone and the file has not changed for a minute (a
 // process of another pid namespace sharing the directory may still be writing a recent one).
 void remove_stale_in(DIR* d, const std::string& dir, time_t now) {
-  const std::string prefix = ".vkleak-", suffix = ".json.tmp";
+  const std::string prefix(format::kTempPrefix), suffix(format::kTempSuffix);
   while (const dirent* e = readdir(d)) {
     const std::string name = e->d_name;
     if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) ||

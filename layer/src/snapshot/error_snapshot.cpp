@@ -5,25 +5,26 @@
 #include <cstdint>
 
 #include "base/log.h"
-#include "snapshot/json_writer.h"
 #include "snapshot/snapshot.h"
 
 namespace vkleak {
 namespace {
 
+// In the order of format::kErrorReasons (and so of ErrorCounts and "error_results").
 struct ErrorKind {
   VkResult result;
   SnapshotReason reason;
-  const char* key;   // in error_results
   const char* name;  // for the log
 };
 constexpr ErrorKind kKinds[] = {
-    {VK_ERROR_OUT_OF_DEVICE_MEMORY, SnapshotReason::kOutOfDeviceMemory, "out_of_device_memory",
+    {VK_ERROR_OUT_OF_DEVICE_MEMORY, SnapshotReason::kOutOfDeviceMemory,
      "VK_ERROR_OUT_OF_DEVICE_MEMORY"},
-    {VK_ERROR_OUT_OF_HOST_MEMORY, SnapshotReason::kOutOfHostMemory, "out_of_host_memory",
-     "VK_ERROR_OUT_OF_HOST_MEMORY"},
-    {VK_ERROR_DEVICE_LOST, SnapshotReason::kDeviceLost, "device_lost", "VK_ERROR_DEVICE_LOST"},
+    {VK_ERROR_OUT_OF_HOST_MEMORY, SnapshotReason::kOutOfHostMemory, "VK_ERROR_OUT_OF_HOST_MEMORY"},
+    {VK_ERROR_DEVICE_LOST, SnapshotReason::kDeviceLost, "VK_ERROR_DEVICE_LOST"},
 };
+static_assert(kKinds[0].reason == format::kErrorReasons[0] &&
+              kKinds[1].reason == format::kErrorReasons[1] &&
+              kKinds[2].reason == format::kErrorReasons[2]);
 constexpr int kKindCount = sizeof(kKinds) / sizeof(kKinds[0]);
 
 std::atomic<uint64_t> g_seen[kKindCount];
@@ -68,20 +69,6 @@ void on_error_result(VkResult result, const char* command) noexcept {
 ErrorCounts error_counts() noexcept {
   return {g_seen[0].load(std::memory_order_relaxed), g_seen[1].load(std::memory_order_relaxed),
           g_seen[2].load(std::memory_order_relaxed)};
-}
-
-void write_error_results(JsonWriter& w, const ErrorCounts& counts) {
-  const uint64_t values[kKindCount] = {counts.out_of_device_memory, counts.out_of_host_memory,
-                                       counts.device_lost};
-  w.raw(",\"error_results\":{");
-  for (int k = 0; k < kKindCount; ++k) {
-    if (k) w.raw(",");
-    w.raw("\"");
-    w.raw(kKinds[k].key);
-    w.raw("\":");
-    w.u64(values[k]);
-  }
-  w.raw("}");
 }
 
 }  // namespace vkleak

@@ -11,8 +11,6 @@
 
 namespace vkleak {
 
-class JsonWriter;
-
 constexpr int64_t kErrorSnapshotIntervalMs = 10000;
 constexpr uint32_t kMaxErrorSnapshots = 16;
 
@@ -30,8 +28,5 @@ struct ErrorCounts {
   uint64_t out_of_device_memory = 0, out_of_host_memory = 0, device_lost = 0;
 };
 ErrorCounts error_counts() noexcept;
-
-// ,"error_results":{...} for the snapshot's top level.
-void write_error_results(JsonWriter& w, const ErrorCounts& counts);
 
 }  // namespace vkleak

@@ -1,31 +1,28 @@
 // JSON snapshots: collected under the shard locks (cheap copies), written by a writer thread to
 // a temporary file and renamed into place, so a crash mid-write never leaves a corrupt file
-// under the final name. Format: src/schema/vkleak-snapshot.schema.json.
+// under the final name. Format: the contract in src/format/ (schema:
+// src/schema/vkleak-snapshot.schema.json). snapshot_collect.h copies the tables into the plain
+// model, snapshot_serialize.h writes it; this file runs the writer thread and the file writes.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "base/settings.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak {
 
 struct DeviceState;
 struct InstanceState;
 
-enum class SnapshotReason {
-  kDeviceDestroy,
-  kInstanceDestroy,
-  kExit,
-  kFrame,
-  kSignal,
-  kTrigger,
-  kCrash,              // a fatal signal (crash_snapshot.h); label: the signal's name
-  kOutOfDeviceMemory,  // a command returned the error (error_snapshot.h); label: the command
-  kOutOfHostMemory,
-  kDeviceLost,
-};
-const char* to_string(SnapshotReason r) noexcept;
+// Why a snapshot is taken: the contract's reasons (src/format/). kCrash: a fatal signal
+// (crash_snapshot.h), label: the signal's name; kOutOfDeviceMemory, kOutOfHostMemory,
+// kDeviceLost: a command returned the error (error_snapshot.h), label: the command.
+using SnapshotReason = format::Reason;
+inline const char* to_string(SnapshotReason r) noexcept {
+  return format::name(r).data();  // the contract's strings are NUL-terminated literals
+}
 
 // Copies the records on the calling thread (so the snapshot is exact at this point of the app's
 // calls: a memcpy-speed copy under each shard's lock) and hands the rest (edges, parents,

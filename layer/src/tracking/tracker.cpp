@@ -185,7 +185,8 @@ void not_inserted(Scope& scope, ObjectType type, uint64_t handle, bool retrieved
     warn_once(std::string("duplicate:") + object_type_name(type),
               std::string("the driver returned a live ") + object_type_name(type) +
                   " handle again; counting references (logged once per type)");
-    note_event(scope, "duplicate_handle", type, handle, 0, "handle returned while live");
+    note_event(scope, format::name(format::EventKind::kDuplicateHandle).data(), type, handle, 0,
+               "handle returned while live");
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);
   }
@@ -195,7 +196,7 @@ void note_invalid_destroy(Scope& scope, ObjectType type, uint64_t handle, const 
                           CallsiteId callsite) noexcept {
   try {
     Event e;
-    e.kind = "invalid_destroy";
+    e.kind = format::name(format::EventKind::kInvalidDestroy);
     e.type = type;
     e.handle = handle;
     e.frame = scope.frame.load(std::memory_order_relaxed);
@@ -204,7 +205,7 @@ void note_invalid_destroy(Scope& scope, ObjectType type, uint64_t handle, const 
     std::string message = std::string(what) + " of ";
     DestroyedInfo earlier;
     if (find_destroy(scope.object_id, handle, type, &earlier)) {
-      e.reason = "already_destroyed";
+      e.reason = format::name(format::InvalidDestroy::kAlreadyDestroyed).data();
       e.object_id = earlier.id;
       e.name = earlier.name;
       e.has_created = true;
@@ -216,11 +217,11 @@ void note_invalid_destroy(Scope& scope, ObjectType type, uint64_t handle, const 
       message += describe(type, e.name, e.object_id) + ", already destroyed at frame " +
                  std::to_string(earlier.destroyed_frame);
     } else if (std::string owner_name; find_owner_elsewhere(scope, type, handle, &e, &owner_name)) {
-      e.reason = "wrong_device";
+      e.reason = format::name(format::InvalidDestroy::kWrongDevice).data();
       message += describe(type, e.name, e.object_id) + " with the wrong device: it belongs to " +
                  describe(ObjectType::kDevice, owner_name, e.belongs_to);
     } else {
-      e.reason = "unknown_handle";
+      e.reason = format::name(format::InvalidDestroy::kUnknownHandle).data();
       char hex[32];
       std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(handle));
       message += std::string("an unknown ") + object_type_name(type) + " " + hex +
@@ -265,7 +266,7 @@ void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action,
   try {
     const NamePin pin;  // the path's name ids are read after their records' locks
     Event e;
-    e.kind = "destroyed_in_flight";
+    e.kind = format::name(format::EventKind::kDestroyedInFlight);
     e.type = type;
     e.handle = r.handle;
     e.object_id = r.id;

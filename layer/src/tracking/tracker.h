@@ -15,9 +15,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "callsite/callsite.h"      // CallsiteId, capture_callsite()
-#include "tracking/object_table.h"  // ObjectRecord
-#include "vk_object_types.h"        // generated: enum class ObjectType, object_type_name(), ...
+#include "callsite/callsite.h"       // CallsiteId, capture_callsite()
+#include "format/snapshot_format.h"  // Origin
+#include "tracking/object_table.h"   // ObjectRecord
+#include "vk_object_types.h"         // generated: enum class ObjectType, object_type_name(), ...
 
 namespace vkleak {
 
@@ -25,7 +26,7 @@ struct Scope;          // what owns an object table: an instance or a device
 struct InstanceState;  // : Scope
 struct DeviceState;    // : Scope
 
-enum class Origin : uint8_t { kCreated, kAllocated, kRetrieved, kSwapchainImage };
+using Origin = format::Origin;  // the snapshot contract's (src/format/)
 
 // Handles as 64-bit integers: dispatchable handles are pointers, non-dispatchable ones are
 // uint64_t on 64-bit targets and may be pointers elsewhere.

@@ -6,6 +6,7 @@
 #include "analysis/grouping.h"
 #include "analysis/messages.h"
 #include "core/format.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak::analysis {
 
@@ -42,7 +43,8 @@ std::string describe_device(const SnapshotIndex& index, int64_t id) {
   return text;
 }
 
-constexpr const char* kNotRecorded = "stack not recorded (callstack_depth=0, or a layer without misuse stacks)";
+constexpr const char* kNotRecorded =
+    "stack not recorded (callstack_depth=0, or a layer without misuse stacks)";
 constexpr const char* kDestroyNotRecorded =
     "stack not recorded (set destroy_callstacks=true to record destroy stacks)";
 
@@ -95,7 +97,7 @@ std::vector<EventRule::Group::Stack> event_stacks(const SnapshotIndex& index, co
     return out;
   }
   out.push_back(call("invalid call here", e.callsite, kNotRecorded));
-  if (e.reason == "already_destroyed") {
+  if (e.reason == format::name(format::InvalidDestroy::kAlreadyDestroyed)) {
     out.push_back(created());
     if (e.has_first_destroy) {
       Stack first = call("first destroyed here", e.first_destroy_callsite, "");
@@ -103,7 +105,7 @@ std::vector<EventRule::Group::Stack> event_stacks(const SnapshotIndex& index, co
       if (first.callsite == kNoCallsiteId) first.note += "; " + std::string(kDestroyNotRecorded);
       out.push_back(std::move(first));
     }
-  } else if (e.reason == "wrong_device") {
+  } else if (e.reason == format::name(format::InvalidDestroy::kWrongDevice)) {
     Stack st = created();
     if (!device.empty()) st.lines.push_back("on " + device + ", the device that owns it");
     out.push_back(std::move(st));
@@ -117,12 +119,12 @@ void EventRule::add(const SnapshotIndex& index, const IdCallsites& previous) {
   const Snapshot& s = index.snapshot();
   for (const Event& e : s.events) {
     FindingKind kind;
-    if (e.kind == "destroyed_in_flight") {
+    if (e.kind == format::name(format::EventKind::kDestroyedInFlight)) {
       kind = FindingKind::kDestroyedInFlight;
-    } else if (e.kind == "invalid_destroy") {
+    } else if (e.kind == format::name(format::EventKind::kInvalidDestroy)) {
       kind = FindingKind::kInvalidDestroy;
     } else {
-      if (e.kind == "duplicate_handle") ++duplicate_handles_;
+      if (e.kind == format::name(format::EventKind::kDuplicateHandle)) ++duplicate_handles_;
       continue;
     }
     const std::string pattern = e.name ? name_pattern(*e.name) : "";
