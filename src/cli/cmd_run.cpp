@@ -19,6 +19,7 @@
 #include "cli/layer_locator.h"
 #include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak::cli {
 
@@ -183,13 +184,15 @@ ChildResult run_child(std::vector<std::string> argv, std::vector<std::string> en
   return result;
 }
 
-// The *.json files in dir (snapshots; the writer's temporaries end in .tmp).
-std::set<std::string> json_files(const fs::path& dir) {
+// The snapshots in dir, by the contract's file-name pattern (other .json files and the writer's
+// temporaries are not snapshots).
+std::set<std::string> snapshot_files(const fs::path& dir) {
   std::set<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path& p = it->path();
-    if (p.extension() == ".json") names.insert(p.filename().string());
+    std::string name = it->path().filename().string();
+    format::FileName parts;
+    if (format::parse_file_name(name, &parts)) names.insert(std::move(name));
   }
   return names;
 }
@@ -233,7 +236,7 @@ void report_incomplete(const std::vector<SnapshotFile>& files) {
 }
 
 void print_summary(const fs::path& dir, const std::set<std::string>& before) {
-  const std::set<std::string> after = json_files(dir);
+  const std::set<std::string> after = snapshot_files(dir);
   size_t old = 0;
   for (const std::string& name : after) old += before.count(name);
   std::string line = std::to_string(after.size()) + " snapshot(s) in " + dir.string();
@@ -289,7 +292,7 @@ int run_command(const RunOptions& options) {
     env["VKLEAK_CALLSTACK_DEPTH"] = std::to_string(options.callstack_depth);
   }
 
-  const std::set<std::string> before = json_files(out);
+  const std::set<std::string> before = snapshot_files(out);
   print_note("writing snapshots to " + out.string());
   const ChildResult child = run_child(options.command, child_environment(env));
   const std::string& app = options.command.front();
