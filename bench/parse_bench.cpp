@@ -26,6 +26,7 @@
 #include "core/snapshot.h"
 #include "core/snapshot_reader.h"
 #include "core/string_interner.h"
+#include "format/snapshot_format.h"
 
 namespace {
 
@@ -76,11 +77,11 @@ class Walker {
       const std::string_view key = field.unescaped_key();
       value v = field.value();
       if (key == "format") {
-        format_ok = std::string_view(v.get_string()) == "vkleak-snapshot";
+        format_ok = std::string_view(v.get_string()) == vkleak::format::kFormatName;
         if (!format_ok) bad("not a vkleak snapshot");
       } else if (key == "version") {
         const int64_t version = v.get_int64();
-        if (version < vkleak::kOldestSnapshotVersion || version > vkleak::kSnapshotVersion)
+        if (version < vkleak::format::kOldestVersion || version > vkleak::format::kVersion)
           bad("unsupported version");
         s_.version = static_cast<int>(version);
       } else if (key == "producer") {

@@ -13,6 +13,7 @@ CLI::App* add_report_command(CLI::App* app, ReportFlags* flags) {
   report->set_version_flag("--version", std::string("vkleak ") + VKLEAK_VERSION);
   add_input_flags(report, flags, "What to analyse");
   add_output_flags(report, flags);
+  add_sparklines_option(report, flags);
   add_threshold_flags(report, flags);
   report->footer(
       "Exit code 0 whatever it finds (vkleak gate decides pass or fail), 2 on bad flags or "

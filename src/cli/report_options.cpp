@@ -1,12 +1,16 @@
 #include "cli/report_options.h"
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <optional>
 
 #include "analysis/analyzer.h"
 #include "analysis/run.h"
@@ -15,6 +19,7 @@
 #include "core/snapshot_reader.h"
 #include "core/symbolizer.h"
 #include "report/html_report.h"
+#include "report/sparkline.h"
 
 namespace vkleak::cli {
 
@@ -137,6 +142,22 @@ void add_output_flags(CLI::App* command, ReportFlags* flags) {
       ->group(group);
 }
 
+void add_sparklines_option(CLI::App* command, ReportFlags* flags) {
+  const std::map<std::string, SparklineMode> names{{"auto", SparklineMode::kAuto},
+                                                   {"always", SparklineMode::kAlways},
+                                                   {"never", SparklineMode::kNever}};
+  flags->sparklines = SparklineMode::kAuto;
+  command
+      ->add_option("--sparklines", flags->sparklines,
+                   "Text output: a sparkline per type of its live bytes over the run: auto (the "
+                   "default: when stdout is a terminal), always or never. UTF-8 blocks when "
+                   "LC_ALL/LC_CTYPE/LANG say UTF-8, ASCII otherwise; as wide as COLUMNS or the "
+                   "terminal")
+      ->transform(CLI::CheckedTransformer(names))
+      ->option_text("auto|always|never")
+      ->default_str("auto");
+}
+
 analysis::ReportDocument analyse_inputs(const ReportFlags& flags) {
   analysis::ReportDocument doc;
   doc.thresholds = flags.analysis.thresholds;
@@ -164,7 +185,8 @@ analysis::ReportDocument analyse_inputs(const ReportFlags& flags) {
 namespace {
 
 std::string render(const analysis::ReportDocument& doc, const std::string& format,
-                   const ReportFlags& flags, bool color) {
+                   const ReportFlags& flags, bool color,
+                   const analysis::SparklineOptions* sparklines = nullptr) {
   if (format == "json") {
     // Names come from the application and symbols from binaries: replace what is not UTF-8.
     return analysis::findings_json(doc).dump(2, ' ', false,
@@ -187,7 +209,33 @@ std::string render(const analysis::ReportDocument& doc, const std::string& forma
                                                   nlohmann::json::error_handler_t::replace) +
            "\n";
   }
-  return analysis::render_text(doc, Style(color));
+  return analysis::render_text(doc, Style(color), sparklines);
+}
+
+// The width lines on fd should fit: COLUMNS when it is a number (as ls and ps), else the
+// terminal's, else 80.
+size_t terminal_columns(int fd) {
+  if (const char* env = std::getenv("COLUMNS"); env != nullptr && env[0] != '\0') {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(env, &end, 10);
+    if (*end == '\0' && n > 0 && n < 100000) return n;
+  }
+  struct winsize size {};
+  if (::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 80;
+}
+
+// Sparklines for the text on stdout, or nothing.
+std::optional<analysis::SparklineOptions> sparkline_options(const ReportFlags& flags) {
+  if (flags.format != "text" || flags.sparklines == SparklineMode::kNever) return std::nullopt;
+  if (flags.sparklines == SparklineMode::kAuto && ::isatty(STDOUT_FILENO) != 1) return std::nullopt;
+  analysis::SparklineOptions options;
+  options.columns = terminal_columns(STDOUT_FILENO);
+  options.glyphs =
+      analysis::locale_is_utf8(std::getenv("LC_ALL"), std::getenv("LC_CTYPE"), std::getenv("LANG"))
+          ? analysis::SparkGlyphs::kUtf8
+          : analysis::SparkGlyphs::kAscii;
+  return options;
 }
 
 // Writes all of content to fd; 0 or the errno of the failure.
@@ -228,8 +276,10 @@ int write_outputs(const analysis::ReportDocument& doc, const ReportFlags& flags)
     ok &= write_file(flags.html_file, vkleak::render_html(doc));
   }
   std::cout.flush();  // nothing should be buffered there; keep the order if something is
-  if (const int err = write_all(STDOUT_FILENO, render(doc, flags.format, flags,
-                                                      should_color(flags.color, STDOUT_FILENO)))) {
+  const std::optional<analysis::SparklineOptions> sparklines = sparkline_options(flags);
+  if (const int err = write_all(
+          STDOUT_FILENO, render(doc, flags.format, flags, should_color(flags.color, STDOUT_FILENO),
+                                sparklines ? &*sparklines : nullptr))) {
     print_error(std::string("cannot write to stdout: ") + std::strerror(err));
     ok = false;
   }

@@ -12,10 +12,14 @@
 
 namespace vkleak::cli {
 
+// --sparklines: auto draws them when stdout is a terminal.
+enum class SparklineMode { kAuto, kAlways, kNever };
+
 struct ReportFlags {
   std::vector<std::string> inputs;
   std::string format = "text";  // text, json, markdown, junit or sarif
   ColorMode color = ColorMode::kAuto;
+  SparklineMode sparklines = SparklineMode::kNever;  // add_sparklines_option makes it auto
   std::string json_file, markdown_file, junit_file, sarif_file, html_file;
   std::string source_root;  // SARIF: source paths under it become relative (default: cwd)
   analysis::AnalysisOptions analysis;
@@ -25,6 +29,8 @@ struct ReportFlags {
 void add_input_flags(CLI::App* command, ReportFlags* flags, const std::string& what);
 void add_threshold_flags(CLI::App* command, ReportFlags* flags);
 void add_output_flags(CLI::App* command, ReportFlags* flags);
+// --sparklines=auto|always|never (auto by default): per-type sparklines in the text output.
+void add_sparklines_option(CLI::App* command, ReportFlags* flags);
 // --stack-module PATTERN (repeatable): more modules of the Vulkan stack, whose frames a call site
 // does not show (core/module_map.h). For report, gate, show and diff.
 void add_stack_module_option(CLI::App* command);

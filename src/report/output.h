@@ -16,7 +16,10 @@ namespace vkleak::analysis {
 
 // {"format": "vkleak-findings", "version": 1, ...}: see src/schema/vkleak-findings.schema.json.
 nlohmann::json findings_json(const ReportDocument& doc);
-std::string render_text(const ReportDocument& doc, const Style& style);
+struct SparklineOptions;  // report/sparkline.h
+// sparklines: per-type sparklines of live bytes under each run's snapshots line (none: nullptr).
+std::string render_text(const ReportDocument& doc, const Style& style,
+                        const SparklineOptions* sparklines = nullptr);
 std::string render_markdown(const ReportDocument& doc);
 std::string render_junit(const ReportDocument& doc);
 // source_root: paths of source files under it become relative URIs (what code-scanning

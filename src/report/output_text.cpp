@@ -5,6 +5,7 @@
 #include "core/hex.h"
 #include "format/snapshot_format.h"
 #include "report/output.h"
+#include "report/sparkline.h"
 
 namespace vkleak::analysis {
 
@@ -187,7 +188,8 @@ void print_finding(const Finding& f, size_t number, const Style& style, std::str
 
 }  // namespace
 
-std::string render_text(const ReportDocument& doc, const Style& style) {
+std::string render_text(const ReportDocument& doc, const Style& style,
+                        const SparklineOptions* sparklines) {
   std::string out;
   const size_t total = doc.finding_count();
   std::map<std::string, uint64_t> kinds;
@@ -217,6 +219,7 @@ std::string render_text(const ReportDocument& doc, const Style& style) {
     out += '\n' + style.bold("Run pid " + std::to_string(r.pid)) +
            (r.executable.empty() ? "" : ": " + printable(r.executable, kDisplayChars)) + '\n';
     out += "  " + snapshots_line(r) + '\n';
+    if (sparklines != nullptr) out += render_sparklines(r, *sparklines, style);
     for (const std::string& problem : r.incomplete)
       out += "  " + style.red("incomplete: ") + printable(problem) + '\n';
     for (const std::string& note : r.notes)
