@@ -178,6 +178,10 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
   for (auto& [key, r] : h.related) f.related.push_back(r);
   f.chains = std::move(h.chains);
   f.chains_omitted = h.chains_total > f.chains.size() ? h.chains_total - f.chains.size() : 0;
+  if (last_index_) {
+    if (!retainers_) retainers_ = std::make_unique<Retainers>(*last_index_);
+    f.retainers = retainers_->of_group(group, options_.max_examples, &f.retainers_omitted);
+  }
   f.pid = report_.pid;
   f.snapshot = h.snapshot_path;
   const Thresholds& t = options_.thresholds;
@@ -440,6 +444,7 @@ RunReport RunAnalyzer::finish() {
                             " (a stripped build? its debug file is looked up by build-id under " +
                             (debug_dirs.empty() ? "no directory" : debug_dirs) + ")");
   }
+  retainers_.reset();
   last_index_.reset();
   last_.reset();
   return std::move(report_);

@@ -16,6 +16,7 @@
 #include "analysis/hits.h"
 #include "analysis/messages.h"
 #include "analysis/options.h"
+#include "analysis/retainers.h"
 #include "analysis/rules/events.h"
 #include "analysis/rules/rules.h"
 #include "analysis/snapshot_index.h"
@@ -67,7 +68,8 @@ class RunAnalyzer {
   std::unordered_map<std::string, std::vector<Point>> type_series_;
   std::unique_ptr<Snapshot> last_;
   std::unique_ptr<SnapshotIndex> last_index_;
-  std::vector<std::string> incidents_;  // crash and error snapshots, as notes
+  std::unique_ptr<Retainers> retainers_;  // of last_index_, built by finish() when needed
+  std::vector<std::string> incidents_;    // crash and error snapshots, as notes
   bool saw_teardown_ = false;
   bool saw_exit_ = false;
   bool degraded_ = false;

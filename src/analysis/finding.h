@@ -150,6 +150,24 @@ struct Chain {
   uint64_t bytes = 0;  // what the chain keeps alive
 };
 
+// Why some of a finding's objects are still alive: a root (an object nothing live references)
+// whose references lead to them, and what only it keeps alive (dominator-style: every path from
+// a root to those objects goes through it). shared: objects reachable from several roots.
+struct TypeTally {
+  std::string type;
+  uint64_t count = 0;
+};
+struct RetainerRoot {
+  bool shared = false;  // no single root: id, type and name are empty
+  uint64_t id = 0;
+  std::string type;
+  std::optional<std::string> name;
+  uint64_t objects = 0;           // how many of the finding's objects it keeps alive
+  std::vector<TypeTally> counts;  // what it keeps alive (not itself), by count then type
+  uint64_t bytes = 0;             // kept alive by it alone (itself included), each byte once
+  std::vector<ChainLink> path;    // root > ... > one of the finding's objects (capped)
+};
+
 // One destroyed_in_flight / invalid_destroy event.
 struct EventExample {
   uint64_t frame = 0;
@@ -207,6 +225,10 @@ struct Finding {
   std::vector<Related> related;
   std::vector<Chain> chains;  // stale_view: some of them
   uint64_t chains_omitted = 0;
+  // Roots keeping the group's objects alive in the last snapshot taken during the run (by
+  // bytes; none when nothing references them).
+  std::vector<RetainerRoot> retainers;
+  uint64_t retainers_omitted = 0;
   std::vector<EventExample> events;  // destroyed_in_flight, invalid_destroy
   uint64_t events_omitted = 0;
   // destroyed_in_flight, invalid_destroy (from the group's first event) and stale_view (of a

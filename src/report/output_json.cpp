@@ -101,6 +101,21 @@ json finding_json(const Finding& f) {
   }
   json chains = json::array();
   for (const Chain& c : f.chains) chains.push_back(chain_json(c, long_names));
+  json retainers = json::array();
+  for (const RetainerRoot& r : f.retainers) {
+    json counts = json::array();
+    for (const TypeTally& t : r.counts) counts.push_back({{"type", t.type}, {"count", t.count}});
+    json root = nullptr;
+    if (!r.shared) root = {{"id", r.id}, {"type", r.type}, {"name", long_names(r.name)}};
+    json path = json::array();
+    for (const ChainLink& l : r.path)
+      path.push_back({{"id", l.id}, {"type", l.type}, {"name", long_names(l.name)}});
+    retainers.push_back({{"root", std::move(root)},
+                         {"objects", r.objects},
+                         {"counts", std::move(counts)},
+                         {"bytes", r.bytes},
+                         {"path", std::move(path)}});
+  }
   json events = json::array();
   for (const EventExample& e : f.events) {
     json submission = nullptr;
@@ -149,6 +164,8 @@ json finding_json(const Finding& f) {
             {"related", std::move(related)},
             {"chains_omitted", f.chains_omitted},
             {"chains", std::move(chains)},
+            {"retainers", std::move(retainers)},
+            {"retainers_omitted", f.retainers_omitted},
             {"events", std::move(events)},
             {"events_omitted", f.events_omitted},
             {"stacks", std::move(stacks)},

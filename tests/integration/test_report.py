@@ -181,6 +181,16 @@ class ReportTest(TempDirTestCase):
                 self.assertEqual([(r["relation"], r["type"], r["count"]) for r in pool["related"]],
                                  [("pool children", "VkDescriptorSet", 33)])
                 self.assertEqual(findings_of(doc, "leak_at_exit", "VkDescriptorSet"), [])
+                # Why the stale sets are alive: their pool, with all its sets.
+                root = stale["retainers"][0]
+                self.assertEqual((root["root"]["type"], root["root"]["name"]),
+                                 ("VkDescriptorPool", "bindgroup.pool"))
+                self.assertEqual(root["path"][0]["name"], "bindgroup.pool")
+                self.assertGreaterEqual(root["objects"], 29)
+                self.assertIn({"type": "VkDescriptorSet", "count": root["objects"]},
+                              root["counts"])
+                text = vkleak(["report", self.out]).stdout
+                self.assertIn('retained by: VkDescriptorPool "bindgroup.pool"', text)
                 in_flight = findings_of(doc, "destroyed_in_flight")
                 if free_in_flight:
                     [f] = in_flight
