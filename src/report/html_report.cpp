@@ -1007,7 +1007,8 @@ std::string findings_section(const Report& r) {
     chain_rows += drawn_chains(f);
   };
   // Findings about the same objects show together, where the best-ranked of them would be: one
-  // problem row (its kinds, objects and bytes counted once), then each finding.
+  // problem row (its kinds, objects and bytes counted once; id problem-N, N the rank of its
+  // best-ranked finding), then each finding.
   std::vector<bool> shown(r.findings.size(), false);
   for (size_t i = 0; i < r.findings.size(); ++i) {
     if (shown[i]) continue;
@@ -1028,9 +1029,10 @@ std::string findings_section(const Report& r) {
          html_text(kinds) +
          "\"><td></td><td colspan=\"7\"><span class=\"vk-problem-title\">One "
          "problem, " +
-         std::to_string(p->kinds.size()) + " kinds: " + html_text(titles) +
-         "</span> <span class=\"vk-problem-sub\">" + format_count(p->count) + " objects \xc2\xb7 " +
-         html_text(format_bytes(p->bytes)) + " counted once \xc2\xb7 findings " + ranks +
+         std::to_string(p->kinds.size()) + (p->kinds.size() == 1 ? " kind: " : " kinds: ") +
+         html_text(titles) + "</span> <span class=\"vk-problem-sub\">" + format_count(p->count) +
+         " objects \xc2\xb7 " + html_text(format_bytes(p->bytes)) +
+         " counted once \xc2\xb7 findings " + ranks +
          " are about the same objects</span></td></tr>\n";
     for (size_t m : p->findings) {
       const size_t k = r.run_first[i] + m;
