@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "analysis/messages.h"
+#include "analysis/problems.h"
 #include "analysis/rules/rules.h"
 #include "core/escape.h"
 #include "core/format.h"
@@ -177,6 +178,7 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
   f.examples_omitted = h.count > f.examples.size() ? h.count - f.examples.size() : 0;
   for (auto& [key, r] : h.related) f.related.push_back(r);
   f.chains = std::move(h.chains);
+  f.objects = std::move(h.objects);
   f.chains_omitted = h.chains_total > f.chains.size() ? h.chains_total - f.chains.size() : 0;
   if (last_index_) {
     if (!retainers_) retainers_ = std::make_unique<Retainers>(*last_index_);
@@ -287,7 +289,8 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
     HitCollector hits(*last_index_, options_.max_examples);
     for (size_t i = 0; i < last_index_->size(); ++i) {
       if (last_index_->attached(i) || !wanted.count(last_index_->group(i))) continue;
-      HitCollector::Pending& entry = hits.add(last_index_->group(i), i, 0);
+      // Its bytes as the series counts them: what joins it to the group's other findings.
+      HitCollector::Pending& entry = hits.add(last_index_->group(i), i, last_index_->held_bytes(i));
       for (size_t m : last_index_->attached_memory(i)) {
         hits.relate(&entry, "memory", m, last_index_->object(m).size);
       }
@@ -388,6 +391,7 @@ RunReport RunAnalyzer::finish() {
   }
   rank_findings(&findings);
   report_.findings = std::move(findings);
+  assign_problems(&report_);
 
   report_.series.frames = frames_;
   for (const auto& [type, points] : type_series_) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/options.h"
@@ -241,6 +242,12 @@ struct Finding {
   // in a plain report.
   std::string status;
   std::string suppressed_by;  // the suppression rule, as written
+  // The problem it belongs to: its index in RunReport::problems (set by assign_problems).
+  uint64_t problem = 0;
+  // The objects counted in count and bytes, by id, with the bytes each was counted with
+  // (stale_view: a pinned resource's bytes on its first referrer), sorted by id. Joins findings
+  // about the same objects into one problem; no output lists it.
+  std::vector<std::pair<uint64_t, uint64_t>> objects;
 
   // The innermost application function ("" when unknown): with kind, type and name pattern the
   // identity of a finding across runs (see fingerprint()). When it was inlined, the inline
@@ -293,6 +300,15 @@ struct RunSeries {
   std::vector<Chain> chains;        // the retention chains of the stale_view findings
 };
 
+// Findings about the same objects (a group that grew and leaked at exit): one problem with
+// several kinds, its objects and bytes counted once (src/analysis/problems.h).
+struct Problem {
+  std::vector<size_t> findings;    // indices into RunReport::findings, in rank order
+  std::vector<FindingKind> kinds;  // distinct, in the order of its findings
+  uint64_t count = 0;              // distinct objects
+  uint64_t bytes = 0;              // each object's bytes once
+};
+
 struct RunReport {
   uint64_t pid = 0;
   std::string executable;
@@ -303,6 +319,7 @@ struct RunReport {
   std::vector<std::string> incomplete;
   std::string crash_signal;       // "SIGSEGV" when the run crashed
   std::vector<Finding> findings;  // ranked
+  std::vector<Problem> problems;  // ranked as findings are: bytes, then count
   RunSeries series;
 };
 

@@ -1,6 +1,7 @@
 #include "analysis/hits.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/escape.h"
 
@@ -67,6 +68,11 @@ void Hits::merge(Hits&& other, size_t max_examples) {
   stale_dangling += other.stale_dangling;
   stale_pinning += other.stale_pinning;
   if (!stale_target) stale_target = std::move(other.stale_target);
+  std::vector<std::pair<uint64_t, uint64_t>> all_objects;
+  all_objects.reserve(objects.size() + other.objects.size());
+  std::merge(objects.begin(), objects.end(), other.objects.begin(), other.objects.end(),
+             std::back_inserter(all_objects));
+  objects = std::move(all_objects);
   // The latest snapshot speaks for the merged hits.
   snapshot_frame = other.snapshot_frame;
   snapshot_path = std::move(other.snapshot_path);
@@ -78,6 +84,7 @@ HitCollector::Pending& HitCollector::add(uint32_t group, size_t i, uint64_t byte
   const Object& o = index_.object(i);
   ++p.count;
   p.bytes = saturating_add(p.bytes, bytes);
+  p.objects.emplace_back(o.id, bytes);
   p.first_frame = std::min<uint64_t>(p.first_frame, o.frame);
   p.last_frame = std::max<uint64_t>(p.last_frame, o.frame);
   if (index_.last_use(i) != kNever)
@@ -156,6 +163,8 @@ std::unordered_map<uint32_t, Hits> HitCollector::finish() {
     h.stale_dangling = p.stale_dangling;
     h.stale_pinning = p.stale_pinning;
     h.stale_target = std::move(p.stale_target);
+    std::sort(p.objects.begin(), p.objects.end());
+    h.objects = std::move(p.objects);
     h.snapshot_frame = s.frame;
     h.snapshot_path = s.path;
     h.snapshot_reason = s.reason;

@@ -43,6 +43,7 @@ struct Hits {
   uint64_t stale_dangling = 0;  // referrers of destroyed objects
   uint64_t stale_pinning = 0;   // referrers of retained objects
   std::optional<StaleTarget> stale_target;
+  std::vector<std::pair<uint64_t, uint64_t>> objects;  // (id, bytes counted), sorted by id
   // Where the evidence is.
   uint64_t snapshot_frame = 0;
   std::string snapshot_path;
@@ -80,6 +81,7 @@ class HitCollector {
     uint64_t stale_dangling = 0;
     uint64_t stale_pinning = 0;
     std::optional<StaleTarget> stale_target;
+    std::vector<std::pair<uint64_t, uint64_t>> objects;  // (id, bytes counted)
   };
 
   // Counts object i in group (bytes: what it holds) and returns its entry for extras.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/name_ranges.h"
+#include "analysis/problems.h"
 #include "core/escape.h"
 #include "core/format.h"
 #include "core/hex.h"
@@ -133,8 +134,13 @@ struct Report {
   std::string gate;                     // "pass", "fail" or "incomplete" when a gate decided
   std::vector<std::string> incomplete;  // why runs were not checked whole ("pid N: ...")
   std::vector<const Finding*> findings;
-  std::vector<double> frames;  // the x axis of every chart
-  bool x_is_frame = true;      // false: no frames, x is the snapshot index
+  // Per finding: its problem when that joins it with others (nullptr: a problem of its own),
+  // and the index of the first finding of its run in findings.
+  std::vector<const analysis::Problem*> problems;
+  std::vector<size_t> run_first;
+  analysis::ProblemTotals totals;  // each object once
+  std::vector<double> frames;      // the x axis of every chart
+  bool x_is_frame = true;          // false: no frames, x is the snapshot index
   std::vector<Series> types;
   std::vector<Series> groups;
 };
@@ -154,7 +160,16 @@ Report make_report(const analysis::ReportDocument& doc) {
   Report r;
   r.runs = doc.runs.size();
   r.gate = doc.gate_result();
-  r.findings = analysis::all_findings(doc);
+  r.totals = analysis::problem_totals(doc);
+  for (const analysis::RunReport& run : doc.runs) {
+    const size_t first = r.findings.size();
+    for (const Finding& f : run.findings) {
+      const analysis::Problem* p = analysis::problem_of(run, f);
+      r.findings.push_back(&f);
+      r.problems.push_back(p != nullptr && p->findings.size() > 1 ? p : nullptr);
+      r.run_first.push_back(first);
+    }
+  }
   for (const analysis::RunReport& run : doc.runs) {
     for (const std::string& problem : run.incomplete) {
       r.incomplete.push_back("pid " + std::to_string(run.pid) + ": " + problem);
@@ -720,6 +735,11 @@ table.vk-findings th { text-align:left; font-size:12px; text-transform:uppercase
 table.vk-findings td { padding:7px 8px; vertical-align:top; }
 tr.vk-finding td { border-top:1px solid var(--line); }
 tr.vk-finding-details td { padding-top:0; }
+tr.vk-problem td { border-top:2px solid var(--line); padding-top:10px; }
+.vk-problem-title { font-weight:600; }
+.vk-problem-sub { color:var(--muted); }
+tr.vk-in-problem td:first-child, tr.vk-in-problem + tr.vk-finding-details td:first-child {
+  border-left:3px solid var(--line); }
 td.vk-frames { white-space:nowrap; }
 td.vk-num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
 td.vk-callsite code, .vk-stack code { font:12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace;
@@ -821,8 +841,6 @@ std::string summary(const Report& r) {
   for (const KindInfo& k : analysis::kKinds) kinds.push_back(&k);
   std::sort(kinds.begin(), kinds.end(),
             [](const KindInfo* a, const KindInfo* b) { return a->summary_rank < b->summary_rank; });
-  uint64_t total_bytes = 0;
-  uint64_t total_objects = 0;
   s += "<div class=\"vk-cards\">\n";
   for (const KindInfo* info : kinds) {
     uint64_t findings = 0;
@@ -835,8 +853,6 @@ std::string summary(const Report& r) {
       bytes = saturating_add(bytes, f->bytes);
     }
     if (findings == 0) continue;
-    total_bytes = saturating_add(total_bytes, bytes);
-    total_objects += objects;
     s += "<div class=\"vk-card " + kind_class(info->kind) + "\" data-kind=\"" +
          html_text(info->name) + "\" title=\"" + html_text(info->summary) +
          "\"><span class=\"vk-card-n\">" + std::to_string(findings) +
@@ -844,13 +860,16 @@ std::string summary(const Report& r) {
          "</span><span class=\"vk-card-sub\">" + format_count(objects) + " objects \xc2\xb7 " +
          html_text(format_bytes(bytes)) + "</span></div>\n";
   }
-  s += "<div class=\"vk-card vk-total\" id=\"total-bytes\" title=\"Sum over the findings; one "
-       "object can appear in more than one finding\"><span class=\"vk-card-n\">" +
-       html_text(format_bytes(total_bytes)) +
+  // Each object once: findings about the same objects are one problem.
+  const analysis::ProblemTotals& t = r.totals;
+  s += "<div class=\"vk-card vk-total\" id=\"total-bytes\" title=\"Each object counted once: "
+       "findings about the same objects are one problem\"><span class=\"vk-card-n\">" +
+       html_text(format_bytes(t.bytes)) +
        "</span><span class=\"vk-card-label\">in findings</span>"
        "<span class=\"vk-card-sub\">" +
-       format_count(total_objects) + " objects, " + std::to_string(r.findings.size()) +
-       " findings</span></div>\n";
+       format_count(t.objects) + " objects, " + format_count(t.problems) +
+       (t.problems == 1 ? " problem, " : " problems, ") + format_count(t.findings) +
+       (t.findings == 1 ? " finding" : " findings") + "</span></div>\n";
   s += "</div>\n</section>\n";
   return s;
 }
@@ -952,11 +971,13 @@ std::string findings_section(const Report& r) {
        "<th>Count</th><th>Bytes</th><th>Names</th><th>Call site</th><th>Frames</th></tr></thead>"
        "<tbody>\n";
   size_t chain_rows = 0;
-  for (size_t i = 0; i < r.findings.size(); ++i) {
+  // One finding's row and its details row; in_problem: shown under its problem's row.
+  const auto finding_rows = [&](size_t i, bool in_problem) {
     const Finding& f = *r.findings[i];
     const std::string rank = std::to_string(i + 1);
-    s += "<tr class=\"vk-finding " + kind_class(f.kind) + "\" id=\"finding-" + rank +
-         "\" data-kind=\"" + html_text(analysis::kind_name(f.kind)) + "\">";
+    s += "<tr class=\"vk-finding " + kind_class(f.kind) + (in_problem ? " vk-in-problem" : "") +
+         "\" id=\"finding-" + rank + "\" data-kind=\"" + html_text(analysis::kind_name(f.kind)) +
+         "\">";
     s += "<td class=\"vk-rank\">" + rank + "</td>";
     s += "<td><span class=\"vk-kind-tag\">" + html_text(analysis::kind_info(f.kind).title) +
          "</span>";
@@ -984,6 +1005,40 @@ std::string findings_section(const Report& r) {
     s += "<tr class=\"vk-finding-details\"><td></td><td colspan=\"7\">" +
          finding_details(f, i + 1, chain_rows) + "</td></tr>\n";
     chain_rows += drawn_chains(f);
+  };
+  // Findings about the same objects show together, where the best-ranked of them would be: one
+  // problem row (its kinds, objects and bytes counted once; id problem-N, N the rank of its
+  // best-ranked finding), then each finding.
+  std::vector<bool> shown(r.findings.size(), false);
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    if (shown[i]) continue;
+    const analysis::Problem* p = r.problems[i];
+    if (p == nullptr) {
+      finding_rows(i, false);
+      continue;
+    }
+    std::string kinds, titles;
+    for (analysis::FindingKind k : p->kinds) {
+      kinds += (kinds.empty() ? "" : " ") + std::string(analysis::kind_name(k));
+      titles += (titles.empty() ? "" : " + ") + std::string(analysis::kind_info(k).title);
+    }
+    std::string ranks;
+    for (size_t m : p->findings)
+      ranks += (ranks.empty() ? "#" : ", #") + std::to_string(r.run_first[i] + m + 1);
+    s += "<tr class=\"vk-problem\" id=\"problem-" + std::to_string(i + 1) + "\" data-kinds=\"" +
+         html_text(kinds) +
+         "\"><td></td><td colspan=\"7\"><span class=\"vk-problem-title\">One "
+         "problem, " +
+         std::to_string(p->kinds.size()) + (p->kinds.size() == 1 ? " kind: " : " kinds: ") +
+         html_text(titles) + "</span> <span class=\"vk-problem-sub\">" + format_count(p->count) +
+         " objects \xc2\xb7 " + html_text(format_bytes(p->bytes)) +
+         " counted once \xc2\xb7 findings " + ranks +
+         " are about the same objects</span></td></tr>\n";
+    for (size_t m : p->findings) {
+      const size_t k = r.run_first[i] + m;
+      finding_rows(k, true);
+      shown[k] = true;
+    }
   }
   s += "</tbody></table>\n</section>\n";
   return s;

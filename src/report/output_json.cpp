@@ -2,6 +2,7 @@
 #include <set>
 #include <string_view>
 
+#include "analysis/problems.h"
 #include "core/escape.h"
 #include "core/hex.h"
 #include "report/output.h"
@@ -205,6 +206,7 @@ json run_series_json(const RunSeries& s) {
 json findings_json(const ReportDocument& doc) {
   json runs = json::array();
   json findings = json::array();
+  json problems = json::array();
   std::map<std::string, uint64_t> by_kind;
   for (FindingKind k : kAllKinds) by_kind[kind_name(k)] = 0;
   for (const RunReport& r : doc.runs) {
@@ -227,11 +229,30 @@ json findings_json(const ReportDocument& doc) {
          {"crashed", r.crash_signal.empty() ? json(nullptr) : json(r.crash_signal)},
          {"findings", r.findings.size()},
          {"series", run_series_json(r.series)}});
-    for (const Finding& f : r.findings) {
-      findings.push_back(finding_json(f));
+    // Problems and findings refer to each other by their index in the document's lists.
+    const size_t first_problem = problems.size();
+    const size_t first_finding = findings.size();
+    const std::vector<Problem> run_problem_list = run_problems(r);
+    for (const Problem& p : run_problem_list) {
+      json kinds = json::array();
+      for (FindingKind k : p.kinds) kinds.push_back(kind_name(k));
+      json members = json::array();
+      for (size_t i : p.findings) members.push_back(first_finding + i);
+      problems.push_back({{"pid", r.pid},
+                          {"kinds", std::move(kinds)},
+                          {"findings", std::move(members)},
+                          {"count", p.count},
+                          {"bytes", p.bytes}});
+    }
+    for (size_t i = 0; i < r.findings.size(); ++i) {
+      const Finding& f = r.findings[i];
+      json j = finding_json(f);
+      j["problem"] = first_problem + (r.problems.empty() ? i : f.problem);
+      findings.push_back(std::move(j));
       ++by_kind[kind_name(f.kind)];
     }
   }
+  const ProblemTotals totals = problem_totals(doc);
   const Thresholds& t = doc.thresholds;
   json j = {{"format", "vkleak-findings"},
             {"version", kFindingsVersion},
@@ -242,11 +263,17 @@ json findings_json(const ReportDocument& doc) {
               {"warmup", t.warmup_frames},
               {"growth_min_snapshots", t.growth_min_snapshots},
               {"growth_min_rises", t.growth_min_rises}}},
-            {"summary", {{"findings", findings.size()}, {"by_kind", by_kind}}},
+            {"summary",
+             {{"findings", findings.size()},
+              {"by_kind", by_kind},
+              {"problems", totals.problems},
+              {"objects", totals.objects},
+              {"bytes", totals.bytes}}},
             {"runs", runs},
             // The first run's series at the top, for single-run documents (the usual case).
             {"series", doc.runs.empty() ? json(nullptr) : runs[0]["series"]},
-            {"findings", std::move(findings)}};
+            {"findings", std::move(findings)},
+            {"problems", std::move(problems)}};
   if (doc.gate) {
     const GateSummary& g = *doc.gate;
     j["gate"] = {{"result", doc.gate_result()},

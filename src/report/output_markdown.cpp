@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "analysis/name_ranges.h"
+#include "analysis/problems.h"
 #include "core/escape.h"
 #include "report/output.h"
 
@@ -61,10 +62,12 @@ std::string table_row(const Finding& f, size_t n, bool gated, bool several_runs)
   return out;
 }
 
-std::string detail(const Finding& f, size_t n) {
+// same: "" or the other findings of its problem, "#2, #5".
+std::string detail(const Finding& f, size_t n, const std::string& same) {
   std::string out = std::to_string(n) + ". **" + kind_name(f.kind) + "** " +
                     markdown_code(finding_title(f), false, SIZE_MAX) + ": " +
                     markdown_code(f.message, false, SIZE_MAX) + "\n";
+  if (!same.empty()) out += "   <br>same objects as " + same + ": one problem, counted once\n";
   if (!f.callsite.empty() && f.stacks.empty()) {  // else "created here" is among the stacks
     out += "   <br>created at: ";
     for (size_t i = 0; i < f.callsite.size(); ++i) {
@@ -96,6 +99,13 @@ std::string render_markdown(const ReportDocument& doc) {
              : format_count(findings.size()) + (findings.size() == 1 ? " finding" : " findings");
   out +=
       " in " + format_count(doc.runs.size()) + (doc.runs.size() == 1 ? " run" : " runs") + "\n\n";
+  if (!findings.empty()) {
+    // Findings about the same objects are one problem: objects and bytes count once.
+    const ProblemTotals t = problem_totals(doc);
+    out += format_count(t.problems) + (t.problems == 1 ? " problem: " : " problems: ") +
+           format_count(t.objects) + (t.objects == 1 ? " object, " : " objects, ") +
+           format_bytes(t.bytes) + " (each object counted once).\n\n";
+  }
   if (doc.gate) {
     const GateSummary& g = *doc.gate;
     out += format_count(g.new_findings) + " new (" + format_count(g.max_findings) + " allowed), " +
@@ -121,13 +131,28 @@ std::string render_markdown(const ReportDocument& doc) {
                       " Kind | Type | Count | Bytes | Names | Created at |\n";
   table += std::string("|--:|") + (gated ? "---|" : "") + (several_runs ? "--:|" : "") +
            "---|---|--:|--:|---|---|\n";
+  // Per finding (in all_findings order): the other findings of its problem.
+  std::vector<std::string> same;
+  for (const RunReport& r : doc.runs) {
+    const size_t first = same.size();
+    for (const Finding& f : r.findings) {
+      std::string others;
+      if (const Problem* p = problem_of(r, f); p != nullptr && p->findings.size() > 1) {
+        for (size_t i : p->findings) {
+          if (&r.findings[i] != &f)
+            others += (others.empty() ? "#" : ", #") + std::to_string(first + i + 1);
+        }
+      }
+      same.push_back(std::move(others));
+    }
+  }
   std::string details;
   // Findings are ranked: keep the first ones whole, and say where the rest are.
   constexpr size_t kTail = 300;  // the "more" line and the closing tags
   size_t shown = 0;
   for (const Finding* f : findings) {
     std::string row = table_row(*f, shown + 1, gated, several_runs);
-    std::string item = detail(*f, shown + 1);
+    std::string item = detail(*f, shown + 1, same[shown]);
     if (out.size() + table.size() + details.size() + row.size() + item.size() + kTail > kMaxBytes)
       break;
     table += row;

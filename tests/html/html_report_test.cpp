@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/problems.h"
 #include "core/escape.h"
 #include "fixture.h"
 
@@ -658,6 +659,51 @@ TEST(HtmlReport, NameSeriesShowAsRanges) {
   const std::string page = render_html(doc_of({html_test::misuse_finding()}));
   EXPECT_NE(page.find("<td class=\"vk-names\">thumb.{0..299}</td>"), std::string::npos);
   EXPECT_EQ(page.find("thumb.150"), std::string::npos) << "not a 300-name line";
+}
+
+// Findings about the same objects: one problem row with its findings under it, where its
+// best-ranked finding would be, and the total card counts each object once.
+TEST(HtmlReport, FindingsOfOneProblemShowTogether) {
+  const auto with_objects = [](FindingKind kind, uint64_t first, uint64_t end, uint64_t bytes) {
+    Finding f = finding(kind);
+    f.object_type = "VkBuffer";
+    for (uint64_t id = first; id < end; ++id) f.objects.emplace_back(id, bytes);
+    f.count = end - first;
+    f.bytes = f.count * bytes;
+    return f;
+  };
+  // Ranked: growth (300 buffers), retained (other 100), leak at exit (200 of the growth's).
+  ReportDocument doc = doc_of({with_objects(FindingKind::kGrowth, 0, 300, 65536),
+                               with_objects(FindingKind::kRetained, 1000, 1100, 65536),
+                               with_objects(FindingKind::kLeakAtExit, 100, 300, 65536)});
+  analysis::assign_problems(&doc.runs.back());
+  const std::string page = render_html(doc);
+  EXPECT_EQ(count(page, "<tr class=\"vk-finding "), 3u);
+  EXPECT_EQ(count(page, "<tr class=\"vk-problem\""), 1u);
+  const size_t problem =
+      page.find("<tr class=\"vk-problem\" id=\"problem-1\" data-kinds=\"growth leak_at_exit\">");
+  const size_t growth = page.find("id=\"finding-1\" data-kind=\"growth\"");
+  const size_t leak = page.find("id=\"finding-3\" data-kind=\"leak_at_exit\"");
+  const size_t retained = page.find("id=\"finding-2\" data-kind=\"retained\"");
+  ASSERT_NE(problem, std::string::npos);
+  ASSERT_NE(growth, std::string::npos);
+  ASSERT_NE(leak, std::string::npos);
+  ASSERT_NE(retained, std::string::npos);
+  EXPECT_LT(problem, growth);
+  EXPECT_LT(growth, leak) << "the problem's findings together";
+  EXPECT_LT(leak, retained);
+  EXPECT_NE(page.find("One problem, 2 kinds: Growth + Leak at exit</span> <span "
+                      "class=\"vk-problem-sub\">300 objects \xc2\xb7 18.8 MiB counted once"),
+            std::string::npos);
+  EXPECT_NE(page.find("class=\"vk-finding vk-kind-leak_at_exit vk-in-problem\""),
+            std::string::npos);
+  EXPECT_NE(page.find("class=\"vk-finding vk-kind-retained\" id=\"finding-2\""), std::string::npos)
+      << "a problem of one finding is just its row";
+  // 400 buffers (300 + 100), 25.0 MiB; the findings' sum would be 600 and 37.5 MiB.
+  EXPECT_NE(page.find("<span class=\"vk-card-n\">25.0 MiB</span><span class=\"vk-card-label\">in "
+                      "findings</span><span class=\"vk-card-sub\">400 objects, 2 problems, 3 "
+                      "findings</span>"),
+            std::string::npos);
 }
 
 }  // namespace

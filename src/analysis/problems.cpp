@@ -1,0 +1,116 @@
+#include "analysis/problems.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "core/escape.h"
+
+namespace vkleak::analysis {
+
+namespace {
+
+size_t root(std::vector<size_t>* parent, size_t i) {
+  while ((*parent)[i] != i) {
+    (*parent)[i] = (*parent)[(*parent)[i]];
+    i = (*parent)[i];
+  }
+  return i;
+}
+
+}  // namespace
+
+void assign_problems(RunReport* run) {
+  std::vector<Finding>& findings = run->findings;
+  std::vector<size_t> parent(findings.size());
+  std::iota(parent.begin(), parent.end(), size_t{0});
+  // The first finding each object was seen in: later ones with it join that one's problem.
+  std::unordered_map<uint64_t, size_t> first_seen;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    for (const auto& [id, bytes] : findings[i].objects) {
+      auto [it, added] = first_seen.try_emplace(id, i);
+      if (!added) parent[root(&parent, i)] = root(&parent, it->second);
+    }
+  }
+  first_seen.clear();
+
+  std::vector<Problem> problems;
+  std::unordered_map<size_t, size_t> by_root;  // union-find root -> index in problems
+  for (size_t i = 0; i < findings.size(); ++i) {
+    auto [it, added] = by_root.try_emplace(root(&parent, i), problems.size());
+    if (added) problems.emplace_back();
+    Problem& p = problems[it->second];
+    p.findings.push_back(i);
+    if (std::find(p.kinds.begin(), p.kinds.end(), findings[i].kind) == p.kinds.end())
+      p.kinds.push_back(findings[i].kind);
+  }
+  for (Problem& p : problems) {
+    if (p.findings.size() == 1) {
+      p.count = findings[p.findings.front()].count;
+      p.bytes = findings[p.findings.front()].bytes;
+      continue;
+    }
+    // Each object once, with the most bytes any of its findings counted it with.
+    std::vector<std::pair<uint64_t, uint64_t>> objects;
+    for (size_t i : p.findings) {
+      objects.insert(objects.end(), findings[i].objects.begin(), findings[i].objects.end());
+    }
+    std::sort(objects.begin(), objects.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    for (size_t k = 0; k < objects.size(); ++k) {
+      if (k > 0 && objects[k].first == objects[k - 1].first) continue;
+      ++p.count;
+      p.bytes = saturating_add(p.bytes, objects[k].second);
+    }
+  }
+  std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    if (a.count != b.count) return a.count > b.count;
+    return a.findings.front() < b.findings.front();
+  });
+  for (size_t k = 0; k < problems.size(); ++k) {
+    for (size_t i : problems[k].findings) findings[i].problem = k;
+  }
+  run->problems = std::move(problems);
+}
+
+std::vector<Problem> run_problems(const RunReport& run) {
+  if (!run.problems.empty() || run.findings.empty()) return run.problems;
+  std::vector<Problem> out;
+  for (size_t i = 0; i < run.findings.size(); ++i) {
+    const Finding& f = run.findings[i];
+    out.push_back(Problem{{i}, {f.kind}, f.count, f.bytes});
+  }
+  return out;
+}
+
+ProblemTotals problem_totals(const RunReport& run) {
+  ProblemTotals t;
+  t.findings = run.findings.size();
+  for (const Problem& p : run_problems(run)) {
+    ++t.problems;
+    t.objects += p.count;
+    t.bytes = saturating_add(t.bytes, p.bytes);
+  }
+  return t;
+}
+
+ProblemTotals problem_totals(const ReportDocument& doc) {
+  ProblemTotals t;
+  for (const RunReport& run : doc.runs) {
+    const ProblemTotals r = problem_totals(run);
+    t.problems += r.problems;
+    t.findings += r.findings;
+    t.objects += r.objects;
+    t.bytes = saturating_add(t.bytes, r.bytes);
+  }
+  return t;
+}
+
+const Problem* problem_of(const RunReport& run, const Finding& f) {
+  return !run.problems.empty() && f.problem < run.problems.size() ? &run.problems[f.problem]
+                                                                  : nullptr;
+}
+
+}  // namespace vkleak::analysis

@@ -1,0 +1,189 @@
+// Problems: findings about the same objects are one problem, and every total counts an object
+// and its bytes once (a group that grew and leaked at exit is 300 buffers, not 600).
+#include <gtest/gtest.h>
+
+#include "analysis/problems.h"
+#include "core/format.h"
+#include "report/html_report.h"
+#include "report/output.h"
+#include "test_util.h"
+
+namespace vkleak {
+namespace {
+
+using analysis::Finding;
+using analysis::FindingKind;
+using analysis::Problem;
+using test::SnapshotBuilder;
+
+constexpr uint64_t kPid = 700;
+constexpr uint64_t kBufferBytes = 65536;  // 300 of them: 18.8 MiB
+
+// Six snapshots during the run with 50, 100, ... of the buffers alive (ids 1000 + i), then a
+// teardown snapshot with the buffers [teardown_first, teardown_end) alive.
+std::vector<SnapshotBuilder> grow_then_teardown(uint64_t teardown_first, uint64_t teardown_end) {
+  std::vector<SnapshotBuilder> out;
+  for (size_t k = 0; k < 6; ++k) {
+    const uint64_t now = 25 * (k + 1);
+    SnapshotBuilder s(kPid, k, format::Reason::kFrame, now);
+    const int site = s.callsite(0x1000);
+    for (uint64_t i = 0; i < 50 * (k + 1); ++i) {
+      s.object({1000 + i, "VkBuffer", "mesh.vertices", i / 2, kBufferBytes, site});
+    }
+    out.push_back(std::move(s));
+  }
+  SnapshotBuilder end(kPid, 6, format::Reason::kDeviceDestroy, 200);
+  const int site = end.callsite(0x1000);
+  for (uint64_t i = teardown_first; i < teardown_end; ++i) {
+    end.object({1000 + i, "VkBuffer", "mesh.vertices", i / 2, kBufferBytes, site});
+  }
+  out.push_back(std::move(end));
+  return out;
+}
+
+std::vector<FindingKind> kinds_of(const analysis::RunReport& r) {
+  std::vector<FindingKind> out;
+  for (const Finding& f : r.findings) out.push_back(f.kind);
+  return out;
+}
+
+TEST(ProblemsTest, GrewAndLeakedAtExitIsOneProblemCountedOnce) {
+  analysis::ReportDocument doc;
+  doc.runs.push_back(test::analyse(grow_then_teardown(0, 300)));
+  const analysis::RunReport& r = doc.runs.front();
+  // Two findings, two verdicts, each of the same 300 buffers.
+  ASSERT_EQ(r.findings.size(), 2u);
+  const Finding* growth = test::only(r, FindingKind::kGrowth, "VkBuffer");
+  const Finding* leak = test::only(r, FindingKind::kLeakAtExit, "VkBuffer");
+  ASSERT_NE(growth, nullptr);
+  ASSERT_NE(leak, nullptr);
+  EXPECT_EQ(growth->count, 300u);
+  EXPECT_EQ(leak->count, 300u);
+  EXPECT_EQ(growth->bytes, 300 * kBufferBytes);
+
+  ASSERT_EQ(r.problems.size(), 1u);
+  const Problem& p = r.problems.front();
+  EXPECT_EQ(p.count, 300u);
+  EXPECT_EQ(p.bytes, 300 * kBufferBytes);
+  EXPECT_EQ(p.findings, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(p.kinds, kinds_of(r));
+  EXPECT_EQ(growth->problem, 0u);
+  EXPECT_EQ(leak->problem, 0u);
+
+  const analysis::ProblemTotals t = analysis::problem_totals(doc);
+  EXPECT_EQ(t.problems, 1u);
+  EXPECT_EQ(t.findings, 2u);
+  EXPECT_EQ(t.objects, 300u);
+  EXPECT_EQ(t.bytes, 300 * kBufferBytes);
+
+  // Every output says so: 300 objects and 18.8 MiB, not 600 and 37.5 MiB.
+  const nlohmann::json j = analysis::findings_json(doc);
+  EXPECT_EQ(j["summary"]["problems"], 1);
+  EXPECT_EQ(j["summary"]["objects"], 300);
+  EXPECT_EQ(j["summary"]["bytes"], 300 * kBufferBytes);
+  EXPECT_EQ(j["summary"]["findings"], 2) << "findings are still listed one by one";
+  ASSERT_EQ(j["problems"].size(), 1u);
+  EXPECT_EQ(j["problems"][0]["count"], 300);
+  EXPECT_EQ(j["problems"][0]["findings"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(j["problems"][0]["kinds"].size(), 2u);
+  EXPECT_EQ(j["findings"][0]["problem"], 0);
+  EXPECT_EQ(j["findings"][1]["problem"], 0);
+
+  const std::string text = analysis::render_text(doc, Style(false));
+  EXPECT_NE(text.find("vkleak: 1 problem, 300 objects, 18.8 MiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("same objects as #2 (one problem: "), std::string::npos) << text;
+  EXPECT_NE(text.find("same objects as #1 (one problem: "), std::string::npos) << text;
+
+  const std::string md = analysis::render_markdown(doc);
+  EXPECT_NE(md.find("1 problem: 300 objects, 18.8 MiB"), std::string::npos) << md;
+  EXPECT_NE(md.find("same objects as #2"), std::string::npos) << md;
+
+  const std::string page = render_html(doc);
+  EXPECT_NE(page.find("<span class=\"vk-card-n\">18.8 MiB</span><span class=\"vk-card-label\">in "
+                      "findings</span><span class=\"vk-card-sub\">300 objects, 1 problem, 2 "
+                      "findings</span>"),
+            std::string::npos);
+  EXPECT_EQ(page.find("37.5 MiB"), std::string::npos);
+  EXPECT_NE(page.find("One problem, 2 kinds:"), std::string::npos);
+}
+
+TEST(ProblemsTest, PartialOverlapCountsTheUnion) {
+  // 300 buffers seen growing; at teardown the first 100 are gone and 50 newer ones are there:
+  // 250 leaked, 200 of them the growth's, 350 distinct buffers in all.
+  analysis::ReportDocument doc;
+  doc.runs.push_back(test::analyse(grow_then_teardown(100, 350)));
+  const analysis::RunReport& r = doc.runs.front();
+  const Finding* growth = test::only(r, FindingKind::kGrowth, "VkBuffer");
+  const Finding* leak = test::only(r, FindingKind::kLeakAtExit, "VkBuffer");
+  ASSERT_NE(growth, nullptr);
+  ASSERT_NE(leak, nullptr);
+  EXPECT_EQ(growth->count, 300u);
+  EXPECT_EQ(leak->count, 250u);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].count, 350u);
+  EXPECT_EQ(r.problems[0].bytes, 350 * kBufferBytes);
+  const analysis::ProblemTotals t = analysis::problem_totals(doc);
+  EXPECT_EQ(t.objects, 350u);
+  EXPECT_EQ(t.bytes, 350 * kBufferBytes);
+}
+
+Finding with_objects(FindingKind kind, uint64_t first, uint64_t end, uint64_t bytes_each) {
+  Finding f;
+  f.kind = kind;
+  f.object_type = "VkImage";
+  for (uint64_t id = first; id < end; ++id) f.objects.emplace_back(id, bytes_each);
+  f.count = end - first;
+  f.bytes = f.count * bytes_each;
+  return f;
+}
+
+TEST(ProblemsTest, FindingsJoinThroughSharedObjectsOnly) {
+  analysis::RunReport r;
+  // Ranked by bytes: 0 and 3 share ids 15..19 (3 counts them with more bytes: the most wins);
+  // 1 shares nothing; 2 shares with 3; the event (4) has no objects.
+  r.findings.push_back(with_objects(FindingKind::kGrowth, 0, 20, 100));           // 2000
+  r.findings.push_back(with_objects(FindingKind::kRetained, 100, 115, 100));      // 1500
+  r.findings.push_back(with_objects(FindingKind::kOrphanedMemory, 30, 40, 100));  // 1000
+  r.findings.push_back(with_objects(FindingKind::kLeakAtExit, 15, 31, 50));       // 800
+  Finding event;
+  event.kind = FindingKind::kInvalidDestroy;
+  event.count = 3;
+  r.findings.push_back(event);
+  analysis::assign_problems(&r);
+
+  ASSERT_EQ(r.problems.size(), 3u);
+  // 0..39: 0-19 at 100 (15-19 from the growth's 100, not the leak's 50), 20-29 at 50, 30-39 at
+  // 100 (30 from the orphaned finding's 100).
+  EXPECT_EQ(r.problems[0].findings, (std::vector<size_t>{0, 2, 3}));
+  EXPECT_EQ(r.problems[0].count, 40u);
+  EXPECT_EQ(r.problems[0].bytes, 20u * 100 + 10 * 50 + 10 * 100);
+  EXPECT_EQ(r.problems[0].kinds,
+            (std::vector<FindingKind>{FindingKind::kGrowth, FindingKind::kOrphanedMemory,
+                                      FindingKind::kLeakAtExit}));
+  EXPECT_EQ(r.problems[1].findings, (std::vector<size_t>{1}));
+  EXPECT_EQ(r.problems[1].bytes, 1500u);
+  EXPECT_EQ(r.problems[2].findings, (std::vector<size_t>{4}));
+  EXPECT_EQ(r.problems[2].count, 3u);
+  EXPECT_EQ(r.findings[3].problem, 0u);
+  EXPECT_EQ(r.findings[1].problem, 1u);
+  EXPECT_EQ(r.findings[4].problem, 2u);
+
+  const analysis::ProblemTotals t = analysis::problem_totals(r);
+  EXPECT_EQ(t.problems, 3u);
+  EXPECT_EQ(t.objects, 40u + 15 + 3);
+  EXPECT_EQ(t.bytes, 3500u + 1500);
+}
+
+TEST(ProblemsTest, AModelWithoutProblemsCountsEachFindingOnce) {
+  analysis::RunReport r;
+  r.findings.push_back(with_objects(FindingKind::kGrowth, 0, 10, 10));
+  r.findings.push_back(with_objects(FindingKind::kLeakAtExit, 0, 10, 10));
+  const analysis::ProblemTotals t = analysis::problem_totals(r);
+  EXPECT_EQ(t.problems, 2u);
+  EXPECT_EQ(t.objects, 20u);
+  EXPECT_EQ(analysis::run_problems(r).size(), 2u);
+  EXPECT_EQ(analysis::problem_of(r, r.findings[0]), nullptr);
+}
+
+}  // namespace
+}  // namespace vkleak
