@@ -9,7 +9,7 @@ build_pkgs=(cmake g++ make python3 pkg-config libunwind-dev
   libxcb1-dev libx11-dev libx11-xcb-dev libxrandr-dev libwayland-dev)
 test_pkgs=(googletest libgtest-dev libbenchmark-dev python3-jsonschema vulkan-tools xvfb xauth glmark2-x11
   mpv ffmpeg gfxreconstruct mangohud vkbasalt cmark-gfm
-  mesa-utils libgl1-mesa-dri clang libclang-rt-14-dev chromium)
+  mesa-utils libgl1-mesa-dri clang libclang-rt-14-dev chromium firefox-esr)
 bench_pkgs=(libbenchmark-dev hyperfine)
 
 want=("${build_pkgs[@]}")

@@ -1,0 +1,622 @@
+#!/usr/bin/env python3
+"""The explorer (issue 18) in real headless Chromium, driven over the DevTools protocol (cdp.py).
+
+Incident scenarios run under the real layer on lavapipe; `vkleak report --format json --html`
+reads their snapshots. The page is opened, each view is clicked through with real mouse and
+keyboard input (the DOM hooks of the explorer contract, §3), and what it shows is checked against
+independent sources: the findings JSON (numbers exactly, functions, kinds), the snapshot files
+themselves (who is alive when, by object id), `vkleak diff` on the first and last snapshot, and
+the page's embedded data where a view derives from it. No console message or exception is
+allowed; screenshots must show drawn content; with scripts off the summary and findings stay
+readable.
+
+Exit 77 (ctest SKIP_RETURN_CODE) when Chromium is not installed; tools/deps.sh test installs it."""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import cdp  # noqa: E402
+import png_reader  # noqa: E402
+import scenario_page  # noqa: E402
+
+ARGS = None
+SKIP = 77
+VIEWS = ('timeline', 'flamegraph', 'findings', 'retainers', 'diff')
+
+# Attributes of the elements matching a selector that are displayed (hidden rows are not).
+JS_HELPERS = r'''
+window.__vk = {
+  shown(sel, root) {
+    return [...(root || document).querySelectorAll(sel)].filter(e => e.getClientRects().length > 0);
+  },
+  attrs(sel, root) {
+    return __vk.shown(sel, root).map(e => {
+      const a = {text: e.textContent.trim()};
+      for (const at of e.attributes) a[at.name] = at.value;
+      return a;
+    });
+  },
+  select(sel, value) {
+    const e = document.querySelector(sel);
+    e.value = String(value);
+    e.dispatchEvent(new Event('input', {bubbles: true}));
+    e.dispatchEvent(new Event('change', {bubbles: true}));
+    return e.value;
+  },
+  cells(rowSel) {
+    return __vk.shown(rowSel).map(r => {
+      const o = {};
+      for (const at of r.attributes) if (at.name.startsWith('data-')) o[at.name] = at.value;
+      for (const td of r.querySelectorAll('[data-col]')) o[td.dataset.col] = td.dataset.value;
+      const c = r.querySelector('.vk-count'), b = r.querySelector('.vk-bytes');
+      if (c) o.count = c.dataset.value;
+      if (b) o.bytes = b.dataset.value;
+      return o;
+    });
+  },
+};
+true
+'''
+
+
+def snapshot_objects(path):
+    with open(path) as f:
+        s = json.load(f)
+    return s, {o['id']: o for o in s['objects']}
+
+
+class Model:
+    """What the page must show, from the embedded data (§2), checked against the JSON report
+    and the snapshot files by the data tests below."""
+
+    def __init__(self, data):
+        self.data = data
+        c = data['cells']
+        self.cells = [tuple(c[i:i + 5]) for i in range(0, len(c), 5)]
+        self.n = len(data['snapshots'])
+
+    def group_type(self, g):
+        return self.data['types'][self.data['groups'][g][0]]
+
+    def alive(self, i, key='type'):
+        """{type or group: [count, bytes]} alive at snapshot i."""
+        out = {}
+        for g, first, last, count, nbytes in self.cells:
+            if first <= i <= last:
+                k = self.group_type(g) if key == 'type' else g
+                v = out.setdefault(k, [0, 0])
+                v[0] += count
+                v[1] += nbytes
+        return out
+
+    def created_alive_at_end(self, lo, hi):
+        out = {}
+        for g, first, last, count, nbytes in self.cells:
+            if lo <= first <= hi and last == self.n - 1:
+                v = out.setdefault(g, [0, 0])
+                v[0] += count
+                v[1] += nbytes
+        return out
+
+    def function(self, frame):
+        s = self.data['frames'][frame][0]
+        return self.data['strings'][s] if s >= 0 else None
+
+
+class ExplorerCase(unittest.TestCase):
+    SCENARIO = None
+    ARGS = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='vkleak-explorer-')
+        cls.run = scenario_page.run_scenario(ARGS.build, cls.tmp, cls.SCENARIO, cls.ARGS)
+        cls.doc = cls.run.doc
+        found = scenario_page.explorer_data(cls.run.page)
+        cls.data = found[0] if len(found) == 1 else None
+        cls.found_data = len(found)
+        cls.model = Model(cls.data) if cls.data else None
+        cls.full = []  # the snapshots that list every live object, in order
+        for path in cls.run.snapshots:
+            s, objects = snapshot_objects(path)
+            if not s.get('scope'):
+                cls.full.append((s, objects))
+        cls.browser = cdp.Browser(ARGS.chromium, 1280, 900)
+        cls.browser.open(cls.run.url())
+        cls.browser.evaluate(JS_HELPERS)
+
+    @classmethod
+    def tearDownClass(cls):
+        browser = getattr(cls, 'browser', None)
+        if browser:
+            keep = os.environ.get('VKLEAK_HTML_KEEP')
+            if keep:
+                os.makedirs(keep, exist_ok=True)
+                shutil.copy(cls.run.page, keep)
+            browser.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        self.b = self.browser
+        self.messages_before = len(self.b.messages)
+
+    def tearDown(self):
+        self.assertEqual(self.b.messages[self.messages_before:], [],
+                         'console messages or exceptions')
+
+    def fresh(self, fragment=''):
+        self.b.open(self.run.url(fragment))
+        self.b.evaluate(JS_HELPERS)
+
+    def js(self, expr):
+        return self.b.evaluate(expr)
+
+    def attrs(self, sel):
+        return self.js('__vk.attrs(%s)' % json.dumps(sel))
+
+    def choose(self, sel, value):
+        self.b.click(sel)  # focus it as a person would, then pick the option
+        self.b.key('Escape', keycode=27)
+        return self.js('__vk.select(%s, %s)' % (json.dumps(sel), json.dumps(str(value))))
+
+    def text_of(self, sel):
+        return self.js('(document.querySelector(%s) || {}).textContent' % json.dumps(sel)) or ''
+
+    # --- the data, against the report and the snapshots -----------------------------------
+
+    def test_embedded_data_matches_the_snapshots(self):
+        self.assertEqual(self.found_data, 1, 'one script#vkleak-explorer-data')
+        d = self.data
+        self.assertEqual(d['version'], 1)
+        self.assertEqual([s['sequence'] for s in d['snapshots']],
+                         [s['sequence'] for s, _ in self.full])
+        self.assertEqual(d['omitted'], {'cells': 0, 'objects': 0, 'bytes': 0})
+        # Who is alive when, per type, counted from the snapshot files' objects by id.
+        for i, (s, objects) in enumerate(self.full):
+            counts = {}
+            for o in objects.values():
+                counts[o['type']] = counts.get(o['type'], 0) + 1
+            shown = {t: v[0] for t, v in self.model.alive(i).items() if v[0]}
+            self.assertEqual(shown, counts, 'snapshot %d' % i)
+        # Findings in rank order, with the JSON's kinds and problems.
+        self.assertEqual([(f['rank'], f['kind'], f['problem']) for f in d['findings']],
+                         [(i + 1, f['kind'], f['problem']) for i, f in enumerate(self.doc['findings'])])
+
+    def test_series_match_the_data(self):
+        # The JSON's per-type series (snapshots during the run) are the timeline's columns.
+        series = self.doc['runs'][0]['series'] or self.doc['series']
+        for t in series['types']:
+            for i in range(len(t['live'])):
+                got = self.model.alive(i).get(t['type'], [0, 0])
+                self.assertEqual((got[0], got[1]), (t['live'][i], t['bytes'][i]),
+                                 '%s at %d' % (t['type'], i))
+
+    # --- navigation -----------------------------------------------------------------------
+
+    def test_ready_and_every_view(self):
+        self.assertEqual(self.js('document.documentElement.dataset.explorer'), 'ready')
+        links = self.attrs('nav#vk-nav a')
+        self.assertEqual([a['href'] for a in links], ['#' + v for v in VIEWS])
+        for v in VIEWS:
+            self.assertTrue(self.js('!!document.querySelector("section#%s.vk-view")' % v), v)
+
+    def test_fragments_open_their_view(self):
+        for v in ('flamegraph', 'diff', 'retainers'):
+            with self.subTest(view=v):
+                self.fresh('#' + v)
+                self.assertEqual([a['href'] for a in self.attrs('nav#vk-nav a.vk-active')],
+                                 ['#' + v])
+                top = self.js('document.getElementById(%s).getBoundingClientRect().top'
+                              % json.dumps(v))
+                self.assertLess(abs(top), 400, '%s not scrolled to' % v)
+                self.assertTrue(self.js('__vk.shown("section#%s").length === 1' % v))
+        self.fresh()
+        self.b.click('nav#vk-nav a[href="#diff"]')
+        self.b.wait_for('location.hash === "#diff"')
+        self.assertEqual([a['href'] for a in self.attrs('nav#vk-nav a.vk-active')], ['#diff'])
+
+    # --- timeline -------------------------------------------------------------------------
+
+    def timeline_columns(self):
+        return self.js('''[...document.querySelectorAll("svg#timeline-chart g.vk-snap")].map(g =>
+            [Number(g.dataset.index), [...g.querySelectorAll("rect.vk-stack")].map(r =>
+                [r.dataset.key, r.dataset.value])])''')
+
+    def test_timeline_types_by_count_and_bytes(self):
+        self.fresh('#timeline')
+        self.assertGreater(self.js('document.querySelectorAll("svg#timeline-chart text").length'), 4)
+        self.b.click('button[data-timeline-mode="types"]')
+        for metric, k in (('count', 0), ('bytes', 1)):
+            self.b.click('button[data-metric="%s"]' % metric)
+            cols = self.timeline_columns()
+            self.assertEqual([c[0] for c in cols], list(range(self.model.n)))
+            for i, stacks in cols:
+                want = {t: v[k] for t, v in self.model.alive(i).items() if v[k]}
+                got = {key: int(value) for key, value in stacks if int(value)}
+                self.assertEqual(sum(got.values()), sum(want.values()), (metric, i))
+                for key, value in got.items():
+                    if key in want:  # an "other" stack may merge small types
+                        self.assertEqual(value, want[key], (metric, i, key))
+
+    def test_timeline_groups_mode(self):
+        self.fresh('#timeline')
+        self.b.click('button[data-timeline-mode="groups"]')
+        self.b.click('button[data-metric="count"]')
+        last = self.timeline_columns()[-1][1]
+        want = sum(v[0] for v in self.model.alive(self.model.n - 1, 'group').values())
+        self.assertEqual(sum(int(v) for _, v in last), want)
+        self.assertGreater(len(last), 1)
+
+    def test_timeline_tooltip(self):
+        self.fresh('#timeline')
+        for i in (0, self.model.n - 1):
+            self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"]' % i)
+            s = self.data['snapshots'][i]
+            tip = self.text_of('#timeline-tip')
+            self.assertIn('snapshot %d · frame %d · %s' % (s['sequence'], s['frame'], s['reason']),
+                          tip)
+
+    def brush_rows(self):
+        rows = self.js('__vk.cells("table#timeline-selection tbody tr[data-group]")')
+        total = self.js('__vk.cells("table#timeline-selection tfoot tr.vk-total")')
+        return ({int(r['data-group']): [int(r['count']), int(r['bytes'])] for r in rows},
+                [[int(t['count']), int(t['bytes'])] for t in total])
+
+    def expected_brush_count(self, lo, hi):
+        # From the snapshot files: ids first seen in snapshots lo..hi, alive in the last one.
+        first = {}
+        for i, (_, objects) in enumerate(self.full):
+            for oid in objects:
+                first.setdefault(oid, i)
+        end = self.full[-1][1]
+        return sum(1 for oid in end if lo <= first[oid] <= hi)
+
+    def test_timeline_brush_by_inputs(self):
+        self.fresh('#timeline')
+        n = self.model.n
+        for lo, hi in ((1, n // 2), (0, n - 1)):
+            self.choose('#timeline-from', lo)
+            self.choose('#timeline-to', hi)
+            groups, total = self.brush_rows()
+            want = {g: v for g, v in self.model.created_alive_at_end(lo, hi).items() if v[0]}
+            self.assertEqual(groups, want, (lo, hi))
+            self.assertEqual(total, [[sum(v[0] for v in want.values()),
+                                      sum(v[1] for v in want.values())]])
+            self.assertEqual(total[0][0], self.expected_brush_count(lo, hi), (lo, hi))
+
+    def test_timeline_brush_by_drag(self):
+        self.fresh('#timeline')
+        n = self.model.n
+        lo, hi = 1, max(1, n - 3)
+        a = self.b.centre('svg#timeline-chart g.vk-snap[data-index="%d"]' % lo)
+        z = self.b.centre('svg#timeline-chart g.vk-snap[data-index="%d"]' % hi)
+        self.b.drag(a, z)
+        self.assertEqual((int(self.js('document.querySelector("#timeline-from").value')),
+                          int(self.js('document.querySelector("#timeline-to").value'))), (lo, hi))
+        _, total = self.brush_rows()
+        self.assertEqual(total[0][0], self.expected_brush_count(lo, hi))
+
+    # --- flame graph ----------------------------------------------------------------------
+
+    def flame_nodes(self):
+        return self.attrs('.vk-flame-node')
+
+    def test_flame_root_and_children(self):
+        self.fresh('#flamegraph')
+        last = self.model.n - 1
+        self.assertEqual(self.js('document.querySelector("#flame-snapshot").value'), str(last))
+        for metric, k in (('bytes', 1), ('count', 0)):
+            self.choose('#flame-metric', metric)
+            nodes = self.flame_nodes()
+            root = [n for n in nodes if n['data-function'] == 'all']
+            self.assertEqual(len(root), 1)
+            want = sum(v[k] for v in self.model.alive(last).values())
+            self.assertEqual(int(root[0]['data-value']), want, metric)
+        # The findings' creation functions are drawn, with the JSON's names.
+        functions = {n['data-function'] for n in self.flame_nodes()}
+        for f in self.doc['findings']:
+            if f['function'] and f['kind'] in ('leak_at_exit', 'growth', 'stale_view'):
+                inner = f['callsite'][0].split(' (')[0]
+                self.assertTrue(any(inner.startswith(fn) or fn.startswith(inner)
+                                    for fn in functions), (inner, sorted(functions)[:40]))
+
+    def test_flame_values_follow_the_data(self):
+        self.fresh('#flamegraph')
+        self.choose('#flame-metric', 'count')
+        self.choose('#flame-snapshot', 0)
+        root = [n for n in self.flame_nodes() if n['data-function'] == 'all']
+        self.assertEqual(int(root[0]['data-value']),
+                         sum(v[0] for v in self.model.alive(0).values()))
+        # Per outermost frame: the sum of the groups whose stack starts there.
+        want = {}
+        for g, v in self.model.alive(0, 'group').items():
+            stack = self.data['groups'][g][1]
+            if stack >= 0 and self.data['stacks'][stack]:
+                fn = self.model.function(self.data['stacks'][stack][0])
+                want[fn] = want.get(fn, 0) + v[0]
+        got = {}
+        for n in self.js('''[...document.querySelectorAll(".vk-flame-node")].filter(e =>
+                e.parentElement.closest(".vk-flame-node") === null && e.dataset.function !== "all"
+                || e.dataset.depth === "1").map(e => [e.dataset.function, e.dataset.value])'''):
+            got[n[0]] = got.get(n[0], 0) + int(n[1])
+        for fn, value in want.items():
+            if fn in got:
+                self.assertEqual(got[fn], value, fn)
+
+    def test_flame_differential(self):
+        self.fresh('#flamegraph')
+        self.choose('#flame-metric', 'count')
+        last = self.model.n - 1
+        self.choose('#flame-snapshot', last)
+        self.choose('#flame-base', 0)
+        root = [n for n in self.flame_nodes() if n['data-function'] == 'all'][0]
+        total = lambda i: sum(v[0] for v in self.model.alive(i).values())  # noqa: E731
+        self.assertEqual(int(root['data-delta']), total(last) - total(0))
+        grow = self.attrs('.vk-flame-node.vk-grow')
+        self.assertTrue(grow or self.attrs('.vk-flame-node.vk-shrink'))
+        for n in grow:
+            self.assertGreater(int(n['data-delta']), 0, n)
+        for n in self.attrs('.vk-flame-node.vk-shrink'):
+            self.assertLess(int(n['data-delta']), 0, n)
+
+    def test_flame_zoom_and_crumbs(self):
+        self.fresh('#flamegraph')
+        width = lambda sel: self.js(  # noqa: E731
+            'document.querySelector(%s).getBoundingClientRect().width' % json.dumps(sel))
+        root_width = width('.vk-flame-node[data-function="all"]')
+        nodes = [n for n in self.flame_nodes() if n['data-function'] != 'all']
+        # The narrowest drawn node with a function name of the program.
+        target = min(nodes, key=lambda n: int(n['data-value']))
+        sel = '.vk-flame-node[data-function=%s]' % json.dumps(target['data-function'])
+        before = width(sel)
+        self.b.click(sel)
+        self.b.wait_for('document.querySelector("#flame-crumbs").textContent.includes(%s)'
+                        % json.dumps(target['data-function']))
+        self.assertGreater(width(sel), before)
+        self.assertAlmostEqual(width(sel), root_width, delta=2)
+        self.b.click('#flame-crumbs > :first-child')
+        self.assertAlmostEqual(width(sel), before, delta=2)
+
+    def test_flame_search(self):
+        self.fresh('#flamegraph')
+        needle = 'main'
+        self.b.click('#flame-search')
+        self.b.type_text(needle)
+        self.b.key('Enter', keycode=13)
+        nodes = self.flame_nodes()
+        expect = [n for n in nodes if needle in n['data-function'].lower()]
+        matched = self.attrs('.vk-flame-node.vk-match')
+        self.assertEqual(len(matched), len(expect))
+        self.assertGreater(len(matched), 0)
+        self.assertIn('%d matches' % len(expect), self.text_of('#flame-search-result'))
+
+    # --- findings -------------------------------------------------------------------------
+
+    def finding_rows(self):
+        return self.attrs('table#findings-table tr.vk-finding')
+
+    def test_findings_rows_match_the_json(self):
+        self.fresh('#findings')
+        rows = self.finding_rows()
+        fs = self.doc['findings']
+        self.assertEqual(len(rows), len(fs))
+        for row, f in zip(rows, fs):
+            self.assertEqual((row['data-kind'], row['data-type'], int(row['data-bytes']),
+                              int(row['data-count']), row['data-name'], int(row['data-problem'])),
+                             (f['kind'], f['object_type'], f['bytes'], f['count'],
+                              f['name_pattern'], f['problem']))
+            self.assertEqual(row['data-function'], f['function'] or '')
+        self.assertEqual(self.text_of('#findings-shown').strip(),
+                         '%d of %d findings' % (len(fs), len(fs)))
+
+    def test_findings_sort(self):
+        self.fresh('#findings')
+        for key, attr in (('bytes', 'data-bytes'), ('count', 'data-count'), ('kind', 'data-kind'),
+                          ('type', 'data-type'), ('function', 'data-function')):
+            conv = int if key in ('bytes', 'count') else str
+            self.b.click('th[data-sort="%s"]' % key)
+            a = [conv(r[attr]) for r in self.finding_rows()]
+            self.b.click('th[data-sort="%s"]' % key)
+            b = [conv(r[attr]) for r in self.finding_rows()]
+            self.assertEqual(len(a), len(self.doc['findings']))
+            up = lambda v: v == sorted(v)  # noqa: E731
+            down = lambda v: v == sorted(v, reverse=True)  # noqa: E731
+            self.assertTrue(up(a) or down(a), (key, a))
+            self.assertTrue(up(b) or down(b), (key, b))
+            self.assertEqual(sorted(a), sorted(b), key)
+            if len(set(a)) > 1:  # a second click reverses the order
+                self.assertTrue((up(a) and down(b)) or (down(a) and up(b)), (key, a, b))
+
+    def test_findings_filters(self):
+        self.fresh('#findings')
+        fs = self.doc['findings']
+        kinds = sorted({f['kind'] for f in fs})
+        for kind in kinds:
+            self.choose('select#findings-kind', kind)
+            rows = self.finding_rows()
+            self.assertEqual([int(r['data-rank']) for r in rows],
+                             [i + 1 for i, f in enumerate(fs) if f['kind'] == kind], kind)
+            self.assertEqual(self.text_of('#findings-shown').strip(),
+                             '%d of %d findings' % (len(rows), len(fs)))
+        self.choose('select#findings-kind', '')
+        self.assertEqual(len(self.finding_rows()), len(fs))
+        # Text: a debug name pattern, typed for real.
+        name = next(f['name_pattern'] for f in fs if f['name_pattern'])
+        needle = name.split('*')[0].split('|')[0]
+        self.b.click('input#findings-text')
+        self.b.type_text(needle)
+        rows = self.finding_rows()
+        want = [i + 1 for i, f in enumerate(fs)
+                if needle.lower() in (f['object_type'] + ' ' + f['name_pattern'] + ' ' +
+                                      (f['function'] or '')).lower()]
+        self.assertEqual([int(r['data-rank']) for r in rows], want)
+        self.assertLess(len(want), len(fs))
+
+    def test_clicking_a_row_opens_its_report(self):
+        self.fresh('#findings')
+        fs = self.doc['findings']
+        rank = len(fs)  # the last one: nothing scrolled to it by default
+        self.assertFalse(self.js('document.getElementById("finding-%d").open' % rank))
+        self.b.click('tr.vk-finding[data-rank="%d"]' % rank)
+        self.b.wait_for('document.getElementById("finding-%d").open' % rank)
+        text = self.text_of('#finding-%d' % rank)
+        f = fs[rank - 1]
+        self.assertIn(f['callsite'][0].split(' (')[0], text)
+        self.assertIn(os.path.basename(f['snapshot']), text)
+
+    # --- retainers ------------------------------------------------------------------------
+
+    def test_retainers_match_the_json(self):
+        self.fresh('#retainers')
+        fs = self.doc['findings']
+        with_roots = [i + 1 for i, f in enumerate(fs) if f.get('retainers')]
+        if not with_roots:
+            self.assertEqual(self.attrs('.vk-retainer-root'), [])
+            return
+        self.assertEqual(self.js('document.querySelector("select#retainers-finding").value'),
+                         str(with_roots[0]))
+        for rank in with_roots:
+            self.choose('select#retainers-finding', rank)
+            roots = self.attrs('#retainers .vk-retainer-root')
+            want = fs[rank - 1]['retainers']
+            self.assertEqual(len(roots), len(want), rank)
+            for shown, r in zip(roots, want):
+                self.assertEqual((shown['data-type'], shown['data-name'], int(shown['data-objects'])),
+                                 (r['root']['type'], r['root']['name'] or '', r['objects']))
+                self.assertEqual(int(shown['data-bytes']), r['bytes'])
+                for c in r['counts']:
+                    self.assertIn('%d %s' % (c['count'], c['type']), shown['text'])
+
+    # --- diff -----------------------------------------------------------------------------
+
+    def test_diff_first_last_equals_vkleak_diff(self):
+        self.fresh('#diff')
+        n = self.model.n
+        self.assertEqual((self.js('document.querySelector("select#diff-a").value'),
+                          self.js('document.querySelector("select#diff-b").value')),
+                         ('0', str(n - 1)))
+        first, last = (self.run.snapshots[i] for i in self.full_indices((0, n - 1)))
+        proc = subprocess.run([os.path.join(ARGS.build, 'bin', 'vkleak'), 'diff', first, last,
+                               '--format', 'json', '--top', '0'], capture_output=True, text=True,
+                              timeout=120, env=dict(os.environ, DEBUGINFOD_URLS=''))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        d = json.loads(proc.stdout)
+        born = {}
+        for g in d['groups']:
+            v = born.setdefault(g['object_type'], [0, 0])
+            v[0] += g['born']
+            v[1] += g['born_bytes']
+        rows = {r['data-type']: r for r in self.js('__vk.cells("table#diff-types tr[data-type]")')}
+        for t in d['types']:
+            new = born.get(t['type'], [0, 0])
+            kept = t['live'][1] - new[0]
+            want = {'new-count': new[0], 'kept-count': kept, 'freed-count': t['live'][0] - kept,
+                    'new-bytes': new[1]}
+            if t['live'] == [0, 0]:
+                continue
+            got = rows.get(t['type'])
+            self.assertIsNotNone(got, t['type'])
+            self.assertEqual({k: int(got[k]) for k in want}, want, t['type'])
+            self.assertEqual(int(got['kept-bytes']) + int(got['new-bytes']), t['bytes'][1],
+                             t['type'])
+            self.assertEqual(int(got['kept-bytes']) + int(got['freed-bytes']), t['bytes'][0],
+                             t['type'])
+        # Groups: the changed ones, new = born.
+        groups = self.js('__vk.cells("table#diff-groups tr[data-group]")')
+        self.assertEqual(sum(int(g['new-count']) for g in groups), d['born']['count'])
+        self.assertEqual(sum(int(g['new-bytes']) for g in groups), d['born']['bytes'])
+
+    def full_indices(self, indices):
+        paths = []
+        for i in indices:
+            seq = self.data['snapshots'][i]['sequence']
+            paths.append(next(k for k, p in enumerate(self.run.snapshots)
+                              if scenario_page._sequence(p) == seq))
+        return paths
+
+    def test_diff_other_pair_follows_the_data(self):
+        self.fresh('#diff')
+        a, b = 1, self.model.n - 2
+        self.choose('select#diff-a', a)
+        self.choose('select#diff-b', b)
+        at_a, at_b = self.model.alive(a, 'group'), self.model.alive(b, 'group')
+        new = {}
+        for g, first, last, count, _ in self.model.cells:
+            alive_a, alive_b = first <= a <= last, first <= b <= last
+            if alive_b and not alive_a:
+                new[g] = new.get(g, 0) + count
+        rows = {int(r['data-group']): r for r in self.js('__vk.cells("table#diff-groups tr[data-group]")')}
+        for g, count in new.items():
+            if count:
+                self.assertEqual(int(rows[g]['new-count']), count, g)
+        self.assertTrue(at_a or at_b)
+
+    # --- pixels and no-script -------------------------------------------------------------
+
+    def test_screenshots_of_each_view_are_drawn(self):
+        self.fresh()
+        for v in VIEWS:
+            with self.subTest(view=v):
+                path = os.path.join(self.tmp, v + '.png')
+                clip = self.b.element_clip('section#' + v)
+                clip = (clip[0], clip[1], min(clip[2], 1280), min(clip[3], 900))
+                self.b.screenshot(path, clip=clip)
+                image = png_reader.read_png(path)
+                colours = set()
+                for y in range(0, image.height, 3):
+                    for x in range(0, image.width, 3):
+                        colours.add(image.pixel(x, y))
+                self.assertGreater(len(colours), 8 if v != 'timeline' else 30, v)
+
+    def test_without_scripts_summary_and_findings_are_readable(self):
+        b = cdp.Browser(ARGS.chromium, 1280, 900)
+        try:
+            b.disable_scripts()
+            b.open(self.run.url(), ready=False)
+            self.assertIsNone(b.evaluate('document.documentElement.dataset.explorer || null'))
+            self.assertIn('Summary', b.evaluate('document.getElementById("summary").innerText'))
+            rows = b.evaluate('document.querySelectorAll("tr.vk-finding").length')
+            self.assertEqual(rows, len(self.doc['findings']))
+            details = b.evaluate('[...document.querySelectorAll("[id^=finding-]")].map(e => e.id)')
+            self.assertEqual(details, ['finding-%d' % (i + 1) for i in range(rows)])
+            first = self.doc['findings'][0]
+            text = b.evaluate('document.body.innerText')
+            self.assertIn(first['object_type'], text)
+            self.assertEqual(b.messages, [])
+        finally:
+            b.close()
+
+
+class Incident1(ExplorerCase):
+    SCENARIO = 'incident1_wrapper_growth'
+    ARGS = ('--frames', '150')
+
+
+class Incident5(ExplorerCase):
+    SCENARIO = 'incident5_bindgroup_cache'
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--build', required=True)
+    parser.add_argument('--chromium', required=True)
+    ARGS, rest = parser.parse_known_args()
+    if not (os.path.isfile(ARGS.chromium) and os.access(ARGS.chromium, os.X_OK)):
+        print('SKIP: %s is not installed (tools/deps.sh test installs chromium)' % ARGS.chromium)
+        return SKIP
+    ARGS.build = os.path.abspath(ARGS.build)
+    program = unittest.main(argv=[sys.argv[0], '-v'] + rest, exit=False)
+    return 0 if program.result.wasSuccessful() else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
