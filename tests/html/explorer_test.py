@@ -595,6 +595,42 @@ class ExplorerCase(unittest.TestCase):
             b.close()
 
 
+class ControlTest(unittest.TestCase):
+    def test_messages_exceptions_and_csp_violations_are_caught(self):
+        # Without this, a change in what the protocol reports would make the checks above
+        # pass vacuously.
+        tmp = tempfile.mkdtemp(prefix='vkleak-control-')
+        page = os.path.join(tmp, 'control.html')
+        with open(page, 'w') as f:
+            f.write('<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" '
+                    'content="default-src \'none\'; script-src \'sha256-%s\'"></head><body>'
+                    '<button id="b">x</button><script>%s</script><script>blocked()</script>'
+                    '</body></html>' % (self.sha(CONTROL_SCRIPT), CONTROL_SCRIPT))
+        try:
+            with cdp.Browser(ARGS.chromium, 400, 300) as b:
+                b.open('file://' + page)
+                b.click('#b')
+                b.wait_for('document.title === "clicked"')
+                b.wait_for('new Promise(r => setTimeout(() => r(true), 50))')
+                text = '\n'.join(b.messages)
+                self.assertIn('console.error: control', text)
+                self.assertIn('ReferenceError', text)
+                self.assertIn('Content Security Policy', text)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    @staticmethod
+    def sha(text):
+        import base64
+        import hashlib
+        return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+CONTROL_SCRIPT = ('document.documentElement.dataset.explorer = "ready"; console.error("control");'
+                  'document.getElementById("b").addEventListener("click", () => {'
+                  'document.title = "clicked"; setTimeout(() => undefinedFunction(), 0); });')
+
+
 class Incident1(ExplorerCase):
     SCENARIO = 'incident1_wrapper_growth'
     ARGS = ('--frames', '150')

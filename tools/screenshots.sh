@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The README's explorer screenshots: runs an incident scenario under the layer (lavapipe), renders
+# `vkleak report --html`, and takes one PNG per view with headless Chromium over the DevTools
+# protocol (tests/html/cdp.py), into docs/explorer/.
+# Usage: tools/screenshots.sh [BUILD_DIR] [OUT_DIR]   (default build, docs/explorer)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$(cd "${1:-$root/build}" && pwd)"
+out="${2:-$root/docs/explorer}"
+mkdir -p "$out"
+for f in bin/vkleak tests/scenarios/incident5_bindgroup_cache; do
+  [ -x "$build/$f" ] || { echo "screenshots: $build/$f is missing (build it first)" >&2; exit 2; }
+done
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+[ -x "$chromium" ] || { echo "screenshots: $chromium is missing (tools/deps.sh test)" >&2; exit 2; }
+
+PYTHONDONTWRITEBYTECODE=1 python3 - "$root" "$build" "$out" "$chromium" <<'EOF'
+import os, shutil, sys, tempfile
+root, build, out, chromium = sys.argv[1:5]
+sys.path.insert(0, os.path.join(root, 'tests', 'html'))
+import cdp, scenario_page
+
+tmp = tempfile.mkdtemp(prefix='vkleak-shots-')
+try:
+    run = scenario_page.run_scenario(build, tmp, 'incident5_bindgroup_cache')
+    with cdp.Browser(chromium, 1200, 760) as b:
+        for view in ('timeline', 'flamegraph', 'findings', 'retainers', 'diff'):
+            b.open(run.url('#' + view))
+            if view == 'flamegraph':  # the differential view: what grew since the first snapshot
+                b.evaluate('(e => { e.value = "0"; e.dispatchEvent(new Event("change", '
+                           '{bubbles: true})); })(document.querySelector("#flame-base"))')
+            if view == 'findings':  # one finding's full report open
+                b.click('tr.vk-finding[data-rank="1"]')
+            x, y, w, h = b.element_clip('section#' + view, pad=8)
+            path = os.path.join(out, view + '.png')
+            b.screenshot(path, clip=(x, y, min(w, 1200), min(h, 720)))
+            print('%s: %d bytes' % (path, os.path.getsize(path)))
+            if b.messages:
+                sys.exit('screenshots: the page logged %s' % b.messages)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+EOF
