@@ -14,6 +14,7 @@
 #include "core/escape.h"
 #include "core/format.h"
 #include "core/hex.h"
+#include "report/explorer_assets.h"  // generated: explorer.js, explorer.css, their hashes
 #include "report/output.h"
 
 namespace vkleak {
@@ -698,87 +699,6 @@ std::string chains_chart(const Report& r) {
 // The page
 // ---------------------------------------------------------------------------------------------
 
-constexpr char kStyle[] = R"css(
-:root { --fg:#1d2330; --muted:#5d6577; --line:#dde1e8; --bg:#f5f6f8; --card:#fff;
-  --fail:#c62828; --pass:#2e7d32; --warn:#b26a00; }
-* { box-sizing: border-box; }
-body { margin:0; background:var(--bg); color:var(--fg);
-  font:14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
-header.vk-header { background:#1f2533; color:#f1f3f7; padding:20px 32px 18px; }
-.vk-title { display:flex; align-items:center; gap:16px; flex-wrap:wrap; }
-.vk-title h1 { margin:0; font-size:22px; font-weight:650; letter-spacing:.2px; }
-.vk-badge { display:inline-block; padding:3px 12px; border-radius:999px; font-weight:700;
-  font-size:13px; letter-spacing:.4px; color:#fff; }
-.vk-badge.vk-fail { background:var(--fail); } .vk-badge.vk-pass { background:var(--pass); }
-dl.vk-run { display:flex; flex-wrap:wrap; gap:6px 28px; margin:14px 0 0; }
-dl.vk-run div { min-width:0; } dl.vk-run dt { font-size:11px; text-transform:uppercase;
-  letter-spacing:.6px; color:#a9b1c2; } dl.vk-run dd { margin:0; font-weight:600;
-  overflow-wrap:anywhere; }
-main { padding:20px 32px 8px; max-width:1400px; }
-section { background:var(--card); border:1px solid var(--line); border-radius:10px;
-  padding:16px 20px; margin-bottom:20px; }
-h2 { font-size:17px; margin:0 0 12px; } h3 { font-size:14px; margin:18px 0 6px; color:var(--muted); }
-.vk-note { color:var(--muted); margin:4px 0 10px; }
-.vk-warning { background:#fff4e5; border:1px solid #f3c37a; color:#6b4100; padding:8px 12px;
-  border-radius:8px; margin-bottom:16px; }
-.vk-cards { display:flex; flex-wrap:wrap; gap:12px; }
-.vk-card { border:1px solid var(--line); border-left:5px solid var(--kind,#8792a8);
-  border-radius:8px; padding:8px 14px; min-width:150px; }
-.vk-card .vk-card-n { font-size:24px; font-weight:700; display:block; }
-.vk-card .vk-card-label { font-weight:600; } .vk-card .vk-card-sub { display:block;
-  color:var(--muted); font-size:12px; }
-.vk-empty-state { text-align:center; padding:28px; color:var(--pass); font-size:18px; font-weight:600; }
-.vk-empty-state span { display:block; color:var(--muted); font-size:14px; font-weight:400; }
-table.vk-findings { width:100%; border-collapse:collapse; }
-table.vk-findings th { text-align:left; font-size:12px; text-transform:uppercase; letter-spacing:.5px;
-  color:var(--muted); border-bottom:2px solid var(--line); padding:6px 8px; }
-table.vk-findings td { padding:7px 8px; vertical-align:top; }
-tr.vk-finding td { border-top:1px solid var(--line); }
-tr.vk-finding-details td { padding-top:0; }
-tr.vk-problem td { border-top:2px solid var(--line); padding-top:10px; }
-.vk-problem-title { font-weight:600; }
-.vk-problem-sub { color:var(--muted); }
-tr.vk-in-problem td:first-child, tr.vk-in-problem + tr.vk-finding-details td:first-child {
-  border-left:3px solid var(--line); }
-td.vk-frames { white-space:nowrap; }
-td.vk-num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
-td.vk-callsite code, .vk-stack code { font:12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace;
-  overflow-wrap:anywhere; }
-.vk-kind-tag { display:inline-block; padding:1px 8px; border-radius:4px; color:#fff;
-  background:var(--kind,#8792a8); font-size:12px; font-weight:600; white-space:nowrap; }
-.vk-names { overflow-wrap:anywhere; } .vk-status { color:var(--muted); font-size:12px; } .vk-more { color:var(--muted); }
-details > summary { cursor:pointer; color:var(--muted); }
-details[open] > summary { color:var(--fg); }
-.vk-detail { display:grid; grid-template-columns:max-content 1fr; gap:4px 14px; margin:8px 0 4px 18px; }
-.vk-detail dt { color:var(--muted); font-size:12px; } .vk-detail dd { margin:0; overflow-wrap:anywhere; }
-.vk-stack { margin:0; padding-left:20px; }
-.vk-stack-line { font:12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; overflow-wrap:anywhere; }
-table.vk-examples { border-collapse:collapse; font-size:12px; }
-table.vk-examples td, table.vk-examples th { padding:1px 10px 1px 0; text-align:left; }
-.vk-kind-growth { --kind:#d1495b; } .vk-kind-retained { --kind:#e07a1f; }
-.vk-kind-stale_view { --kind:#7b4fb0; } .vk-kind-orphaned_memory { --kind:#8c6239; }
-.vk-kind-leak_at_exit { --kind:#b0263a; } .vk-kind-destroyed_in_flight { --kind:#6d1020; }
-.vk-kind-invalid_destroy { --kind:#5b6577; } .vk-kind-other { --kind:#8792a8; }
-figure { margin:0 0 18px; } figcaption { font-weight:600; margin-bottom:4px; }
-figcaption span { font-weight:400; color:var(--muted); }
-svg.vk-chart { display:block; width:100%; max-width:100%; height:auto; font-size:12px; }
-.vk-multiples { display:grid; grid-template-columns:repeat(auto-fill, minmax(300px, 1fr)); gap:14px; }
-.vk-multiples figure { margin:0; border:1px solid var(--line); border-radius:8px; padding:8px 10px; }
-.vk-multiples figcaption { font-size:12px; overflow-wrap:anywhere; }
-.vk-plot-bg { fill:#fbfcfd; }
-.vk-grid { stroke:#e6e9ef; stroke-width:1; } .vk-tick, .vk-axis-line { stroke:#8a93a5; stroke-width:1; }
-.vk-tick-label { fill:#4d5567; font-size:11px; } .vk-axis-label { fill:#2b3242; font-size:12px; font-weight:600; }
-path.vk-series { fill:none; stroke-width:2.2; stroke-linejoin:round; stroke-linecap:round; }
-.vk-legend text { fill:#2b3242; font-size:12px; } .vk-legend line { stroke-width:3; }
-.vk-box { stroke-width:1.5; } .vk-role-view { fill:#efe7fa; stroke:#7b4fb0; }
-.vk-role-resource { fill:#e6eff8; stroke:#4e79a7; } .vk-role-memory { fill:#f6ece2; stroke:#8c6239; }
-.vk-role-other { fill:#eef0f3; stroke:#8792a8; } .vk-destroyed { stroke-dasharray:5 3; }
-.vk-box-type { font-weight:700; font-size:12px; fill:#1d2330; } .vk-box-name { font-size:12px; fill:#2b3242; }
-.vk-box-meta { font-size:11px; fill:#5d6577; } .vk-chain-caption { font-size:12px; font-weight:600; fill:#2b3242; }
-.vk-arrow { stroke:#5d6577; stroke-width:2; } .vk-arrowhead { fill:#5d6577; }
-footer { color:var(--muted); font-size:12px; padding:0 32px 24px; }
-)css";
-
 void add_run_item(std::string* s, const char* label, const std::string& value,
                   const char* cls = "") {
   if (value.empty()) return;
@@ -893,13 +813,39 @@ std::string names_cell(const std::vector<std::string>& names, uint64_t omitted) 
   return s;
 }
 
+// "1 VkDescriptorPool "x" explains 40 VkDescriptorSet, 12 VkImageView, 96 MiB": a root and
+// what only it keeps alive.
+std::string retainer_text(const analysis::RetainerRoot& root) {
+  std::string s = root.shared ? std::string("Several roots (shared) explain ")
+                              : "1 " + (root.type.empty() ? std::string("?") : root.type) +
+                                    (root.name ? " \"" + display_cut(*root.name) + "\"" : "") +
+                                    " explains ";
+  std::string counts;
+  for (const analysis::TypeTally& t : root.counts) {
+    counts += (counts.empty() ? "" : ", ") + format_count(t.count) + " " + t.type;
+  }
+  if (counts.empty()) counts = format_count(root.objects) + " objects";
+  return s + counts + ", " + format_bytes(root.bytes);
+}
+
+// "VkDescriptorPool "x" > VkDescriptorSet "s" > VkImageView": the way from the root.
+std::string retainer_path(const analysis::RetainerRoot& root) {
+  std::string s;
+  for (const ChainLink& l : root.path) {
+    if (!s.empty()) s += " > ";
+    s += (l.type.empty() ? std::string("?") : l.type) +
+         (l.name && !l.name->empty() ? " \"" + display_cut(*l.name) + "\"" : "");
+  }
+  return s;
+}
+
 // chain_rows: the diagram rows before this finding's chains (the diagram stops at kMaxChains).
 std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
   std::string s =
-      "<details class=\"vk-details\"><summary>" +
+      "<details class=\"vk-detail\" id=\"finding-" + std::to_string(rank) + "\"><summary>" +
       html_text(f.message.empty() ? "Details" : display_cut(f.message, 4 * kDisplayChars)) +
       "</summary>\n";
-  s += "<dl class=\"vk-detail\">";
+  s += "<dl class=\"vk-detail-list\">";
   s += "<dt>What it means</dt><dd>" + html_text(analysis::kind_info(f.kind).summary) + "</dd>";
   s += "<dt>Bytes</dt><dd>" + format_count(f.bytes) + " bytes</dd>";
   // Misuse: each stack under its label, frames numbered from #0 as ASan does.
@@ -946,6 +892,16 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
     }
     s += "</dd>";
   }
+  if (!f.retainers.empty()) {
+    s += "<dt>Kept alive by</dt><dd>";
+    for (size_t k = 0; k < f.retainers.size(); ++k) {
+      s += (k ? "<br>" : "") + html_text(retainer_text(f.retainers[k]));
+    }
+    if (f.retainers_omitted > 0) {
+      s += "<br><span class=\"vk-more\">+" + format_count(f.retainers_omitted) + " more</span>";
+    }
+    s += " <a href=\"#retainers-" + std::to_string(rank) + "\">(paths)</a></dd>";
+  }
   if (!f.examples.empty()) {
     s += "<dt>Examples</dt><dd><table class=\"vk-examples\"><tr><th>id</th><th>handle</th>"
          "<th>name</th></tr>";
@@ -955,29 +911,60 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
     }
     s += "</table></dd>";
   }
+  // Where the evidence is from: the snapshot the objects were seen in.
+  if (!f.snapshot.empty() || f.frames.snapshot) {
+    s += "<dt>Evidence</dt><dd>";
+    if (f.frames.snapshot) s += "snapshot at frame " + format_count(*f.frames.snapshot);
+    if (!f.snapshot.empty()) {
+      s += std::string(f.frames.snapshot ? ", " : "") + "<code>" +
+           html_text(display_cut(f.snapshot, 2 * kDisplayChars)) + "</code>";
+    }
+    s += "</dd>";
+  }
   s += "</dl></details>";
   return s;
 }
 
 std::string findings_section(const Report& r) {
-  std::string s = "<section id=\"findings\">\n<h2>Findings</h2>\n";
+  std::string s = "<section id=\"findings\" class=\"vk-view\">\n<h2>Findings</h2>\n";
   if (r.findings.empty()) {
     s += "<p class=\"vk-note\">Nothing to list: no leaks found.</p>\n</section>\n";
     return s;
   }
   s += "<p class=\"vk-note\">Ranked by the analysis, most important first. Open a row for the "
        "full call site, the retention chain and example objects.</p>\n";
-  s += "<table class=\"vk-findings\"><thead><tr><th>#</th><th>Kind</th><th>Type</th>"
-       "<th>Count</th><th>Bytes</th><th>Names</th><th>Call site</th><th>Frames</th></tr></thead>"
+  // Filters: the script shows them (hidden without it, as they would do nothing).
+  s += "<div class=\"vk-toolbar\" id=\"findings-tools\" hidden><label>Kind <select "
+       "id=\"findings-kind\"><option value=\"\">all</option>";
+  for (const KindInfo& k : analysis::kKinds) {
+    const bool present = std::any_of(r.findings.begin(), r.findings.end(),
+                                     [&](const Finding* f) { return f->kind == k.kind; });
+    if (present) {
+      s += "<option value=\"" + html_text(k.name) + "\">" + html_text(k.title) + "</option>";
+    }
+  }
+  s += "</select></label><label>Filter <input type=\"search\" id=\"findings-text\" "
+       "placeholder=\"type, name or function\"></label><span id=\"findings-shown\">" +
+       std::to_string(r.findings.size()) + " of " + std::to_string(r.findings.size()) +
+       " findings</span></div>\n";
+  s += "<table class=\"vk-findings\" id=\"findings-table\"><thead><tr><th>#</th>"
+       "<th data-sort=\"kind\">Kind</th><th data-sort=\"type\">Type</th>"
+       "<th data-sort=\"count\">Count</th><th data-sort=\"bytes\">Bytes</th><th>Names</th>"
+       "<th data-sort=\"function\">Call site</th><th>Frames</th></tr></thead>"
        "<tbody>\n";
   size_t chain_rows = 0;
   // One finding's row and its details row; in_problem: shown under its problem's row.
   const auto finding_rows = [&](size_t i, bool in_problem) {
     const Finding& f = *r.findings[i];
     const std::string rank = std::to_string(i + 1);
+    // data-*: what the explorer sorts and filters by (exact integers, not display text).
     s += "<tr class=\"vk-finding " + kind_class(f.kind) + (in_problem ? " vk-in-problem" : "") +
-         "\" id=\"finding-" + rank + "\" data-kind=\"" + html_text(analysis::kind_name(f.kind)) +
-         "\">";
+         "\" data-rank=\"" + rank + "\" data-kind=\"" + html_text(analysis::kind_name(f.kind)) +
+         "\" data-type=\"" + html_text(f.object_type) + "\" data-bytes=\"" +
+         std::to_string(f.bytes) + "\" data-count=\"" + std::to_string(f.count) +
+         "\" data-function=\"" + html_text(display_cut(f.function())) + "\" data-name=\"" +
+         html_text(display_cut(f.name_pattern)) + "\" data-problem=\"" + std::to_string(f.problem) +
+         "\" tabindex=\"0\">";
     s += "<td class=\"vk-rank\">" + rank + "</td>";
     s += "<td><span class=\"vk-kind-tag\">" + html_text(analysis::kind_info(f.kind).title) +
          "</span>";
@@ -1002,7 +989,7 @@ std::string findings_section(const Report& r) {
          "</td>";
     s += "<td class=\"vk-frames\">" + html_text(frames_text({f.frames.first, f.frames.last})) +
          "</td></tr>\n";
-    s += "<tr class=\"vk-finding-details\"><td></td><td colspan=\"7\">" +
+    s += "<tr class=\"vk-finding-details\" data-rank=\"" + rank + "\"><td></td><td colspan=\"7\">" +
          finding_details(f, i + 1, chain_rows) + "</td></tr>\n";
     chain_rows += drawn_chains(f);
   };
@@ -1044,8 +1031,31 @@ std::string findings_section(const Report& r) {
   return s;
 }
 
+// The timeline view: the script draws the objects' lifetimes (stacked, with a brush) from the
+// embedded data; the line charts below are what every reader sees, script or not.
 std::string charts_section(const Report& r) {
-  std::string s = "<section id=\"charts\">\n<h2>Over the run</h2>\n";
+  std::string s =
+      "<section id=\"timeline\" class=\"vk-view\">\n<h2>Timeline</h2>\n"
+      "<div id=\"timeline-explorer\" hidden>\n"
+      "<p class=\"vk-note\">What was alive at each snapshot, stacked. Drag across columns (or "
+      "pick a range) to see what was created there and is still alive at the end.</p>\n"
+      "<div class=\"vk-toolbar\"><span class=\"vk-seg\" role=\"group\" aria-label=\"Stack by\">"
+      "<button type=\"button\" data-timeline-mode=\"types\" aria-pressed=\"true\">by type</button>"
+      "<button type=\"button\" data-timeline-mode=\"groups\" aria-pressed=\"false\">by call "
+      "site</button></span><span class=\"vk-seg\" role=\"group\" aria-label=\"Metric\">"
+      "<button type=\"button\" data-metric=\"bytes\" aria-pressed=\"true\">bytes</button>"
+      "<button type=\"button\" data-metric=\"count\" aria-pressed=\"false\">objects</button>"
+      "</span><label>From snapshot <input type=\"number\" id=\"timeline-from\" min=\"0\" "
+      "value=\"0\"></label><label>to <input type=\"number\" id=\"timeline-to\" min=\"0\" "
+      "value=\"0\"></label></div>\n"
+      "<div id=\"timeline-plot\"></div>\n<div id=\"timeline-legend\" "
+      "class=\"vk-legend-html\"></div>\n"
+      "<div id=\"timeline-tip\" aria-live=\"polite\"></div>\n"
+      "<h3 id=\"timeline-selection-title\">Created in this range and still alive at the end</h3>\n"
+      "<table class=\"vk-table\" id=\"timeline-selection\"><thead><tr><th>Type</th><th>Call site"
+      "</th><th>Name</th><th class=\"vk-num\">Objects</th><th class=\"vk-num\">Bytes</th></tr>"
+      "</thead><tbody></tbody><tfoot></tfoot></table>\n</div>\n"
+      "<h3>Over the run</h3>\n";
   if (r.frames.empty() || (r.types.empty() && r.groups.empty())) {
     s += "<p class=\"vk-note\" id=\"no-series\">No time series in this report: it needs "
          "snapshots taken during the run (vkleak run --every N).</p>\n</section>\n";
@@ -1142,6 +1152,106 @@ std::string charts_section(const Report& r) {
   return s;
 }
 
+// The flame graph: drawn by the script from the embedded data (objects by creation stack).
+std::string flamegraph_section() {
+  return "<section id=\"flamegraph\" class=\"vk-view\">\n<h2>Flame graph</h2>\n"
+         "<p class=\"vk-note vk-noscript-note\" id=\"flamegraph-noscript\">The flame graph of "
+         "live objects by creation stack is drawn by this page's script; the findings list each "
+         "call site.</p>\n"
+         "<div id=\"flame-explorer\" hidden>\n<p class=\"vk-note\">Live objects by creation "
+         "stack, outermost frame on top (italic: inlined). Click a frame to zoom; choose a base "
+         "snapshot to see what grew (red) and shrank (blue).</p>\n"
+         "<div class=\"vk-toolbar\"><label>Snapshot <select id=\"flame-snapshot\"></select>"
+         "</label><label>Compared with <select id=\"flame-base\"><option value=\"\">none"
+         "</option></select></label><label>Metric <select id=\"flame-metric\"><option "
+         "value=\"bytes\">bytes</option><option value=\"count\">objects</option></select></label>"
+         "<label>Search <input type=\"search\" id=\"flame-search\" placeholder=\"function or "
+         "file\"></label><span id=\"flame-search-result\"></span></div>\n"
+         "<div id=\"flame-crumbs\"></div>\n<div id=\"flame-graph\"></div>\n"
+         "<div id=\"flame-hover\"></div>\n</div>\n</section>\n";
+}
+
+// Why objects are alive: per finding, the roots that keep them, complete without the script
+// (which only picks one finding to show).
+std::string retainers_section(const Report& r, const std::string& chains) {
+  std::string s = "<section id=\"retainers\" class=\"vk-view\">\n<h2>Retainers</h2>\n";
+  std::string body;
+  std::string options;
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const Finding& f = *r.findings[i];
+    if (f.retainers.empty()) continue;
+    const std::string rank = std::to_string(i + 1);
+    std::string title = "#" + rank + " " + analysis::kind_info(f.kind).title;
+    if (!f.object_type.empty()) title += " \xc2\xb7 " + f.object_type;
+    if (!f.name_pattern.empty())
+      title += " \xe2\x80\x9c" + display_cut(f.name_pattern) + "\xe2\x80\x9d";
+    options += "<option value=\"" + rank + "\">" + html_text(title) + "</option>";
+    uint64_t top = 1;
+    for (const analysis::RetainerRoot& root : f.retainers) top = std::max(top, root.bytes);
+    body += "<div class=\"vk-retainers-finding\" id=\"retainers-" + rank + "\" data-rank=\"" +
+            rank + "\"><h3>" + html_text(title) + " <a href=\"#finding-" + rank +
+            "\">(finding)</a></h3>\n";
+    for (const analysis::RetainerRoot& root : f.retainers) {
+      // The bar: this root's bytes against the finding's biggest root.
+      const double share = 100.0 * static_cast<double>(root.bytes) / static_cast<double>(top);
+      body += "<div class=\"vk-retainer-root" + std::string(root.shared ? " vk-shared" : "") +
+              "\" data-bytes=\"" + std::to_string(root.bytes) + "\" data-objects=\"" +
+              std::to_string(root.objects) + "\" data-type=\"" + html_text(root.type) +
+              "\" data-name=\"" + html_text(display_cut(root.name.value_or(""))) +
+              "\"><div class=\"vk-retainer-line\">" + html_text(retainer_text(root)) +
+              "</div><svg class=\"vk-retainer-bar-svg\" width=\"100%\" height=\"8\" "
+              "aria-hidden=\"true\"><rect x=\"0\" y=\"1\" height=\"6\" rx=\"3\" width=\"" +
+              decimal(std::max(share, 0.5), 1) + "%\" fill=\"#e07a1f\"/></svg>";
+      const std::string path = retainer_path(root);
+      if (!path.empty()) {
+        body += "<div class=\"vk-retainer-path\">" + html_text(path) + "</div>";
+      }
+      body += "</div>\n";
+    }
+    if (f.retainers_omitted > 0) {
+      body += "<p class=\"vk-more\">+" + format_count(f.retainers_omitted) + " more roots</p>\n";
+    }
+    body += "</div>\n";
+  }
+  if (body.empty()) {
+    s += "<p class=\"vk-note\" id=\"no-retainers\">No finding's objects are kept alive by "
+         "others: nothing live references them.</p>\n";
+  } else {
+    s += "<p class=\"vk-note\">What keeps each finding's objects alive: the roots (objects "
+         "nothing live references) that lead to them, and what only each root keeps alive, each "
+         "byte counted once.</p>\n<div class=\"vk-toolbar\" id=\"retainers-tools\" hidden><label>"
+         "Finding <select id=\"retainers-finding\"><option value=\"\">all</option>" +
+         options + "</select></label></div>\n" + body;
+  }
+  if (!chains.empty()) {
+    s += "<h3 id=\"chains\">Retention chains</h3>\n<p class=\"vk-note\">What keeps each object "
+         "alive: every arrow points from a holder to what it holds.</p>\n" +
+         chains;
+  }
+  s += "</section>\n";
+  return s;
+}
+
+// The diff view: drawn by the script (two snapshots: new, freed and kept).
+std::string diff_section() {
+  return "<section id=\"diff\" class=\"vk-view\">\n<h2>Diff</h2>\n"
+         "<p class=\"vk-note vk-noscript-note\" id=\"diff-noscript\">Comparing two snapshots "
+         "(new, freed and kept objects) is done by this page's script; <code>vkleak diff</code> "
+         "does it on the command line.</p>\n"
+         "<div id=\"diff-explorer\" hidden>\n<div class=\"vk-toolbar\"><label>From <select "
+         "id=\"diff-a\"></select></label><label>to <select id=\"diff-b\"></select></label>"
+         "</div>\n<p id=\"diff-summary\"></p>\n<div class=\"vk-diff-tables\">"
+         "<div><h3>By type</h3><table class=\"vk-table\" id=\"diff-types\"></table></div>"
+         "<div><h3>By call site (changed only)</h3><table class=\"vk-table\" id=\"diff-groups\">"
+         "</table></div></div>\n</div>\n</section>\n";
+}
+
+std::string nav() {
+  return "<nav id=\"vk-nav\" aria-label=\"Views\"><a href=\"#timeline\">Timeline</a><a "
+         "href=\"#flamegraph\">Flame graph</a><a href=\"#findings\">Findings</a><a "
+         "href=\"#retainers\">Retainers</a><a href=\"#diff\">Diff</a></nav>\n";
+}
+
 }  // namespace
 
 std::string render_html(const analysis::ReportDocument& doc) {
@@ -1157,30 +1267,33 @@ std::string render_html(const analysis::ReportDocument& doc) {
   s.reserve(64 * 1024);
   s += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   // Defence in depth: even if some text escaped its escaping, nothing could load or run.
+  // Inline script and style only by their hashes (computed at build time by embed.py).
   s += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-       "style-src 'unsafe-inline'; img-src data:\">\n";
+       "style-src '" +
+       std::string(explorer::kStyleHash) + "'; script-src '" + explorer::kScriptHash +
+       "'; img-src data:\">\n";
   s += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
 #ifdef VKLEAK_VERSION
   s += "<meta name=\"generator\" content=\"vkleak " VKLEAK_VERSION "\">\n";
 #endif
-  s += "<title>" + html_text(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  s += "<title>" + html_text(title) + "</title>\n<style>" + explorer::kStyle +
+       "</style>\n</head>\n<body>\n";
   s += header(r);
+  s += nav();
   s += "<main>\n";
   s += summary(r);
-  s += findings_section(r);
   s += charts_section(r);
-  const std::string chains = chains_chart(r);
-  if (!chains.empty()) {
-    s += "<section id=\"chains\">\n<h2>Retention chains</h2>\n<p class=\"vk-note\">What keeps "
-         "each object alive: every arrow points from a holder to what it holds.</p>\n" +
-         chains + "</section>\n";
-  }
+  s += flamegraph_section();
+  s += findings_section(r);
+  s += retainers_section(r, chains_chart(r));
+  s += diff_section();
   s += "</main>\n<footer>Generated by vkleak";
 #ifdef VKLEAK_VERSION
   s += " " VKLEAK_VERSION;
 #endif
-  s += " from a vkleak-findings document. This page is self-contained: no scripts, no network."
-       "</footer>\n</body>\n</html>\n";
+  s += " from a vkleak-findings document. This page is self-contained: no network; its one "
+       "script only explores the data in it.</footer>\n";
+  s += "<script>" + std::string(explorer::kScript) + "</script>\n</body>\n</html>\n";
   return s;
 }
 

@@ -3,11 +3,14 @@
 
 Renders the incident fixture (and an empty report) with vkleak_report, opens each page
 in headless Chromium, and checks:
-  - the browser logs no console message at all: the page has no script, so any message is an
-    error (a blocked script, a CSP violation, a failed load); a control page with a deliberate
-    error proves the log is actually read;
+  - the browser logs no console message at all: the page's one script (the explorer, allowed by
+    its CSP hash) logs nothing, so any message is an error (a blocked script or style, a CSP
+    violation, an exception, a failed load); a control page with a deliberate error proves the
+    log is actually read;
+  - the explorer ran: <html data-explorer="ready">;
   - the dumped DOM has every chart with its accessible title and series paths with many points,
-    the legend, the chain diagrams, and no element that came from user data (<script>, <img>);
+    the legend, the chain diagrams, and no element that came from user data (<script>, <img>):
+    the only scripts are the explorer and its JSON data block;
   - the screenshot is not blank: the line charts' plot areas hold the series colours.
 
 Exit 77 (ctest SKIP_RETURN_CODE) when Chromium is not installed; tools/deps.sh test installs it.
@@ -163,6 +166,15 @@ class BrowserTest(unittest.TestCase):
         self.assertEqual(console_messages(self.dom_log), [])
         self.assertEqual(console_messages(self.shot_log), [])
 
+    def test_explorer_is_ready(self):
+        html = self.dom.find_all('html')
+        self.assertEqual(len(html), 1)
+        self.assertEqual(html[0].attrs.get('data-explorer'), 'ready')
+        nav = self.dom.find_all('nav', id='vk-nav')
+        self.assertEqual(len(nav), 1)
+        self.assertEqual([a.attrs.get('href') for a in nav[0].find_all('a')],
+                         ['#timeline', '#flamegraph', '#findings', '#retainers', '#diff'])
+
     # --- the DOM -------------------------------------------------------------------------------
 
     def chart(self, chart_id):
@@ -234,7 +246,7 @@ class BrowserTest(unittest.TestCase):
                          [f['kind'] for f in self.doc['findings']])
         self.assertIn('18.8 MiB', rows[0].all_text())
         self.assertIn('GpuBuffer::GpuBuffer() (incident1_wrapper_growth.cpp:42)', rows[0].all_text())
-        self.assertEqual(len(self.dom.find_all('details', cls='vk-details')), len(rows))
+        self.assertEqual(len(self.dom.find_all('details', cls='vk-detail')), len(rows))
         verdict = self.dom.find_all(id='verdict')
         self.assertEqual(len(verdict), 1)
         self.assertIn('FAIL', verdict[0].all_text())
@@ -243,7 +255,15 @@ class BrowserTest(unittest.TestCase):
 
     def test_user_data_stays_text(self):
         # Debug names hold <script>, quotes and an <img onerror>: none may become markup.
-        self.assertEqual(self.dom.find_all('script'), [])
+        scripts = self.dom.find_all('script')
+        code = [e for e in scripts if e.attrs.get('type') != 'application/json']
+        data = [e for e in scripts if e.attrs.get('type') == 'application/json']
+        self.assertEqual(len(code), 1, 'exactly the embedded explorer')
+        self.assertEqual(code[0].attrs, {})
+        self.assertIn('vkleak report explorer', code[0].all_text())
+        self.assertLessEqual(len(data), 1)
+        for e in data:
+            self.assertEqual(e.attrs, {'type': 'application/json', 'id': 'vkleak-explorer-data'})
         self.assertEqual(self.dom.find_all('img'), [])
         for element in self.dom.walk():
             for attr in element.attrs:

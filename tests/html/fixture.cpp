@@ -155,6 +155,23 @@ analysis::ReportDocument incident_fixture() {
              link("VkImage", "hud.atlas", 598, 8388608)},
             0});
   sets.examples = {example(640, 0x55d0c0c00040, script)};
+  // Why the sets are alive: the pool that owns them (and, through them, views), and sets that
+  // several roots reach.
+  analysis::RetainerRoot pool;
+  pool.id = 630;
+  pool.type = "VkDescriptorPool";
+  pool.name = "imgui.pool <b>";
+  pool.objects = 40;
+  pool.counts = {{"VkDescriptorSet", 40}, {"VkImageView", 12}};
+  pool.bytes = 100663296;
+  pool.path = {link("VkDescriptorPool", "imgui.pool <b>", 630),
+               link("VkDescriptorSet", script, 640)};
+  analysis::RetainerRoot shared;
+  shared.shared = true;
+  shared.objects = 12;
+  shared.counts = {{"VkDescriptorSet", 12}};
+  shared.bytes = 0;
+  sets.retainers = {pool, shared};
   run.findings.push_back(std::move(sets));
   run.findings.push_back(finding(FindingKind::kLeakAtExit, "VkDescriptorSet", 64, 0,
                                  {script, "imgui.texture.3"}, {add_texture}, 300, 300,

@@ -15,6 +15,7 @@
 #include "analysis/problems.h"
 #include "core/escape.h"
 #include "fixture.h"
+#include "report/explorer_assets.h"
 
 namespace vkleak {
 namespace {
@@ -62,6 +63,98 @@ std::vector<Point> points(const std::string& d) {
     out.push_back({std::stod((*it)[1]), std::stod((*it)[2])});
   }
   return out;
+}
+
+// The page without the two scripts it is meant to have: the explorer (exactly the embedded
+// text) and the explorer's data block (JSON, not run); what is left must hold no <script.
+std::string without_own_scripts(std::string page) {
+  const std::string script = std::string("<script>") + explorer::kScript + "</script>";
+  if (const size_t at = page.find(script); at != std::string::npos) page.erase(at, script.size());
+  const std::string data = "<script type=\"application/json\" id=\"vkleak-explorer-data\">";
+  if (const size_t at = page.find(data); at != std::string::npos) {
+    page.erase(at, page.find("</script>", at) + 9 - at);
+  }
+  return page;
+}
+
+// SHA-256 (FIPS 180-4) and base64, to check the page's CSP hashes independently of embed.py.
+std::string sha256(const std::string& text) {
+  static constexpr uint32_t k[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+      0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+      0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+      0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+      0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+      0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+      0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+      0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+      0xc67178f2};
+  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::string m = text;
+  const uint64_t bits = static_cast<uint64_t>(text.size()) * 8;
+  m += static_cast<char>(0x80);
+  while (m.size() % 64 != 56) m += '\0';
+  for (int i = 7; i >= 0; --i) m += static_cast<char>((bits >> (8 * i)) & 0xff);
+  const auto rotr = [](uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
+  for (size_t block = 0; block < m.size(); block += 64) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; ++i) {
+      w[i] = 0;
+      for (int b = 0; b < 4; ++b) w[i] = (w[i] << 8) | static_cast<uint8_t>(m[block + 4 * i + b]);
+    }
+    for (int i = 16; i < 64; ++i) {
+      const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    for (int i = 0; i < 64; ++i) {
+      const uint32_t t1 =
+          hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+      const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
+    }
+    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+  }
+  std::string digest;
+  for (uint32_t v : h) {
+    for (int i = 3; i >= 0; --i) digest += static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  return digest;
+}
+
+std::string base64(const std::string& bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) v |= static_cast<uint8_t>(bytes[i + 2]);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[v & 63] : '=';
+  }
+  return out;
+}
+
+// The text between `open` and the next `close` after it, "" when absent.
+std::string between(const std::string& page, const std::string& open, const std::string& close) {
+  const size_t start = page.find(open);
+  if (start == std::string::npos) return "";
+  const size_t end = page.find(close, start + open.size());
+  return end == std::string::npos ? ""
+                                  : page.substr(start + open.size(), end - start - open.size());
 }
 
 using analysis::Chain;
@@ -174,7 +267,7 @@ TEST(HtmlReport, UserStringsNeverBecomeMarkup) {
   doc.runs.back().executable = "/bin/" + evil;
   doc.runs.back().series.groups.push_back({evil, "", "", {1, 2, 3}, {}});
   const std::string page = render_html(doc);
-  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(without_own_scripts(page).find("<script"), std::string::npos);
   EXPECT_EQ(page.find("onmouseover=\""), std::string::npos);
   EXPECT_EQ(page.find("\" onmouseover"), std::string::npos);
   EXPECT_GE(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"), 8u);
@@ -186,7 +279,12 @@ TEST(HtmlReport, UserStringsNeverBecomeMarkup) {
 TEST(HtmlReport, ContentSecurityPolicyForbidsScriptsAndNetwork) {
   const std::string page = render_html(ReportDocument{});
   EXPECT_NE(page.find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
-  EXPECT_EQ(page.find("http://"), std::string::npos);
+  // The one URL: the SVG namespace's name, which explorer.js creates elements in (never loaded).
+  std::string rest = page;
+  for (size_t at; (at = rest.find("http://www.w3.org/2000/svg")) != std::string::npos;) {
+    rest.erase(at, 26);
+  }
+  EXPECT_EQ(rest.find("http://"), std::string::npos);
   EXPECT_EQ(page.find("https://"), std::string::npos);
   EXPECT_EQ(page.find("<link"), std::string::npos);
 }
@@ -571,7 +669,7 @@ TEST(HtmlReport, FindingsTableKeepsTheRankingAndFormatsNumbers) {
   EXPECT_EQ(count(page, "<tr class=\"vk-finding "), findings.size());
   size_t last = 0;
   for (size_t i = 0; i < findings.size(); ++i) {
-    const size_t pos = page.find("id=\"finding-" + std::to_string(i + 1) + "\" data-kind=\"" +
+    const size_t pos = page.find("data-rank=\"" + std::to_string(i + 1) + "\" data-kind=\"" +
                                  analysis::kind_name(findings[i].kind) + "\"");
     ASSERT_NE(pos, std::string::npos) << i;
     EXPECT_GT(pos, last);
@@ -652,7 +750,7 @@ TEST(HtmlReport, MisuseFindingsShowTheirStacks) {
             std::string::npos);
   EXPECT_NE(page.find("<div class=\"vk-more\">at frame 3; stack not recorded</div>"),
             std::string::npos);
-  EXPECT_EQ(page.find("<script>"), std::string::npos);
+  EXPECT_EQ(without_own_scripts(page).find("<script"), std::string::npos);
 }
 
 TEST(HtmlReport, NameSeriesShowAsRanges) {
@@ -682,9 +780,9 @@ TEST(HtmlReport, FindingsOfOneProblemShowTogether) {
   EXPECT_EQ(count(page, "<tr class=\"vk-problem\""), 1u);
   const size_t problem =
       page.find("<tr class=\"vk-problem\" id=\"problem-1\" data-kinds=\"growth leak_at_exit\">");
-  const size_t growth = page.find("id=\"finding-1\" data-kind=\"growth\"");
-  const size_t leak = page.find("id=\"finding-3\" data-kind=\"leak_at_exit\"");
-  const size_t retained = page.find("id=\"finding-2\" data-kind=\"retained\"");
+  const size_t growth = page.find("data-rank=\"1\" data-kind=\"growth\"");
+  const size_t leak = page.find("data-rank=\"3\" data-kind=\"leak_at_exit\"");
+  const size_t retained = page.find("data-rank=\"2\" data-kind=\"retained\"");
   ASSERT_NE(problem, std::string::npos);
   ASSERT_NE(growth, std::string::npos);
   ASSERT_NE(leak, std::string::npos);
@@ -697,13 +795,180 @@ TEST(HtmlReport, FindingsOfOneProblemShowTogether) {
             std::string::npos);
   EXPECT_NE(page.find("class=\"vk-finding vk-kind-leak_at_exit vk-in-problem\""),
             std::string::npos);
-  EXPECT_NE(page.find("class=\"vk-finding vk-kind-retained\" id=\"finding-2\""), std::string::npos)
+  EXPECT_NE(page.find("class=\"vk-finding vk-kind-retained\" data-rank=\"2\""), std::string::npos)
       << "a problem of one finding is just its row";
   // 400 buffers (300 + 100), 25.0 MiB; the findings' sum would be 600 and 37.5 MiB.
   EXPECT_NE(page.find("<span class=\"vk-card-n\">25.0 MiB</span><span class=\"vk-card-label\">in "
                       "findings</span><span class=\"vk-card-sub\">400 objects, 2 problems, 3 "
                       "findings</span>"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkleak
+
+// --- the explorer: views, hooks and the embedded script --------------------------------------
+
+namespace vkleak {
+namespace {
+
+TEST(HtmlExplorer, Sha256AndBase64MatchKnownVectors) {
+  EXPECT_EQ(base64(sha256("")), "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+  EXPECT_EQ(base64(sha256("abc")), "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");
+  EXPECT_EQ(base64(sha256(std::string(1000, 'a'))), "Qe3s5C1j6Nm/UVqbppMuHCDLyfWl0TRkWttdsblzfqM=");
+}
+
+// The CSP allows exactly the page's one inline style and one inline script, by the hashes of
+// their texts as the page holds them; nothing else can run or load.
+TEST(HtmlExplorer, CspAllowsExactlyTheEmbeddedScriptAndStyle) {
+  for (const ReportDocument& doc : {html_test::incident_fixture(), ReportDocument{}}) {
+    SCOPED_TRACE(doc.runs.size());
+    const std::string page = render_html(doc);
+    const std::string style = between(page, "<style>", "</style>");
+    const std::string script = between(page, "<script>", "</script>");
+    EXPECT_EQ(style, explorer::kStyle);
+    EXPECT_EQ(script, explorer::kScript);
+    EXPECT_EQ(between(page, "<meta http-equiv=\"Content-Security-Policy\" content=\"", "\">"),
+              "default-src 'none'; style-src 'sha256-" + base64(sha256(style)) +
+                  "'; script-src 'sha256-" + base64(sha256(script)) + "'; img-src data:");
+    EXPECT_EQ(count(page, "<style"), 1u);
+    EXPECT_EQ(count(page, "<script>"), 1u);
+    EXPECT_EQ(without_own_scripts(page).find("<script"), std::string::npos);
+    // Style attributes would be blocked by the CSP: the page has none (the script sets styles
+    // through the CSSOM, which the CSP allows).
+    EXPECT_EQ(page.find(" style=\""), std::string::npos);
+  }
+}
+
+TEST(HtmlExplorer, NavLinksTheFiveViewsInOrder) {
+  for (const ReportDocument& doc : {html_test::incident_fixture(), ReportDocument{}}) {
+    SCOPED_TRACE(doc.runs.size());
+    const std::string page = render_html(doc);
+    const std::string nav = between(page, "<nav id=\"vk-nav\"", "</nav>");
+    ASSERT_FALSE(nav.empty());
+    size_t in_nav = 0;
+    size_t in_page = page.find("</nav>");
+    for (const char* view : {"timeline", "flamegraph", "findings", "retainers", "diff"}) {
+      SCOPED_TRACE(view);
+      const size_t link = nav.find("<a href=\"#" + std::string(view) + "\">");
+      ASSERT_NE(link, std::string::npos);
+      EXPECT_GT(link, in_nav);
+      in_nav = link;
+      const std::string section = "<section id=\"" + std::string(view) + "\" class=\"vk-view\">";
+      EXPECT_EQ(count(page, section), 1u);
+      const size_t at = page.find(section);
+      EXPECT_GT(at, in_page) << "views in the nav's order";
+      in_page = at;
+    }
+  }
+}
+
+// Every finding row carries what the explorer sorts and filters by, as exact values, and its
+// full report is server-side.
+TEST(HtmlExplorer, FindingRowsCarryTheirDataAndFullReports) {
+  ReportDocument doc = html_test::incident_fixture();
+  doc.runs.front().findings[0].name_pattern = "wrapper.*";
+  doc.runs.front().findings[0].callsite.front().function = "GpuBuffer::GpuBuffer";
+  const std::vector<Finding>& findings = doc.runs.front().findings;
+  const std::string page = render_html(doc);
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    const std::string rank = std::to_string(i + 1);
+    SCOPED_TRACE(rank);
+    EXPECT_NE(page.find("data-rank=\"" + rank + "\" data-kind=\"" + analysis::kind_name(f.kind) +
+                        "\" data-type=\"" + html_text(f.object_type) + "\" data-bytes=\"" +
+                        std::to_string(f.bytes) + "\" data-count=\"" + std::to_string(f.count) +
+                        "\" data-function=\"" + html_text(f.function()) + "\" data-name=\"" +
+                        html_text(f.name_pattern) + "\" data-problem=\"" +
+                        std::to_string(f.problem) + "\""),
+              std::string::npos);
+    EXPECT_EQ(count(page, "<details class=\"vk-detail\" id=\"finding-" + rank + "\">"), 1u);
+  }
+  EXPECT_NE(page.find("data-function=\"GpuBuffer::GpuBuffer\" data-name=\"wrapper.*\""),
+            std::string::npos);
+  EXPECT_NE(page.find("<table class=\"vk-findings\" id=\"findings-table\">"), std::string::npos);
+  for (const char* key : {"bytes", "count", "kind", "type", "function"}) {
+    EXPECT_EQ(count(page, "<th data-sort=\"" + std::string(key) + "\">"), 1u) << key;
+  }
+  // The kind filter offers the kinds the findings have.
+  const std::string kinds = between(page, "<select id=\"findings-kind\">", "</select>");
+  EXPECT_NE(kinds.find("<option value=\"\">all</option>"), std::string::npos);
+  EXPECT_NE(kinds.find("<option value=\"growth\">"), std::string::npos);
+  EXPECT_NE(kinds.find("<option value=\"destroyed_in_flight\">"), std::string::npos);
+  EXPECT_EQ(kinds.find("<option value=\"invalid_destroy\">"), std::string::npos);
+  EXPECT_NE(page.find("<span id=\"findings-shown\">8 of 8 findings</span>"), std::string::npos);
+}
+
+TEST(HtmlExplorer, DetailsNameTheEvidenceSnapshot) {
+  Finding f = finding(FindingKind::kLeakAtExit);
+  f.snapshot = "run/<pid>.snap-0003.json";
+  f.frames.snapshot = 1200;
+  const std::string page = render_html(doc_of({f}));
+  EXPECT_NE(page.find("<dt>Evidence</dt><dd>snapshot at frame 1,200, <code>run/&lt;pid&gt;.snap-"
+                      "0003.json</code></dd>"),
+            std::string::npos);
+  EXPECT_EQ(render_html(doc_of({finding(FindingKind::kLeakAtExit)})).find("<dt>Evidence</dt>"),
+            std::string::npos);
+}
+
+TEST(HtmlExplorer, RetainersExplainWhatKeepsObjectsAlive) {
+  const std::string page = render_html(html_test::incident_fixture());
+  const std::string view = between(page, "<section id=\"retainers\"", "</section>");
+  ASSERT_FALSE(view.empty());
+  // Finding 6's roots, complete without the script: the line, the path, exact data-*.
+  EXPECT_NE(view.find("<div class=\"vk-retainers-finding\" id=\"retainers-6\" data-rank=\"6\">"),
+            std::string::npos);
+  EXPECT_NE(view.find("<div class=\"vk-retainer-root\" data-bytes=\"100663296\" "
+                      "data-objects=\"40\" data-type=\"VkDescriptorPool\" data-name=\"imgui.pool "
+                      "&lt;b&gt;\"><div class=\"vk-retainer-line\">1 VkDescriptorPool "
+                      "&quot;imgui.pool &lt;b&gt;&quot; explains 40 VkDescriptorSet, 12 "
+                      "VkImageView, 96.0 MiB</div>"),
+            std::string::npos);
+  EXPECT_NE(view.find("<div class=\"vk-retainer-path\">VkDescriptorPool &quot;imgui.pool "
+                      "&lt;b&gt;&quot; &gt; VkDescriptorSet &quot;imgui.texture.&lt;script&gt;"),
+            std::string::npos);
+  EXPECT_NE(view.find("<div class=\"vk-retainer-root vk-shared\" data-bytes=\"0\" "
+                      "data-objects=\"12\" data-type=\"\" data-name=\"\"><div "
+                      "class=\"vk-retainer-line\">Several roots (shared) explain 12 "
+                      "VkDescriptorSet, 0 B</div>"),
+            std::string::npos);
+  EXPECT_EQ(count(view, "class=\"vk-retainer-root"), 2u);
+  // The script's picker: one option per finding with roots.
+  const std::string picker = between(view, "<select id=\"retainers-finding\">", "</select>");
+  EXPECT_EQ(count(picker, "<option value=\""), 2u);
+  EXPECT_NE(picker.find("<option value=\"6\">#6 Stale view"), std::string::npos);
+  // The finding's report says it too, and links here.
+  EXPECT_NE(page.find("<dt>Kept alive by</dt><dd>1 VkDescriptorPool"), std::string::npos);
+  EXPECT_NE(page.find("<a href=\"#retainers-6\">(paths)</a>"), std::string::npos);
+
+  const std::string none = render_html(doc_of({finding(FindingKind::kGrowth)}));
+  EXPECT_NE(none.find("id=\"no-retainers\""), std::string::npos);
+  EXPECT_EQ(none.find("<select id=\"retainers-finding\">"), std::string::npos);
+}
+
+// What only the script can draw says so without it, and its controls stay hidden.
+TEST(HtmlExplorer, ScriptViewsAreHiddenUntilTheScriptBuildsThem) {
+  const std::string page = render_html(html_test::incident_fixture());
+  for (const char* id : {"timeline-explorer", "flame-explorer", "diff-explorer", "findings-tools",
+                         "retainers-tools"}) {
+    EXPECT_NE(page.find("id=\"" + std::string(id) + "\" hidden>"), std::string::npos) << id;
+  }
+  EXPECT_NE(page.find("id=\"flamegraph-noscript\""), std::string::npos);
+  EXPECT_NE(page.find("id=\"diff-noscript\""), std::string::npos);
+  for (const char* hook :
+       {"<button type=\"button\" data-timeline-mode=\"types\"",
+        "<button type=\"button\" data-timeline-mode=\"groups\"",
+        "<button type=\"button\" data-metric=\"bytes\"",
+        "<button type=\"button\" data-metric=\"count\"",
+        "<input type=\"number\" id=\"timeline-from\"", "<input type=\"number\" id=\"timeline-to\"",
+        "<table class=\"vk-table\" id=\"timeline-selection\">", "<div id=\"timeline-tip\"",
+        "<select id=\"flame-snapshot\">", "<select id=\"flame-base\">",
+        "<select id=\"flame-metric\">", "<input type=\"search\" id=\"flame-search\"",
+        "<span id=\"flame-search-result\">", "<div id=\"flame-crumbs\">", "<select id=\"diff-a\">",
+        "<select id=\"diff-b\">", "<table class=\"vk-table\" id=\"diff-types\">",
+        "<table class=\"vk-table\" id=\"diff-groups\">"}) {
+    EXPECT_EQ(count(page, hook), 1u) << hook;
+  }
 }
 
 }  // namespace

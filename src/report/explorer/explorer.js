@@ -1,0 +1,883 @@
+// vkleak report explorer: makes the server-rendered page interactive. Every view is built from
+// the run's lifetimes embedded in the page (script#vkleak-explorer-data, contract: issue 18) or
+// from the server-side HTML; without this script the page still reads whole.
+// Plain DOM, no framework, no network; runs in Chromium and Firefox.
+'use strict';
+
+(function () {
+  const SVG = 'http://www.w3.org/2000/svg';
+  const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#59a14f', '#b07aa1',
+                   '#76b7b2', '#edc948', '#ff9da7', '#9c755f', '#3b3b98'];
+  const OTHER_COLOR = '#9aa0a6';
+  const VIEWS = ['timeline', 'flamegraph', 'findings', 'retainers', 'diff'];
+
+  // ---------------------------------------------------------------------------------------------
+  // Helpers
+  // ---------------------------------------------------------------------------------------------
+
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function formatCount(n) {
+    return Math.round(n).toLocaleString('en-US');
+  }
+
+  // "1.5 MiB": binary units, at most two decimals (as the server-side charts label bytes).
+  function formatBytes(n) {
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+    if (n <= 0) return n < 0 ? '-' + formatBytes(-n) : '0 B';
+    let u = 0;
+    while (n >= 1024 && u + 1 < units.length) {
+      n /= 1024;
+      ++u;
+    }
+    return (Math.round(n * 100) / 100).toString() + ' ' + units[u];
+  }
+
+  function formatMetric(metric, n) {
+    return metric === 'bytes' ? formatBytes(n) : formatCount(n);
+  }
+
+  // Axis ticks at 1, 2, 5 x 10^k (bytes: powers of two within a binary unit).
+  function niceStep(max, target, bytes) {
+    const raw = max / Math.max(1, target);
+    if (raw <= 0) return 1;
+    if (bytes) {
+      let unit = 1;
+      while (raw / unit >= 1024) unit *= 1024;
+      let f = 1;
+      while (f < raw / unit && f < 1024) f *= 2;
+      return f * unit;
+    }
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const f of [1, 2, 5, 10]) {
+      if (f * mag >= raw) return Math.max(1, f * mag);
+    }
+    return Math.max(1, 10 * mag);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The embedded data
+  // ---------------------------------------------------------------------------------------------
+
+  function loadData() {
+    const node = document.getElementById('vkleak-explorer-data');
+    if (!node) return null;
+    const d = JSON.parse(node.textContent);
+    if (!d || d.version !== 1 || !Array.isArray(d.snapshots) || d.snapshots.length === 0) {
+      return null;
+    }
+    const frames = d.frames || [];
+    const strings = d.strings || [];
+    const str = (i) => (i >= 0 && i < strings.length ? strings[i] : '');
+    // Groups with what the views show of them: type, stack (frame indices, outermost first), label.
+    const groups = (d.groups || []).map((g, i) => {
+      const stack = g[1] >= 0 && d.stacks && d.stacks[g[1]] ? d.stacks[g[1]] : [];
+      const inner = stack.length ? frames[stack[stack.length - 1]] : null;
+      const fn = inner ? str(inner[0]) : '';
+      const type = d.types[g[0]] || '?';
+      let label = type;
+      if (g[2]) label += ' "' + g[2] + '"';
+      if (fn) label += ' @ ' + fn;
+      return {index: i, type: type, typeIndex: g[0], stack: stack, name: g[2] || '', fn: fn,
+              label: label};
+    });
+    const raw = d.cells || [];
+    const cells = [];
+    for (let i = 0; i + 4 < raw.length; i += 5) {
+      cells.push({group: raw[i], first: raw[i + 1], last: raw[i + 2], count: raw[i + 3],
+                  bytes: raw[i + 4]});
+    }
+    return {snapshots: d.snapshots, types: d.types || [], strings: strings, frames: frames,
+            groups: groups, cells: cells, omitted: d.omitted || {}, findings: d.findings || [],
+            str: str};
+  }
+
+  // What was alive at snapshot s, per key: keyOf(cell) -> index < keys. Difference arrays, so
+  // the cost is cells + keys * snapshots, not cells * snapshots.
+  function aliveByKey(data, keys, keyOf, metric) {
+    const n = data.snapshots.length;
+    const acc = new Float64Array(keys * (n + 1));
+    for (const c of data.cells) {
+      const k = keyOf(c);
+      if (k < 0) continue;
+      const v = metric === 'bytes' ? c.bytes : c.count;
+      acc[k * (n + 1) + c.first] += v;
+      acc[k * (n + 1) + Math.min(c.last, n - 1) + 1] -= v;
+    }
+    const out = [];
+    for (let k = 0; k < keys; ++k) {
+      const row = new Array(n);
+      let run = 0;
+      for (let s = 0; s < n; ++s) {
+        run += acc[k * (n + 1) + s];
+        row[s] = run;
+      }
+      out.push(row);
+    }
+    return out;
+  }
+
+  function snapshotText(snap) {
+    let t = 'snapshot ' + snap.sequence + ' \u00b7 frame ' + snap.frame + ' \u00b7 ' + snap.reason;
+    if (snap.label !== null && snap.label !== undefined && snap.label !== '') t += ' \u00b7 ' + snap.label;
+    return t;
+  }
+
+  function snapshotOptions(select, data, selected) {
+    select.textContent = '';
+    data.snapshots.forEach((snap, i) => {
+      const label = '#' + i + ' \u00b7 frame ' + snap.frame + (snap.label ? ' \u00b7 ' + snap.label : '');
+      const o = el('option', {value: String(i)}, label);
+      if (i === selected) o.selected = true;
+      select.appendChild(o);
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Timeline: what was alive at each snapshot, stacked; a brush selects a range of snapshots
+  // ---------------------------------------------------------------------------------------------
+
+  function buildTimeline(data) {
+    const root = $('#timeline-explorer');
+    if (!root) return;
+    root.hidden = false;
+    const n = data.snapshots.length;
+    const state = {mode: 'types', metric: 'bytes', from: 0, to: n - 1};
+    const plot = $('#timeline-plot');
+    const legend = $('#timeline-legend');
+    const tip = $('#timeline-tip');
+    const fromInput = $('#timeline-from');
+    const toInput = $('#timeline-to');
+    fromInput.max = toInput.max = String(n - 1);
+    const W = 960, H = 300, L = 76, R = 12, T = 12, B = 42;
+    const pw = W - L - R, ph = H - T - B;
+    const colW = pw / n;
+    let columns = [];
+
+    // The stacked series: every type, or the biggest call-site groups, the rest as "other".
+    function series() {
+      const maxSeries = 9;
+      const byType = state.mode === 'types';
+      const keys = byType ? data.types.length : data.groups.length;
+      const keyOf = byType ? (c) => (data.groups[c.group] ? data.groups[c.group].typeIndex : -1)
+                           : (c) => c.group;
+      const rows = aliveByKey(data, keys, keyOf, state.metric);
+      const order = rows.map((r, k) => ({k: k, peak: Math.max(0, ...r)}))
+                        .filter((x) => x.peak > 0)
+                        .sort((a, b) => b.peak - a.peak);
+      const out = [];
+      const other = new Array(n).fill(0);
+      let others = 0;
+      order.forEach((x, i) => {
+        if (i < maxSeries || order.length === maxSeries + 1) {
+          const label = byType ? data.types[x.k] : data.groups[x.k].label;
+          out.push({key: byType ? data.types[x.k] : String(x.k), label: label, values: rows[x.k],
+                    color: PALETTE[i % PALETTE.length]});
+        } else {
+          ++others;
+          rows[x.k].forEach((v, s) => { other[s] += v; });
+        }
+      });
+      if (others > 0) {
+        out.push({key: 'other', label: 'other (' + others + (byType ? ' types)' : ' call sites)'),
+                  values: other, color: OTHER_COLOR});
+      }
+      return out;
+    }
+
+    function draw() {
+      const list = series();
+      let max = 0;
+      for (let s = 0; s < n; ++s) {
+        let sum = 0;
+        for (const x of list) sum += x.values[s];
+        max = Math.max(max, sum);
+      }
+      const step = niceStep(max || 1, 5, state.metric === 'bytes');
+      const top = step * Math.max(1, Math.ceil((max || 1) / step - 1e-9));
+      const y = (v) => T + ph - (v / top) * ph;
+      const chart = svg('svg', {id: 'timeline-chart', viewBox: '0 0 ' + W + ' ' + H, role: 'img',
+                                'aria-label': 'Live ' + (state.metric === 'bytes' ? 'bytes' : 'objects') +
+                                              ' per snapshot, stacked by ' +
+                                              (state.mode === 'types' ? 'type' : 'call site')});
+      chart.appendChild(svg('rect', {x: L, y: T, width: pw, height: ph, class: 'vk-plot-bg'}));
+      const axis = svg('g', {class: 'vk-axis vk-axis-y'});
+      for (let v = 0; v <= top + 1e-9; v += step) {
+        axis.appendChild(svg('line', {class: 'vk-grid', x1: L, x2: L + pw, y1: y(v), y2: y(v)}));
+        axis.appendChild(svg('text', {class: 'vk-tick-label', x: L - 8, y: y(v) + 4,
+                                      'text-anchor': 'end'}, formatMetric(state.metric, v)));
+      }
+      axis.appendChild(svg('text', {class: 'vk-axis-label', transform: 'translate(16 ' + (T + ph / 2) +
+                                    ') rotate(-90)', 'text-anchor': 'middle'},
+                           state.metric === 'bytes' ? 'live bytes' : 'live objects'));
+      chart.appendChild(axis);
+      const xAxis = svg('g', {class: 'vk-axis vk-axis-x'});
+      xAxis.appendChild(svg('line', {class: 'vk-axis-line', x1: L, x2: L + pw, y1: T + ph, y2: T + ph}));
+      const every = Math.max(1, Math.ceil(n / 12));
+      for (let s = 0; s < n; s += every) {
+        xAxis.appendChild(svg('text', {class: 'vk-tick-label', x: L + colW * (s + 0.5), y: T + ph + 16,
+                                       'text-anchor': 'middle'}, String(data.snapshots[s].frame)));
+      }
+      xAxis.appendChild(svg('text', {class: 'vk-axis-label', x: L + pw / 2, y: T + ph + 36,
+                                     'text-anchor': 'middle'}, 'frame of each snapshot'));
+      chart.appendChild(xAxis);
+
+      columns = [];
+      const barW = Math.max(1, colW * (n > 60 ? 0.92 : 0.76));
+      for (let s = 0; s < n; ++s) {
+        const g = svg('g', {class: 'vk-snap', 'data-index': String(s), tabindex: '0'});
+        g.appendChild(svg('rect', {class: 'vk-col-bg', x: L + colW * s, y: T, width: colW, height: ph}));
+        let base = 0;
+        for (const x of list) {
+          const v = x.values[s];
+          if (v <= 0) continue;
+          const r = svg('rect', {class: 'vk-stack', 'data-key': x.key, 'data-value': String(v),
+                                 x: L + colW * s + (colW - barW) / 2, y: y(base + v), width: barW,
+                                 height: Math.max(0.5, y(base) - y(base + v)), fill: x.color});
+          r.appendChild(svg('title', {}, x.label + ': ' + formatMetric(state.metric, v)));
+          g.appendChild(r);
+          base += v;
+        }
+        g.addEventListener('pointerenter', () => showTip(s, list));
+        g.addEventListener('focus', () => showTip(s, list));
+        columns.push(g);
+        chart.appendChild(g);
+      }
+      chart.addEventListener('pointerdown', (e) => startBrush(e, chart));
+      plot.textContent = '';
+      plot.appendChild(chart);
+
+      legend.textContent = '';
+      for (const x of list) {
+        const item = el('span', {class: 'vk-legend-entry', 'data-key': x.key});
+        const sw = el('span', {class: 'vk-swatch'});
+        sw.style.background = x.color;
+        item.appendChild(sw);
+        item.appendChild(document.createTextNode(x.label));
+        legend.appendChild(item);
+      }
+      markRange();
+    }
+
+    function showTip(s, list) {
+      tip.textContent = snapshotText(data.snapshots[s]);
+      let total = 0;
+      for (const x of list) total += x.values[s];
+      tip.setAttribute('data-index', String(s));
+      tip.title = formatMetric(state.metric, total) + ' live';
+    }
+
+    // Pointer drag across columns: the column under the pointer from its x.
+    function columnAt(e, chart) {
+      const box = chart.getBoundingClientRect();
+      const x = (e.clientX - box.left) * (W / box.width);
+      return Math.min(n - 1, Math.max(0, Math.floor((x - L) / colW)));
+    }
+
+    function startBrush(e, chart) {
+      if (e.button !== 0) return;
+      e.preventDefault();
+      const anchor = columnAt(e, chart);
+      setRange(anchor, anchor);
+      const move = (m) => {
+        const at = columnAt(m, chart);
+        setRange(Math.min(anchor, at), Math.max(anchor, at));
+      };
+      const up = () => {
+        window.removeEventListener('pointermove', move);
+        window.removeEventListener('pointerup', up);
+      };
+      window.addEventListener('pointermove', move);
+      window.addEventListener('pointerup', up);
+    }
+
+    function setRange(from, to) {
+      state.from = Math.max(0, Math.min(n - 1, from));
+      state.to = Math.max(state.from, Math.min(n - 1, to));
+      fromInput.value = String(state.from);
+      toInput.value = String(state.to);
+      markRange();
+      selection();
+    }
+
+    function markRange() {
+      columns.forEach((g, s) => g.classList.toggle('vk-in-range', s >= state.from && s <= state.to));
+    }
+
+    // Created in [from, to] and still alive at the last snapshot, per group.
+    function selection() {
+      const table = $('#timeline-selection');
+      const per = new Map();
+      for (const c of data.cells) {
+        if (c.first < state.from || c.first > state.to || c.last !== n - 1) continue;
+        const t = per.get(c.group) || {count: 0, bytes: 0};
+        t.count += c.count;
+        t.bytes += c.bytes;
+        per.set(c.group, t);
+      }
+      const rows = Array.from(per.entries()).sort((a, b) => b[1].bytes - a[1].bytes ||
+                                                            b[1].count - a[1].count || a[0] - b[0]);
+      const body = $('tbody', table);
+      const foot = $('tfoot', table);
+      body.textContent = '';
+      foot.textContent = '';
+      let count = 0, bytes = 0;
+      for (const [g, t] of rows) {
+        const group = data.groups[g] || {type: '?', fn: '', name: ''};
+        const tr = el('tr', {'data-group': String(g)});
+        tr.appendChild(el('td', {}, group.type));
+        tr.appendChild(el('td', {}, group.fn || '(unknown)'));
+        tr.appendChild(el('td', {}, group.name));
+        tr.appendChild(el('td', {class: 'vk-num vk-count', 'data-value': String(t.count)},
+                          formatCount(t.count)));
+        tr.appendChild(el('td', {class: 'vk-num vk-bytes', 'data-value': String(t.bytes)},
+                          formatBytes(t.bytes)));
+        body.appendChild(tr);
+        count += t.count;
+        bytes += t.bytes;
+      }
+      const total = el('tr', {class: 'vk-total'});
+      total.appendChild(el('td', {colspan: '3'}, rows.length + (rows.length === 1 ? ' call site' : ' call sites') +
+                           ', snapshots ' + state.from + ' to ' + state.to));
+      total.appendChild(el('td', {class: 'vk-num vk-count', 'data-value': String(count)}, formatCount(count)));
+      total.appendChild(el('td', {class: 'vk-num vk-bytes', 'data-value': String(bytes)}, formatBytes(bytes)));
+      foot.appendChild(total);
+    }
+
+    $$('button[data-timeline-mode]', root).forEach((b) => b.addEventListener('click', () => {
+      state.mode = b.dataset.timelineMode;
+      $$('button[data-timeline-mode]', root).forEach((o) => o.setAttribute('aria-pressed', String(o === b)));
+      draw();
+    }));
+    $$('button[data-metric]', root).forEach((b) => b.addEventListener('click', () => {
+      state.metric = b.dataset.metric;
+      $$('button[data-metric]', root).forEach((o) => o.setAttribute('aria-pressed', String(o === b)));
+      draw();
+    }));
+    const fromInputs = () => {
+      const a = parseInt(fromInput.value, 10), b = parseInt(toInput.value, 10);
+      if (Number.isNaN(a) || Number.isNaN(b)) return;
+      setRange(Math.min(a, b), Math.max(a, b));
+    };
+    fromInput.addEventListener('change', fromInputs);
+    toInput.addEventListener('change', fromInputs);
+    draw();
+    setRange(0, n - 1);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Flame graph (icicle): live objects by creation stack, outermost frame on top
+  // ---------------------------------------------------------------------------------------------
+
+  function buildFlamegraph(data) {
+    const root = $('#flame-explorer');
+    if (!root) return;
+    root.hidden = false;
+    const n = data.snapshots.length;
+    const snapSel = $('#flame-snapshot');
+    const baseSel = $('#flame-base');
+    const metricSel = $('#flame-metric');
+    const search = $('#flame-search');
+    const result = $('#flame-search-result');
+    const crumbs = $('#flame-crumbs');
+    const graph = $('#flame-graph');
+    const hover = $('#flame-hover');
+    snapshotOptions(snapSel, data, n - 1);
+    for (let i = 0; i < n; ++i) {
+      const snap = data.snapshots[i];
+      baseSel.appendChild(el('option', {value: String(i)},
+                             '#' + i + ' \u00b7 frame ' + snap.frame + (snap.label ? ' \u00b7 ' + snap.label : '')));
+    }
+    let tree = null;
+    let zoom = null;
+
+    function frameInfo(f) {
+      const fr = data.frames[f] || [-1, -1, 0, 0];
+      return {fn: data.str(fr[0]) || '(unknown)', file: data.str(fr[1]), line: fr[2], inlined: !!fr[3]};
+    }
+
+    // Per group: its value at snapshot s (metric); the tree sums them along the stacks.
+    function groupValues(s, metric) {
+      const v = new Float64Array(data.groups.length);
+      if (s === null) return v;
+      for (const c of data.cells) {
+        if (c.first <= s && s <= c.last) v[c.group] += metric === 'bytes' ? c.bytes : c.count;
+      }
+      return v;
+    }
+
+    function build() {
+      const s = parseInt(snapSel.value, 10);
+      const b = baseSel.value === '' ? null : parseInt(baseSel.value, 10);
+      const metric = metricSel.value;
+      const now = groupValues(s, metric);
+      const then = groupValues(b, metric);
+      const top = {fn: 'all', file: '', line: 0, inlined: false, value: 0, base: 0, children: new Map(),
+                   parent: null, depth: 0};
+      data.groups.forEach((g, i) => {
+        if (now[i] === 0 && then[i] === 0) return;
+        let node = top;
+        node.value += now[i];
+        node.base += then[i];
+        const stack = g.stack.length ? g.stack : [-1];
+        for (const f of stack) {
+          let child = node.children.get(f);
+          if (!child) {
+            const info = f < 0 ? {fn: '(unknown call site)', file: '', line: 0, inlined: false} : frameInfo(f);
+            child = Object.assign(info, {value: 0, base: 0, children: new Map(), parent: node,
+                                         depth: node.depth + 1});
+            node.children.set(f, child);
+          }
+          child.value += now[i];
+          child.base += then[i];
+          node = child;
+        }
+      });
+      tree = {root: top, diff: b !== null, metric: metric};
+      zoom = top;
+      draw();
+    }
+
+    const width = (node) => (tree.diff ? Math.max(node.value, node.base) : node.value);
+
+    function draw() {
+      graph.textContent = '';
+      const rowH = 22;
+      let maxDepth = 0;
+      const path = [];
+      for (let p = zoom; p; p = p.parent) path.unshift(p);
+      let maxDelta = 1;
+      const walk = (node) => {
+        maxDelta = Math.max(maxDelta, Math.abs(node.value - node.base));
+        node.children.forEach(walk);
+      };
+      if (tree.diff) walk(tree.root);
+      const place = (node, left, span) => {
+        if (span < 0.0015 && node !== zoom) return;  // narrower than a pixel or so
+        const d = el('div', {class: 'vk-flame-node', 'data-function': node.fn,
+                             'data-value': String(node.value), tabindex: '0'});
+        d.textContent = node.fn;
+        d.style.left = (left * 100).toFixed(4) + '%';
+        d.style.width = (span * 100).toFixed(4) + '%';
+        d.style.top = (node.depth * rowH) + 'px';
+        if (node.inlined) d.classList.add('vk-inlined');
+        if (tree.diff) {
+          const delta = node.value - node.base;
+          d.setAttribute('data-delta', String(delta));
+          d.classList.add(delta > 0 ? 'vk-grow' : delta < 0 ? 'vk-shrink' : 'vk-same');
+          d.style.setProperty('--l', (88 - 30 * Math.abs(delta) / maxDelta).toFixed(1) + '%');
+        } else {
+          let h = 0;
+          for (const ch of node.fn) h = (h * 31 + ch.charCodeAt(0)) % 360;
+          d.style.setProperty('--h', String(10 + (h % 45)));
+          d.style.setProperty('--l', String(66 + (h % 14)) + '%');
+        }
+        d._node = node;
+        graph.appendChild(d);
+        maxDepth = Math.max(maxDepth, node.depth);
+        const total = width(node);
+        let x = left;
+        const kids = Array.from(node.children.values()).sort((a, b) => width(b) - width(a));
+        for (const k of kids) {
+          const w = total > 0 ? (width(k) / total) * span : 0;
+          place(k, x, w);
+          x += w;
+        }
+      };
+      // The zoomed node's ancestors full width above it, then its subtree.
+      for (const p of path.slice(0, -1)) {
+        const d = el('div', {class: 'vk-flame-node vk-ancestor', 'data-function': p.fn,
+                             'data-value': String(p.value), tabindex: '0'}, p.fn);
+        d.style.left = '0%';
+        d.style.width = '100%';
+        d.style.top = (p.depth * rowH) + 'px';
+        d.style.setProperty('--l', '86%');
+        d._node = p;
+        graph.appendChild(d);
+      }
+      place(zoom, 0, 1);
+      graph.style.height = ((maxDepth + 1) * rowH + 4) + 'px';
+      crumbs.textContent = '';
+      path.forEach((p, i) => {
+        if (i > 0) crumbs.appendChild(document.createTextNode(' \u203a '));
+        const c = el('button', {type: 'button', 'data-depth': String(i)}, p.fn);
+        c.addEventListener('click', () => { zoom = p; draw(); });
+        crumbs.appendChild(c);
+      });
+      applySearch();
+    }
+
+    function describe(node) {
+      let t = node.fn;
+      if (node.file) t += ' (' + node.file + (node.line ? ':' + node.line : '') + ')';
+      if (node.inlined) t += ' [inlined]';
+      t += ' \u2014 ' + formatMetric(tree.metric, node.value);
+      if (tree.diff) {
+        const delta = node.value - node.base;
+        t += ' (' + (delta >= 0 ? '+' : '-') + formatMetric(tree.metric, Math.abs(delta)) + ' since base)';
+      }
+      return t;
+    }
+
+    // Matches among all nodes (drawn or not); x counts the outermost matches' values once.
+    function applySearch() {
+      const q = search.value.trim().toLowerCase();
+      $$('.vk-flame-node', graph).forEach((d) => {
+        d.classList.toggle('vk-match', q !== '' && matches(d._node, q));
+      });
+      if (q === '') {
+        result.textContent = '';
+        return;
+      }
+      let count = 0, covered = 0;
+      const walk = (node, inside) => {
+        const m = node !== tree.root && matches(node, q);
+        if (m) ++count;
+        if (m && !inside) covered += node.value;
+        node.children.forEach((k) => walk(k, inside || m));
+      };
+      walk(tree.root, false);
+      result.setAttribute('data-matches', String(count));
+      result.setAttribute('data-value', String(covered));
+      result.setAttribute('data-total', String(tree.root.value));
+      result.textContent = count + (count === 1 ? ' match, ' : ' matches, ') +
+          formatMetric(tree.metric, covered) + ' of ' + formatMetric(tree.metric, tree.root.value);
+    }
+
+    function matches(node, q) {
+      return node.fn.toLowerCase().includes(q) || node.file.toLowerCase().includes(q);
+    }
+
+    graph.addEventListener('click', (e) => {
+      const d = e.target.closest('.vk-flame-node');
+      if (!d || !d._node) return;
+      zoom = d._node;
+      draw();
+    });
+    graph.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && e.target._node) {
+        zoom = e.target._node;
+        draw();
+      }
+    });
+    graph.addEventListener('pointerover', (e) => {
+      const d = e.target.closest('.vk-flame-node');
+      if (d && d._node) hover.textContent = describe(d._node);
+    });
+    for (const c of [snapSel, baseSel, metricSel]) c.addEventListener('change', build);
+    search.addEventListener('input', applySearch);
+    build();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Findings: sort, filter, a row opens its report
+  // ---------------------------------------------------------------------------------------------
+
+  function buildFindings() {
+    const table = $('#findings-table');
+    if (!table) return;
+    const tools = $('#findings-tools');
+    if (tools) tools.hidden = false;
+    const body = $('tbody', table);
+    const original = Array.from(body.rows);
+    const units = $$('tr.vk-finding', body).map((row) => {
+      const details = row.nextElementSibling && row.nextElementSibling.classList.contains('vk-finding-details')
+                          ? row.nextElementSibling : null;
+      return {row: row, details: details};
+    });
+    const kind = $('#findings-kind');
+    const text = $('#findings-text');
+    const shown = $('#findings-shown');
+    let sortKey = null, ascending = false;
+
+    function visible(u) {
+      const k = kind ? kind.value : '';
+      const q = text ? text.value.trim().toLowerCase() : '';
+      if (k && u.row.dataset.kind !== k) return false;
+      if (!q) return true;
+      return ['type', 'name', 'function'].some((a) => (u.row.dataset[a] || '').toLowerCase().includes(q));
+    }
+
+    function apply() {
+      let count = 0;
+      for (const u of units) {
+        const v = visible(u);
+        u.row.hidden = !v;
+        if (u.details) u.details.hidden = !v;
+        if (v) ++count;
+      }
+      // A problem's heading row shows while one of its findings does, in the ranked order.
+      for (const p of $$('tr.vk-problem', body)) {
+        let any = false;
+        for (let r = p.nextElementSibling; r && !r.classList.contains('vk-problem') &&
+             (r.classList.contains('vk-in-problem') || r.classList.contains('vk-finding-details'));
+             r = r.nextElementSibling) {
+          if (r.classList.contains('vk-finding') && !r.hidden) any = true;
+        }
+        p.hidden = sortKey !== null || !any;
+      }
+      if (shown) shown.textContent = count + ' of ' + units.length + ' findings';
+    }
+
+    function sort(key) {
+      if (sortKey === key) {
+        ascending = !ascending;
+      } else {
+        sortKey = key;
+        ascending = key !== 'bytes' && key !== 'count';
+      }
+      $$('th[data-sort]', table).forEach((th) => {
+        if (th.dataset.sort === key) th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+        else th.removeAttribute('aria-sort');
+      });
+      const numeric = key === 'bytes' || key === 'count';
+      const value = (u) => (numeric ? BigInt(u.row.dataset[key] || '0') : (u.row.dataset[key] || '').toLowerCase());
+      const sorted = units.slice().sort((a, b) => {
+        const x = value(a), y = value(b);
+        const c = x < y ? -1 : x > y ? 1 : 0;
+        return (ascending ? c : -c) || Number(a.row.dataset.rank) - Number(b.row.dataset.rank);
+      });
+      for (const r of original) if (r.classList.contains('vk-problem')) body.appendChild(r);
+      for (const u of sorted) {
+        body.appendChild(u.row);
+        if (u.details) body.appendChild(u.details);
+      }
+      apply();
+    }
+
+    function open(u, toggle) {
+      const d = u.details && $('details', u.details);
+      if (!d) return;
+      d.open = toggle ? !d.open : true;
+      u.row.classList.toggle('vk-open', d.open);
+    }
+
+    $$('th[data-sort]', table).forEach((th) => {
+      th.tabIndex = 0;
+      th.addEventListener('click', () => sort(th.dataset.sort));
+      th.addEventListener('keydown', (e) => { if (e.key === 'Enter') sort(th.dataset.sort); });
+    });
+    for (const u of units) {
+      u.row.addEventListener('click', (e) => {
+        if (e.target.closest('a')) return;
+        open(u, true);
+      });
+      u.row.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(u, true); });
+      const d = u.details && $('details', u.details);
+      if (d) d.addEventListener('toggle', () => u.row.classList.toggle('vk-open', d.open));
+    }
+    if (kind) kind.addEventListener('change', apply);
+    if (text) text.addEventListener('input', apply);
+    apply();
+  }
+
+  // A fragment naming a finding's report opens it.
+  function openFragmentFinding() {
+    const m = /^#finding-(\d+)$/.exec(location.hash);
+    if (!m) return;
+    const d = document.getElementById('finding-' + m[1]);
+    if (d && d.tagName === 'DETAILS') {
+      d.open = true;
+      d.scrollIntoView({block: 'center'});
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Retainers: the server wrote every finding's roots; the script shows one finding at a time
+  // ---------------------------------------------------------------------------------------------
+
+  function buildRetainers() {
+    const select = $('#retainers-finding');
+    if (!select) return;
+    const tools = $('#retainers-tools');
+    if (tools) tools.hidden = false;
+    const apply = () => {
+      $$('.vk-retainers-finding').forEach((f) => {
+        f.hidden = select.value !== '' && f.dataset.rank !== select.value;
+      });
+    };
+    // Default: the first finding with roots (the first option after "all").
+    if (select.options.length > 1) select.selectedIndex = 1;
+    select.addEventListener('change', apply);
+    apply();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Diff: two snapshots, new / freed / kept by type and by call site
+  // ---------------------------------------------------------------------------------------------
+
+  function buildDiff(data) {
+    const root = $('#diff-explorer');
+    if (!root) return;
+    root.hidden = false;
+    const n = data.snapshots.length;
+    const selA = $('#diff-a');
+    const selB = $('#diff-b');
+    snapshotOptions(selA, data, 0);
+    snapshotOptions(selB, data, n - 1);
+    const COLS = ['new-count', 'new-bytes', 'freed-count', 'freed-bytes', 'kept-count', 'kept-bytes'];
+
+    function zero() {
+      return {'new-count': 0, 'new-bytes': 0, 'freed-count': 0, 'freed-bytes': 0, 'kept-count': 0,
+              'kept-bytes': 0};
+    }
+
+    function header(table, first) {
+      const head = el('thead');
+      const tr = el('tr');
+      tr.appendChild(el('th', {}, first));
+      for (const c of ['new', 'new bytes', 'freed', 'freed bytes', 'kept', 'kept bytes']) {
+        tr.appendChild(el('th', {class: 'vk-num'}, c));
+      }
+      head.appendChild(tr);
+      table.appendChild(head);
+    }
+
+    function row(attrs, label, t) {
+      const tr = el('tr', attrs);
+      tr.appendChild(el('td', {}, label));
+      for (const c of COLS) {
+        const v = t[c];
+        const text = c.endsWith('bytes') ? formatBytes(v) : formatCount(v);
+        tr.appendChild(el('td', {class: 'vk-num', 'data-col': c, 'data-value': String(v)}, text));
+      }
+      return tr;
+    }
+
+    function draw() {
+      const a = parseInt(selA.value, 10), b = parseInt(selB.value, 10);
+      const byType = new Map(), byGroup = new Map();
+      const total = zero();
+      for (const c of data.cells) {
+        const atA = c.first <= a && a <= c.last, atB = c.first <= b && b <= c.last;
+        const what = atA && atB ? 'kept' : atB ? 'new' : atA ? 'freed' : null;
+        if (!what) continue;
+        const g = data.groups[c.group];
+        const type = g ? g.type : '?';
+        for (const [map, key] of [[byType, type], [byGroup, c.group]]) {
+          const t = map.get(key) || zero();
+          t[what + '-count'] += c.count;
+          t[what + '-bytes'] += c.bytes;
+          map.set(key, t);
+        }
+        total[what + '-count'] += c.count;
+        total[what + '-bytes'] += c.bytes;
+      }
+      const net = (t) => t['new-bytes'] - t['freed-bytes'];
+      const types = $('#diff-types');
+      types.textContent = '';
+      header(types, 'Type');
+      const tb = el('tbody');
+      Array.from(byType.entries()).sort((x, y) => net(y[1]) - net(x[1]) || (x[0] < y[0] ? -1 : 1))
+          .forEach(([type, t]) => tb.appendChild(row({'data-type': type}, type, t)));
+      types.appendChild(tb);
+      const groups = $('#diff-groups');
+      groups.textContent = '';
+      header(groups, 'Call site');
+      const gb = el('tbody');
+      Array.from(byGroup.entries())
+          .filter(([, t]) => t['new-count'] + t['freed-count'] > 0)
+          .sort((x, y) => net(y[1]) - net(x[1]) || x[0] - y[0])
+          .forEach(([g, t]) => gb.appendChild(row({'data-group': String(g)}, data.groups[g].label, t)));
+      groups.appendChild(gb);
+      $('#diff-summary').textContent =
+          '+' + formatCount(total['new-count']) + ' new (' + formatBytes(total['new-bytes']) + '), \u2212' +
+          formatCount(total['freed-count']) + ' freed (' + formatBytes(total['freed-bytes']) + '), ' +
+          formatCount(total['kept-count']) + ' kept (' + formatBytes(total['kept-bytes']) + ')';
+    }
+
+    selA.addEventListener('change', draw);
+    selB.addEventListener('change', draw);
+    draw();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Navigation: fragments open views; the link of the view in sight is marked
+  // ---------------------------------------------------------------------------------------------
+
+  function buildNav() {
+    const links = $$('#vk-nav a');
+    const mark = (id) => links.forEach((a) => a.classList.toggle('vk-active', a.getAttribute('href') === '#' + id));
+    const fromHash = () => {
+      const id = location.hash.slice(1);
+      if (VIEWS.includes(id)) {
+        mark(id);
+        const v = document.getElementById(id);
+        if (v) v.scrollIntoView({block: 'start'});
+      } else if (/^finding-\d+$/.test(id)) {
+        mark('findings');
+        openFragmentFinding();
+      }
+    };
+    window.addEventListener('hashchange', fromHash);
+    // While scrolling, the last view whose top is above the middle of the window is current.
+    let pending = false;
+    window.addEventListener('scroll', () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => {
+        pending = false;
+        let current = null;
+        for (const id of VIEWS) {
+          const v = document.getElementById(id);
+          if (v && v.getBoundingClientRect().top < window.innerHeight / 2) current = id;
+        }
+        if (current) mark(current);
+      });
+    }, {passive: true});
+    fromHash();
+  }
+
+  function init() {
+    let data = null;
+    let failure = null;
+    const guard = (f) => {
+      try {
+        f();
+      } catch (e) {
+        failure = failure || e;
+      }
+    };
+    guard(() => { data = loadData(); });
+    if (data) {
+      for (const id of ['flamegraph-noscript', 'diff-noscript']) {
+        const note = document.getElementById(id);
+        if (note) note.hidden = true;
+      }
+      guard(() => buildTimeline(data));
+      guard(() => buildFlamegraph(data));
+      guard(() => buildDiff(data));
+    } else {
+      for (const id of ['flamegraph-noscript', 'diff-noscript']) {
+        const note = document.getElementById(id);
+        if (note) note.textContent = 'This report holds no lifetimes of objects to draw.';
+      }
+    }
+    guard(buildFindings);
+    guard(buildRetainers);
+    guard(buildNav);
+    document.documentElement.dataset.explorer = failure ? 'failed' : 'ready';
+    if (failure) throw failure;
+  }
+
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', init);
+  } else {
+    init();
+  }
+})();
