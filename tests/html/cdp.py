@@ -22,7 +22,7 @@ class CdpError(Exception):
 
 
 class Browser:
-    def __init__(self, chromium='/usr/bin/chromium', width=1280, height=900, timeout=30.0):
+    def __init__(self, chromium='/usr/bin/chromium', width=1280, height=900, timeout=15.0):
         self.timeout = timeout
         self.profile = tempfile.mkdtemp(prefix='vkleak-cdp-')
         self._lock = threading.Condition()
@@ -185,6 +185,8 @@ class Browser:
         reply = self.send('Page.navigate', {'url': url})
         if reply.get('errorText'):
             raise CdpError('navigate %s: %s' % (url, reply['errorText']))
+        if not reply.get('loaderId'):  # only the fragment changed: load the page again
+            self.send('Page.reload', {'ignoreCache': True})
         self.wait_event('Page.loadEventFired', timeout, since)
         if ready:
             self.wait_for('document.documentElement.dataset.explorer === "ready"', timeout)
@@ -311,6 +313,8 @@ class Browser:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+        if self.proc.stderr:
+            self.proc.stderr.close()
         for fd in (self._write, self._read):
             try:
                 os.close(fd)

@@ -118,19 +118,19 @@ class ExplorerCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix='vkleak-explorer-')
-        cls.run = scenario_page.run_scenario(ARGS.build, cls.tmp, cls.SCENARIO, cls.ARGS)
-        cls.doc = cls.run.doc
-        found = scenario_page.explorer_data(cls.run.page)
+        cls.scn = scenario_page.run_scenario(ARGS.build, cls.tmp, cls.SCENARIO, cls.ARGS)
+        cls.doc = cls.scn.doc
+        found = scenario_page.explorer_data(cls.scn.page)
         cls.data = found[0] if len(found) == 1 else None
         cls.found_data = len(found)
         cls.model = Model(cls.data) if cls.data else None
         cls.full = []  # the snapshots that list every live object, in order
-        for path in cls.run.snapshots:
+        for path in cls.scn.snapshots:
             s, objects = snapshot_objects(path)
             if not s.get('scope'):
                 cls.full.append((s, objects))
         cls.browser = cdp.Browser(ARGS.chromium, 1280, 900)
-        cls.browser.open(cls.run.url())
+        cls.browser.open(cls.scn.url())
         cls.browser.evaluate(JS_HELPERS)
 
     @classmethod
@@ -140,7 +140,7 @@ class ExplorerCase(unittest.TestCase):
             keep = os.environ.get('VKLEAK_HTML_KEEP')
             if keep:
                 os.makedirs(keep, exist_ok=True)
-                shutil.copy(cls.run.page, keep)
+                shutil.copy(cls.scn.page, keep)
             browser.close()
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
@@ -153,7 +153,7 @@ class ExplorerCase(unittest.TestCase):
                          'console messages or exceptions')
 
     def fresh(self, fragment=''):
-        self.b.open(self.run.url(fragment))
+        self.b.open(self.scn.url(fragment))
         self.b.evaluate(JS_HELPERS)
 
     def js(self, expr):
@@ -448,17 +448,21 @@ class ExplorerCase(unittest.TestCase):
                              '%d of %d findings' % (len(rows), len(fs)))
         self.choose('select#findings-kind', '')
         self.assertEqual(len(self.finding_rows()), len(fs))
-        # Text: a debug name pattern, typed for real.
-        name = next(f['name_pattern'] for f in fs if f['name_pattern'])
-        needle = name.split('*')[0].split('|')[0]
+        # Text, typed for real: a needle (from a name pattern, type or function) that some
+        # findings match and others do not.
+        def matching(needle):
+            return [i + 1 for i, f in enumerate(fs)
+                    if needle.lower() in (f['object_type'] + ' ' + f['name_pattern'] + ' ' +
+                                          (f['function'] or '')).lower()]
+        candidates = [f['name_pattern'].split('*')[0].split('|')[0] for f in fs]
+        candidates += [f['object_type'] for f in fs] + [f['function'] or '' for f in fs]
+        needle = next(c for c in candidates if c and 0 < len(matching(c)) < len(fs))
         self.b.click('input#findings-text')
         self.b.type_text(needle)
-        rows = self.finding_rows()
-        want = [i + 1 for i, f in enumerate(fs)
-                if needle.lower() in (f['object_type'] + ' ' + f['name_pattern'] + ' ' +
-                                      (f['function'] or '')).lower()]
-        self.assertEqual([int(r['data-rank']) for r in rows], want)
-        self.assertLess(len(want), len(fs))
+        self.assertEqual([int(r['data-rank']) for r in self.finding_rows()], matching(needle),
+                         needle)
+        self.assertEqual(self.text_of('#findings-shown').strip(),
+                         '%d of %d findings' % (len(matching(needle)), len(fs)))
 
     def test_clicking_a_row_opens_its_report(self):
         self.fresh('#findings')
@@ -503,7 +507,7 @@ class ExplorerCase(unittest.TestCase):
         self.assertEqual((self.js('document.querySelector("select#diff-a").value'),
                           self.js('document.querySelector("select#diff-b").value')),
                          ('0', str(n - 1)))
-        first, last = (self.run.snapshots[i] for i in self.full_indices((0, n - 1)))
+        first, last = (self.scn.snapshots[i] for i in self.full_indices((0, n - 1)))
         proc = subprocess.run([os.path.join(ARGS.build, 'bin', 'vkleak'), 'diff', first, last,
                                '--format', 'json', '--top', '0'], capture_output=True, text=True,
                               timeout=120, env=dict(os.environ, DEBUGINFOD_URLS=''))
@@ -538,7 +542,7 @@ class ExplorerCase(unittest.TestCase):
         paths = []
         for i in indices:
             seq = self.data['snapshots'][i]['sequence']
-            paths.append(next(k for k, p in enumerate(self.run.snapshots)
+            paths.append(next(k for k, p in enumerate(self.scn.snapshots)
                               if scenario_page._sequence(p) == seq))
         return paths
 
@@ -580,7 +584,7 @@ class ExplorerCase(unittest.TestCase):
         b = cdp.Browser(ARGS.chromium, 1280, 900)
         try:
             b.disable_scripts()
-            b.open(self.run.url(), ready=False)
+            b.open(self.scn.url(), ready=False)
             self.assertIsNone(b.evaluate('document.documentElement.dataset.explorer || null'))
             self.assertIn('Summary', b.evaluate('document.getElementById("summary").innerText'))
             rows = b.evaluate('document.querySelectorAll("tr.vk-finding").length')

@@ -78,11 +78,11 @@ class FirefoxTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix='vkleak-firefox-')
-        cls.run = scenario_page.run_scenario(ARGS.build, cls.tmp, 'incident5_bindgroup_cache')
+        cls.scn = scenario_page.run_scenario(ARGS.build, cls.tmp, 'incident5_bindgroup_cache')
         cls.shot = os.path.join(cls.tmp, 'on.png')
-        cls.log = firefox(cls.run.url(), os.path.join(cls.tmp, 'p1'), cls.shot)
+        cls.log = firefox(cls.scn.url(), os.path.join(cls.tmp, 'p1'), cls.shot)
         cls.shot_off = os.path.join(cls.tmp, 'off.png')
-        cls.log_off = firefox(cls.run.url(), os.path.join(cls.tmp, 'p2'), cls.shot_off,
+        cls.log_off = firefox(cls.scn.url(), os.path.join(cls.tmp, 'p2'), cls.shot_off,
                               javascript=False)
         keep = os.environ.get('VKLEAK_HTML_KEEP')
         if keep:
