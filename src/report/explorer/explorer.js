@@ -171,12 +171,13 @@
 
     // The stacked series: every type, or the biggest call-site groups, the rest as "other".
     function series() {
+      return state.mode === 'types' ? typeSeries() : groupSeries();
+    }
+
+    function typeSeries() {
       const maxSeries = 9;
-      const byType = state.mode === 'types';
-      const keys = byType ? data.types.length : data.groups.length;
-      const keyOf = byType ? (c) => (data.groups[c.group] ? data.groups[c.group].typeIndex : -1)
-                           : (c) => c.group;
-      const rows = aliveByKey(data, keys, keyOf, state.metric);
+      const keyOf = (c) => (data.groups[c.group] ? data.groups[c.group].typeIndex : -1);
+      const rows = aliveByKey(data, data.types.length, keyOf, state.metric);
       const order = rows.map((r, k) => ({k: k, peak: Math.max(0, ...r)}))
                         .filter((x) => x.peak > 0)
                         .sort((a, b) => b.peak - a.peak);
@@ -185,8 +186,7 @@
       let others = 0;
       order.forEach((x, i) => {
         if (i < maxSeries || order.length === maxSeries + 1) {
-          const label = byType ? data.types[x.k] : data.groups[x.k].label;
-          out.push({key: byType ? data.types[x.k] : String(x.k), label: label, values: rows[x.k],
+          out.push({key: data.types[x.k], label: data.types[x.k], values: rows[x.k],
                     color: PALETTE[i % PALETTE.length]});
         } else {
           ++others;
@@ -194,8 +194,33 @@
         }
       });
       if (others > 0) {
-        out.push({key: 'other', label: 'other (' + others + (byType ? ' types)' : ' call sites)'),
-                  values: other, color: OTHER_COLOR});
+        out.push({key: 'other', label: 'other (' + others + ' types)', values: other, color: OTHER_COLOR});
+      }
+      return out;
+    }
+
+    // The groups that held the most over the run (value x snapshots alive: one pass over the
+    // cells, however many groups there are), each its own series; the rest summed.
+    function groupSeries() {
+      const maxSeries = 8;
+      const area = new Map();
+      for (const c of data.cells) {
+        const v = (state.metric === 'bytes' ? c.bytes : c.count) * (c.last - c.first + 1);
+        area.set(c.group, (area.get(c.group) || 0) + v);
+      }
+      const top = Array.from(area.entries()).filter((e) => e[1] > 0)
+                       .sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, maxSeries).map((e) => e[0]);
+      const slot = new Map(top.map((g, i) => [g, i]));
+      const rows = aliveByKey(data, top.length, (c) => (slot.has(c.group) ? slot.get(c.group) : -1),
+                              state.metric);
+      const total = aliveByKey(data, 1, () => 0, state.metric)[0];
+      const out = top.map((g, i) => ({key: String(g), label: data.groups[g].label, values: rows[i],
+                                      color: PALETTE[i % PALETTE.length]}));
+      const other = total.map((v, s) => v - rows.reduce((sum, r) => sum + r[s], 0));
+      const others = area.size - top.length;
+      if (others > 0 && other.some((v) => v > 0)) {
+        out.push({key: 'other', label: 'other (' + others + ' call sites)', values: other,
+                  color: OTHER_COLOR});
       }
       return out;
     }
@@ -316,7 +341,8 @@
     }
 
     function markRange() {
-      columns.forEach((g, s) => g.classList.toggle('vk-in-range', s >= state.from && s <= state.to));
+      const partial = state.from > 0 || state.to < n - 1;  // the whole run needs no highlight
+      columns.forEach((g, s) => g.classList.toggle('vk-in-range', partial && s >= state.from && s <= state.to));
     }
 
     // Created in [from, to] and still alive at the last snapshot, per group.
@@ -470,7 +496,8 @@
       const place = (node, left, span) => {
         if (span < 0.0015 && node !== zoom) return;  // narrower than a pixel or so
         const d = el('div', {class: 'vk-flame-node', 'data-function': node.fn,
-                             'data-value': String(node.value), tabindex: '0'});
+                             'data-value': String(node.value), 'data-depth': String(node.depth),
+                             tabindex: '0'});
         d.textContent = node.fn;
         d.style.left = (left * 100).toFixed(4) + '%';
         d.style.width = (span * 100).toFixed(4) + '%';
@@ -502,7 +529,8 @@
       // The zoomed node's ancestors full width above it, then its subtree.
       for (const p of path.slice(0, -1)) {
         const d = el('div', {class: 'vk-flame-node vk-ancestor', 'data-function': p.fn,
-                             'data-value': String(p.value), tabindex: '0'}, p.fn);
+                             'data-value': String(p.value), 'data-depth': String(p.depth),
+                             tabindex: '0'}, p.fn);
         d.style.left = '0%';
         d.style.width = '100%';
         d.style.top = (p.depth * rowH) + 'px';
@@ -534,20 +562,22 @@
       return t;
     }
 
-    // Matches among all nodes (drawn or not); x counts the outermost matches' values once.
+    // n: the frames drawn that match; x: what the outermost matches hold, each object once.
     function applySearch() {
       const q = search.value.trim().toLowerCase();
+      let count = 0;
       $$('.vk-flame-node', graph).forEach((d) => {
-        d.classList.toggle('vk-match', q !== '' && matches(d._node, q));
+        const m = q !== '' && matches(d._node, q);
+        d.classList.toggle('vk-match', m);
+        if (m) ++count;
       });
       if (q === '') {
         result.textContent = '';
         return;
       }
-      let count = 0, covered = 0;
+      let covered = 0;
       const walk = (node, inside) => {
-        const m = node !== tree.root && matches(node, q);
-        if (m) ++count;
+        const m = matches(node, q);
         if (m && !inside) covered += node.value;
         node.children.forEach((k) => walk(k, inside || m));
       };
@@ -555,12 +585,12 @@
       result.setAttribute('data-matches', String(count));
       result.setAttribute('data-value', String(covered));
       result.setAttribute('data-total', String(tree.root.value));
-      result.textContent = count + (count === 1 ? ' match, ' : ' matches, ') +
+      result.textContent = count + ' matches, ' +
           formatMetric(tree.metric, covered) + ' of ' + formatMetric(tree.metric, tree.root.value);
     }
 
     function matches(node, q) {
-      return node.fn.toLowerCase().includes(q) || node.file.toLowerCase().includes(q);
+      return node.fn.toLowerCase().includes(q);
     }
 
     graph.addEventListener('click', (e) => {
@@ -754,7 +784,8 @@
       for (const c of COLS) {
         const v = t[c];
         const text = c.endsWith('bytes') ? formatBytes(v) : formatCount(v);
-        tr.appendChild(el('td', {class: 'vk-num', 'data-col': c, 'data-value': String(v)}, text));
+        tr.appendChild(el('td', {class: 'vk-num' + (v === 0 ? ' vk-zero' : ''), 'data-col': c,
+                                 'data-value': String(v)}, text));
       }
       return tr;
     }
@@ -824,22 +855,8 @@
         openFragmentFinding();
       }
     };
+    // The current view is the one the fragment names (a nav click sets it).
     window.addEventListener('hashchange', fromHash);
-    // While scrolling, the last view whose top is above the middle of the window is current.
-    let pending = false;
-    window.addEventListener('scroll', () => {
-      if (pending) return;
-      pending = true;
-      requestAnimationFrame(() => {
-        pending = false;
-        let current = null;
-        for (const id of VIEWS) {
-          const v = document.getElementById(id);
-          if (v && v.getBoundingClientRect().top < window.innerHeight / 2) current = id;
-        }
-        if (current) mark(current);
-      });
-    }, {passive: true});
     fromHash();
   }
 
