@@ -268,6 +268,7 @@ TEST(HtmlReport, UserStringsNeverBecomeMarkup) {
   doc.runs.back().series.groups.push_back({evil, "", "", {1, 2, 3}, {}});
   const std::string page = render_html(doc);
   EXPECT_EQ(without_own_scripts(page).find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("<script>alert"), std::string::npos);
   EXPECT_EQ(page.find("onmouseover=\""), std::string::npos);
   EXPECT_EQ(page.find("\" onmouseover"), std::string::npos);
   EXPECT_GE(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"), 8u);
