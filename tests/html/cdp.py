@@ -181,13 +181,12 @@ class Browser:
     def open(self, url, ready=True, timeout=None):
         """Navigates and waits for the load event; with ready, also for the explorer's
         document.documentElement.dataset.explorer == "ready"."""
-        since = len(self._events)
-        reply = self.send('Page.navigate', {'url': url})
-        if reply.get('errorText'):
-            raise CdpError('navigate %s: %s' % (url, reply['errorText']))
-        if not reply.get('loaderId'):  # only the fragment changed: load the page again
-            self.send('Page.reload', {'ignoreCache': True})
-        self.wait_event('Page.loadEventFired', timeout, since)
+        for target in ('about:blank', url):  # a new document even if only the fragment changes
+            since = len(self._events)
+            reply = self.send('Page.navigate', {'url': target})
+            if reply.get('errorText'):
+                raise CdpError('navigate %s: %s' % (target, reply['errorText']))
+            self.wait_event('Page.loadEventFired', timeout, since)
         if ready:
             self.wait_for('document.documentElement.dataset.explorer === "ready"', timeout)
 
