@@ -501,7 +501,11 @@ class ExplorerChecks:
         candidates = [f['name_pattern'].split('*')[0].split('|')[0] for f in fs]
         candidates += [f['object_type'] for f in fs] + [f['function'] or '' for f in fs]
         subset = [c for c in candidates if c and 0 < len(matching(c)) < len(fs)]
-        for needle in subset[:1] + ['no such name', fs[0]['object_type'].upper()]:
+        # A function's name that is not in its finding's type or name pattern.
+        by_function = [f['function'][:16] for f in fs if f['function'] and f['function'][:16].lower()
+                       not in (f['object_type'] + ' ' + f['name_pattern']).lower()]
+        self.assertTrue(by_function)
+        for needle in subset[:1] + by_function[:1] + ['no such name', fs[0]['object_type'].upper()]:
             self.b.click('input#findings-text')
             self.js('__vk.select("input#findings-text", "")')
             self.b.type_text(needle)
