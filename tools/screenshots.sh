@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's explorer screenshots: runs an incident scenario under the layer (lavapipe), renders
+# The README's explorer screenshots: runs incident scenarios under the layer (lavapipe), renders
 # `vkleak report --html`, and takes one PNG per view with headless Chromium over the DevTools
 # protocol (tests/html/cdp.py), into docs/explorer/.
 # Usage: tools/screenshots.sh [BUILD_DIR] [OUT_DIR]   (default build, docs/explorer)
@@ -8,7 +8,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
 out="${2:-$root/docs/explorer}"
 mkdir -p "$out"
-for f in bin/vkleak tests/scenarios/incident5_bindgroup_cache; do
+for f in bin/vkleak tests/scenarios/incident1_wrapper_growth tests/scenarios/incident5_bindgroup_cache; do
   [ -x "$build/$f" ] || { echo "screenshots: $build/$f is missing (build it first)" >&2; exit 2; }
 done
 chromium="${CHROMIUM:-/usr/bin/chromium}"
@@ -22,9 +22,13 @@ import cdp, scenario_page
 
 tmp = tempfile.mkdtemp(prefix='vkleak-shots-')
 try:
-    run = scenario_page.run_scenario(build, tmp, 'incident5_bindgroup_cache')
+    # Incident 1 (growth) for most views; incident 5 (a pool keeping stale sets) for retainers.
+    runs = {name: scenario_page.run_scenario(build, tmp, name)
+            for name in ('incident1_wrapper_growth', 'incident5_bindgroup_cache')}
     with cdp.Browser(chromium, 1200, 760) as b:
         for view in ('timeline', 'flamegraph', 'findings', 'retainers', 'diff'):
+            run = runs['incident5_bindgroup_cache' if view == 'retainers'
+                       else 'incident1_wrapper_growth']
             b.open(run.url('#' + view))
             if view == 'flamegraph':  # the differential view: what grew since the first snapshot
                 b.evaluate('(e => { e.value = "0"; e.dispatchEvent(new Event("change", '
