@@ -70,8 +70,11 @@ class Browser:
     # --- the pipe ---------------------------------------------------------------------------
 
     def _drain_stderr(self):
-        for chunk in iter(lambda: self.proc.stderr.read(4096), b''):
-            self.stderr = (self.stderr + chunk)[-20000:]
+        try:
+            for chunk in iter(lambda: self.proc.stderr.read(4096), b''):
+                self.stderr = (self.stderr + chunk)[-20000:]
+        except (OSError, ValueError):  # closed by close()
+            pass
 
     def _reader(self):
         buf = b''

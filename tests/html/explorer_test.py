@@ -30,6 +30,7 @@ import scenario_page  # noqa: E402
 ARGS = None
 SKIP = 77
 MEMORY = 'VkDeviceMemory'
+FIRST_SERIES = (0x4e, 0x79, 0xa7)  # PALETTE[0] of explorer.js
 DIFF_COLS = ('new-count', 'new-bytes', 'freed-count', 'freed-bytes', 'kept-count', 'kept-bytes')
 VIEWS = ('timeline', 'flamegraph', 'findings', 'retainers', 'diff')
 
@@ -641,11 +642,40 @@ class ExplorerChecks:
                 clip = (clip[0], clip[1], min(clip[2], 1280), min(clip[3], 900))
                 self.b.screenshot(path, clip=clip)
                 image = png_reader.read_png(path)
-                colours = set()
-                for y in range(0, image.height, 3):
-                    for x in range(0, image.width, 3):
-                        colours.add(image.pixel(x, y))
+                colours = {}
+                for y in range(0, image.height, 2):
+                    for x in range(0, image.width, 2):
+                        p = image.pixel(x, y)
+                        colours[p] = colours.get(p, 0) + 1
                 self.assertGreater(len(colours), 8 if v != 'timeline' else 30, v)
+                if v == 'timeline':  # the first series' stacks, drawn: thousands of pixels
+                    self.assertGreater(colours.get(FIRST_SERIES, 0), 2000, v)
+        # The flame graph's frames, in the differential view: growth is red.
+        self.choose('#flame-base', 0)
+        path = os.path.join(self.tmp, 'flame-diff.png')
+        self.b.screenshot(path, clip=self.b.element_clip('#flame-graph'))
+        image = png_reader.read_png(path)
+        red = sum(1 for y in range(0, image.height, 2) for x in range(0, image.width, 2)
+                  if self.reddish(image.pixel(x, y)))
+        grows = self.attrs('.vk-flame-node.vk-grow')
+        self.assertEqual(red > 500, bool(grows), (red, len(grows)))
+
+    @staticmethod
+    def reddish(p):
+        return p[0] > 180 and p[1] < 150 and p[2] < 150
+
+    def test_keyboard(self):
+        self.fresh('#findings')
+        self.b.focus('th[data-sort="count"]')
+        self.b.key('Enter', keycode=13)
+        counts = [int(r['data-count']) for r in self.finding_rows()]
+        self.assertEqual(counts, sorted(counts, reverse=True))
+        self.assertEqual(self.attrs('th[data-sort="count"]')[0].get('aria-sort'), 'descending')
+        self.fresh('#timeline')
+        i = self.model.n - 1
+        self.b.focus('svg#timeline-chart g.vk-snap[data-index="%d"]' % i)
+        self.assertIn('snapshot %d ' % self.data['snapshots'][i]['sequence'],
+                      self.text_of('#timeline-tip'))
 
     def test_without_scripts_summary_and_findings_are_readable(self):
         b = cdp.Browser(ARGS.chromium, 1280, 900)
