@@ -102,6 +102,7 @@ void RunAnalyzer::add(Snapshot snapshot) {
     stale_recycling_.observe(*index, referrers);
     keep_worst(find_orphaned_memory(*index, options_), &orphaned_);
     record_series(*index);
+    record_lifetimes(*index, report_.snapshots.size() - 1);
   }
   events_.resolve_by_name(*index);
   previous_ = id_callsites(*index);
@@ -153,6 +154,57 @@ void RunAnalyzer::record_series(const SnapshotIndex& index) {
   }
 }
 
+void RunAnalyzer::record_lifetimes(const SnapshotIndex& index, size_t report_index) {
+  const Snapshot& snap = index.snapshot();
+  const auto entry = [&](size_t k, LifetimeCollector::Entry* e) {
+    const size_t i = index.by_id(k);
+    // Memory only one object is bound to goes with it (its held bytes), as in the series.
+    if (index.attached(i)) return false;
+    *e = {index.object(i).id, index.group(i), index.held_bytes(i)};
+    return true;
+  };
+  std::vector<uint32_t> pattern_of_name(snap.names.size(), kNoPattern);
+  const auto pattern = [&](size_t k) {
+    const Object& o = index.object(index.by_id(k));
+    if (o.name == kNoName) return kNoPattern;
+    uint32_t& p = pattern_of_name[static_cast<size_t>(o.name)];
+    if (p == kNoPattern) {
+      p = groups_.pattern_id(name_pattern(snap.names[static_cast<size_t>(o.name)]));
+    }
+    return p;
+  };
+  lifetimes_.add(LifetimeSnapshot{report_index, snap.sequence, snap.frame, snap.time_ms,
+                                  snap.reason, snap.label},
+                 index.size(), entry, pattern);
+}
+
+void RunAnalyzer::finish_lifetimes() {
+  std::vector<uint32_t> keep;
+  for (const Finding& f : report_.findings) {
+    if (f.lifetime_group) keep.push_back(*f.lifetime_group);
+  }
+  std::vector<uint32_t> analysis_groups;
+  report_.lifetimes = lifetimes_.finish(options_.max_lifetime_cells, keep, &analysis_groups);
+  for (size_t i = 0; i < analysis_groups.size(); ++i) {
+    const GroupTable::Group& g = groups_.at(analysis_groups[i]);
+    LifetimeGroup& out = report_.lifetimes.groups[i];
+    out.object_type = groups_.type_name(g.type);
+    if (g.pattern != kNoPattern) {
+      out.name_pattern = groups_.pattern(g.pattern);
+    } else if (const std::vector<uint32_t>* seen = lifetimes_.patterns_of(analysis_groups[i])) {
+      std::vector<std::string> patterns;
+      for (uint32_t p : *seen) patterns.push_back(groups_.pattern(p));
+      out.name_pattern = join_patterns(patterns);
+    }
+    out.callsite = callsites_.frames(g.callsite);
+  }
+  for (Finding& f : report_.findings) {
+    if (!f.lifetime_group) continue;
+    auto it = std::lower_bound(analysis_groups.begin(), analysis_groups.end(), *f.lifetime_group);
+    f.lifetime_group = static_cast<uint32_t>(it - analysis_groups.begin());
+  }
+}
+
 Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
   const GroupTable::Group& g = groups_.at(group);
   Finding f;
@@ -179,6 +231,7 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
   for (auto& [key, r] : h.related) f.related.push_back(r);
   f.chains = std::move(h.chains);
   f.objects = std::move(h.objects);
+  f.lifetime_group = group;  // an analysis group until finish_lifetimes() maps it
   f.chains_omitted = h.chains_total > f.chains.size() ? h.chains_total - f.chains.size() : 0;
   if (last_index_) {
     if (!retainers_) retainers_ = std::make_unique<Retainers>(*last_index_);
@@ -392,6 +445,7 @@ RunReport RunAnalyzer::finish() {
   rank_findings(&findings);
   report_.findings = std::move(findings);
   assign_problems(&report_);
+  finish_lifetimes();
 
   report_.series.frames = frames_;
   for (const auto& [type, points] : type_series_) {

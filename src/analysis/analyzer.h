@@ -14,6 +14,7 @@
 #include "analysis/finding.h"
 #include "analysis/grouping.h"
 #include "analysis/hits.h"
+#include "analysis/lifetimes.h"
 #include "analysis/messages.h"
 #include "analysis/options.h"
 #include "analysis/retainers.h"
@@ -45,6 +46,8 @@ class RunAnalyzer {
 
   void note_incident(const Snapshot& snap);  // crash and error snapshots
   void record_series(const SnapshotIndex& index);
+  void record_lifetimes(const SnapshotIndex& index, size_t report_index);
+  void finish_lifetimes();
   void add_growth_findings(std::vector<Finding>* findings);
   Finding make_finding(FindingKind kind, uint32_t group, Hits&& hits);
   // stale_view of a destroyed target: "view created here", "target destroyed here".
@@ -66,6 +69,7 @@ class RunAnalyzer {
   std::vector<uint64_t> frames_;  // of the snapshots taken during the run
   std::unordered_map<uint32_t, std::vector<Point>> group_series_;
   std::unordered_map<std::string, std::vector<Point>> type_series_;
+  LifetimeCollector lifetimes_;
   std::unique_ptr<Snapshot> last_;
   std::unique_ptr<SnapshotIndex> last_index_;
   std::unique_ptr<Retainers> retainers_;  // of last_index_, built by finish() when needed

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/lifetimes.h"
 #include "analysis/options.h"
 
 namespace vkleak::analysis {
@@ -248,6 +249,8 @@ struct Finding {
   // (stale_view: a pinned resource's bytes on its first referrer), sorted by id. Joins findings
   // about the same objects into one problem; no output lists it.
   std::vector<std::pair<uint64_t, uint64_t>> objects;
+  // Its group in RunReport::lifetimes.groups (the explorer links the two); none for misuse events.
+  std::optional<uint32_t> lifetime_group;
 
   // The innermost application function ("" when unknown): with kind, type and name pattern the
   // identity of a finding across runs (see fingerprint()). When it was inlined, the inline
@@ -321,6 +324,7 @@ struct RunReport {
   std::vector<Finding> findings;  // ranked
   std::vector<Problem> problems;  // ranked as findings are: bytes, then count
   RunSeries series;
+  RunLifetimes lifetimes;  // the HTML explorer's objects over time
 };
 
 // The findings document's version (src/schema/vkleak-findings.schema.json).

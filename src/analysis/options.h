@@ -26,7 +26,10 @@ struct AnalysisOptions {
   uint32_t max_examples = 5;    // example objects kept per finding
   uint32_t max_names = 100;     // debug names listed per finding (the rest are counted)
   uint32_t series_groups = 10;  // growing groups whose series the report carries
-  bool symbolize = true;        // false: call sites as module+offset, no binary is read
+  // Lifetime cells the HTML explorer embeds (RunLifetimes): ~20 bytes of page each, so 250k keep
+  // a page of a million objects over 100 snapshots well under 20 MB; the rest are counted.
+  uint32_t max_lifetime_cells = 250000;
+  bool symbolize = true;  // false: call sites as module+offset, no binary is read
 };
 
 }  // namespace vkleak::analysis

@@ -30,6 +30,8 @@ class SnapshotIndex {
   const Object& object(size_t i) const { return s_.objects[i]; }
   const std::string& type(size_t i) const { return s_.type_names[s_.objects[i].type]; }
 
+  // The index of the k-th object in increasing id order.
+  size_t by_id(size_t k) const { return by_id_[k].second; }
   // Index of the live object with this id, or kNotFound.
   size_t find(int64_t id) const;
   // The destroyed-list entry with this id, or nullptr.

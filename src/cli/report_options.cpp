@@ -188,10 +188,7 @@ std::string render(const analysis::ReportDocument& doc, const std::string& forma
                    const ReportFlags& flags, bool color,
                    const analysis::SparklineOptions* sparklines = nullptr) {
   if (format == "json") {
-    // Names come from the application and symbols from binaries: replace what is not UTF-8.
-    return analysis::findings_json(doc).dump(2, ' ', false,
-                                             nlohmann::json::error_handler_t::replace) +
-           "\n";
+    return analysis::dump_json(analysis::findings_json(doc), 2) + "\n";
   }
   if (format == "markdown") return analysis::render_markdown(doc);
   if (format == "junit") return analysis::render_junit(doc);
@@ -205,9 +202,7 @@ std::string render(const analysis::ReportDocument& doc, const std::string& forma
       const auto absolute = std::filesystem::absolute(root, ec);
       if (!ec) root = absolute.lexically_normal().string();
     }
-    return analysis::render_sarif(doc, root).dump(2, ' ', false,
-                                                  nlohmann::json::error_handler_t::replace) +
-           "\n";
+    return analysis::dump_json(analysis::render_sarif(doc, root), 2) + "\n";
   }
   return analysis::render_text(doc, Style(color), sparklines);
 }

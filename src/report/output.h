@@ -14,6 +14,12 @@
 
 namespace vkleak::analysis {
 
+// Every JSON vkleak writes, as text: names come from the application and symbols from
+// binaries, so what is not UTF-8 is replaced (U+FFFD); everything else as the JSON standard says.
+inline std::string dump_json(const nlohmann::json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // {"format": "vkleak-findings", "version": 1, ...}: see src/schema/vkleak-findings.schema.json.
 nlohmann::json findings_json(const ReportDocument& doc);
 struct SparklineOptions;  // report/sparkline.h
