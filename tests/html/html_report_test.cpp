@@ -267,8 +267,11 @@ TEST(HtmlReport, UserStringsNeverBecomeMarkup) {
   doc.runs.back().executable = "/bin/" + evil;
   doc.runs.back().series.groups.push_back({evil, "", "", {1, 2, 3}, {}});
   const std::string page = render_html(doc);
+  // The only script elements: the explorer and its data (i18-data); user text cannot close one.
   EXPECT_EQ(without_own_scripts(page).find("<script"), std::string::npos);
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(count(page, "<script"), 2u);
+  EXPECT_EQ(count(page, "</script"), 2u);
   EXPECT_EQ(page.find("onmouseover=\""), std::string::npos);
   EXPECT_EQ(page.find("\" onmouseover"), std::string::npos);
   EXPECT_GE(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"), 8u);
