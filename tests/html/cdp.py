@@ -105,7 +105,8 @@ class Browser:
     def _record(self, msg):
         method, p = msg.get('method'), msg.get('params', {})
         if method == 'Runtime.consoleAPICalled':
-            text = ' '.join(str(a.get('value', a.get('description', ''))) for a in p.get('args', []))
+            text = ' '.join(str(a.get('value', a.get('description', '')))
+                            for a in p.get('args', []))
             self.messages.append('console.%s: %s' % (p.get('type'), text))
         elif method == 'Runtime.exceptionThrown':
             d = p.get('exceptionDetails', {})

@@ -202,7 +202,8 @@ class ExplorerChecks:
             self.assertEqual(shown, counts, 'snapshot %d' % i)
         # Findings in rank order, with the JSON's kinds and problems.
         self.assertEqual([(f['rank'], f['kind'], f['problem']) for f in d['findings']],
-                         [(i + 1, f['kind'], f['problem']) for i, f in enumerate(self.doc['findings'])])
+                         [(i + 1, f['kind'], f['problem'])
+                          for i, f in enumerate(self.doc['findings'])])
 
     def test_series_match_the_data(self):
         # The JSON's group series (count and held bytes at each snapshot during the run).
@@ -258,7 +259,8 @@ class ExplorerChecks:
 
     def test_timeline_types_by_count_and_bytes(self):
         self.fresh('#timeline')
-        self.assertGreater(self.js('document.querySelectorAll("svg#timeline-chart text").length'), 4)
+        self.assertGreater(
+            self.js('document.querySelectorAll("svg#timeline-chart text").length'), 4)
         self.b.click('button[data-timeline-mode="types"]')
         for metric, k in (('count', 0), ('bytes', 1)):
             self.b.click('button[data-metric="%s"]' % metric)
@@ -287,7 +289,8 @@ class ExplorerChecks:
             self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"]' % i)
             s = self.data['snapshots'][i]
             tip = self.text_of('#timeline-tip')
-            self.assertIn('snapshot %d · frame %d · %s' % (s['sequence'], s['frame'], s['reason']),
+            self.assertIn('snapshot %d · frame %d · %s' % (s['sequence'], s['frame'],
+                                                            s['reason']),
                           tip)
 
     def brush_rows(self):
@@ -503,7 +506,8 @@ class ExplorerChecks:
         candidates += [f['object_type'] for f in fs] + [f['function'] or '' for f in fs]
         subset = [c for c in candidates if c and 0 < len(matching(c)) < len(fs)]
         # A function's name that is not in its finding's type or name pattern.
-        by_function = [f['function'][:16] for f in fs if f['function'] and f['function'][:16].lower()
+        by_function = [f['function'][:16] for f in fs
+                       if f['function'] and f['function'][:16].lower()
                        not in (f['object_type'] + ' ' + f['name_pattern']).lower()]
         self.assertTrue(by_function)
         for needle in subset[:1] + by_function[:1] + ['no such name', fs[0]['object_type'].upper()]:
@@ -546,7 +550,8 @@ class ExplorerChecks:
             self.assertEqual(len(roots), len(want), rank)
             for shown, r in zip(roots, want):
                 root = r['root'] or {'type': '', 'name': None}  # null: shared by several
-                self.assertEqual((shown['data-type'], shown['data-name'], int(shown['data-objects'])),
+                self.assertEqual((shown['data-type'], shown['data-name'],
+                                  int(shown['data-objects'])),
                                  (root['type'], root['name'] or '', r['objects']))
                 self.assertEqual(int(shown['data-bytes']), r['bytes'])
                 for c in r['counts']:
@@ -625,7 +630,8 @@ class ExplorerChecks:
             alive_a, alive_b = first <= a <= last, first <= b <= last
             if alive_b and not alive_a:
                 new[g] = new.get(g, 0) + count
-        rows = {int(r['data-group']): r for r in self.js('__vk.cells("table#diff-groups tr[data-group]")')}
+        rows = {int(r['data-group']): r
+                for r in self.js('__vk.cells("table#diff-groups tr[data-group]")')}
         for g, count in new.items():
             if count:
                 self.assertEqual(int(rows[g]['new-count']), count, g)
