@@ -278,10 +278,13 @@ class ExplorerChecks:
         self.fresh('#timeline')
         self.b.click('button[data-timeline-mode="groups"]')
         self.b.click('button[data-metric="count"]')
-        last = self.timeline_columns()[-1][1]
-        want = sum(v[0] for v in self.model.alive(self.model.n - 1, 'group').values())
-        self.assertEqual(sum(int(v) for _, v in last), want)
-        self.assertGreater(len(last), 1)
+        for i, stacks in self.timeline_columns():
+            alive = self.model.alive(i, 'group')
+            self.assertEqual(sum(int(v) for _, v in stacks), sum(v[0] for v in alive.values()))
+            for key, value in stacks:
+                if key != 'other':  # a group's own stack: its index
+                    self.assertEqual(int(value), alive[int(key)][0], (i, key))
+        self.assertGreater(len(stacks), 1)
 
     def test_timeline_tooltip(self):
         self.fresh('#timeline')
@@ -391,6 +394,16 @@ class ExplorerChecks:
         root = [n for n in self.flame_nodes() if n['data-function'] == 'all'][0]
         total = lambda i: sum(v[0] for v in self.model.alive(i).values())  # noqa: E731
         self.assertEqual(int(root['data-delta']), total(last) - total(0))
+        # Per outermost frame: the change of what its groups hold.
+        delta = {}
+        for g, first, last_, count, _ in self.model.cells:
+            frames = self.data['stacks'][self.data['groups'][g][1]] \
+                if self.data['groups'][g][1] >= 0 else []
+            fn = self.model.function(frames[0]) if frames else '(unknown call site)'
+            d = (first <= last <= last_) - (first <= 0 <= last_)
+            delta[fn] = delta.get(fn, 0) + d * count
+        for n in self.attrs('.vk-flame-node[data-depth="1"]'):
+            self.assertEqual(int(n['data-delta']), delta[n['data-function']], n['data-function'])
         grow = self.attrs('.vk-flame-node.vk-grow')
         self.assertTrue(grow or self.attrs('.vk-flame-node.vk-shrink'))
         for n in grow:
