@@ -855,7 +855,7 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
     if (!st.frames.empty()) {
       s += "<ol class=\"vk-stack\" start=\"0\">";
       for (const analysis::Frame& frame : st.frames) {
-        s += "<li><code>" + html_text(display_cut(frame.text)) + "</code></li>";
+        s += "<li><code>" + html_text(display_cut(frame.text, 4 * kDisplayChars)) + "</code></li>";
       }
       s += "</ol>";
     }
@@ -867,10 +867,11 @@ std::string finding_details(const Finding& f, size_t rank, size_t chain_rows) {
       s += "<div class=\"vk-more\">" + html_text(display_cut(st.note)) + "</div>";
     s += "</dd>";
   }
+  // Frames whole up to 800 characters (C++ signatures run long); the cap bounds hostile names.
   if (!f.callsite.empty() && f.stacks.empty()) {
     s += "<dt>Call site</dt><dd><ol class=\"vk-stack\">";
     for (const analysis::Frame& frame : f.callsite) {
-      s += "<li><code>" + html_text(display_cut(frame.text)) + "</code></li>";
+      s += "<li><code>" + html_text(display_cut(frame.text, 4 * kDisplayChars)) + "</code></li>";
     }
     s += "</ol></dd>";
   }

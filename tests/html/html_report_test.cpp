@@ -903,6 +903,15 @@ TEST(HtmlExplorer, FindingRowsCarryTheirDataAndFullReports) {
   EXPECT_NE(page.find("<span id=\"findings-shown\">8 of 8 findings</span>"), std::string::npos);
 }
 
+TEST(HtmlExplorer, DetailsShowLongFramesWhole) {
+  Finding f = finding(FindingKind::kLeakAtExit);
+  const std::string signature = "harness::create(" + std::string(400, 'x') + ")";
+  f.callsite = {frame(signature + " (/src/h.cpp:3)"), frame(std::string(5000, 'y'))};
+  const std::string page = render_html(doc_of({f}));
+  EXPECT_NE(page.find("<li><code>" + signature + " (/src/h.cpp:3)</code></li>"), std::string::npos);
+  EXPECT_EQ(page.find(std::string(801, 'y')), std::string::npos) << "still capped";
+}
+
 TEST(HtmlExplorer, DetailsNameTheEvidenceSnapshot) {
   Finding f = finding(FindingKind::kLeakAtExit);
   f.snapshot = "run/<pid>.snap-0003.json";
