@@ -248,6 +248,8 @@ class ExplorerChecks:
         self.fresh()
         self.b.click('nav#vk-nav a[href="#diff"]')
         self.b.wait_for('location.hash === "#diff"')
+        # The script marks the link on hashchange, a task after the hash itself changed.
+        self.b.wait_for('!!document.querySelector(\'nav#vk-nav a.vk-active[href="#diff"]\')')
         self.assertEqual([a['href'] for a in self.attrs('nav#vk-nav a.vk-active')], ['#diff'])
 
     # --- timeline -------------------------------------------------------------------------
