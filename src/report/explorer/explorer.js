@@ -611,6 +611,8 @@
     });
     for (const c of [snapSel, baseSel, metricSel]) c.addEventListener('change', build);
     search.addEventListener('input', applySearch);
+    // Objects that hold no bytes (descriptor sets, views) would draw an empty graph: count them.
+    if (groupValues(n - 1, 'bytes').every((v) => v === 0)) metricSel.value = 'count';
     build();
   }
 
