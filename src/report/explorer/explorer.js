@@ -304,7 +304,11 @@
       let total = 0;
       for (const x of list) total += x.values[s];
       tip.setAttribute('data-index', String(s));
-      tip.title = formatMetric(state.metric, total) + ' live';
+      const biggest = list.filter((x) => x.values[s] > 0).sort((a, b) => b.values[s] - a.values[s])[0];
+      let values = ' \u2014 ' + formatMetric(state.metric, total) +
+                   (state.metric === 'bytes' ? ' live' : ' live objects');
+      if (biggest) values += ', most in ' + biggest.label + ' (' + formatMetric(state.metric, biggest.values[s]) + ')';
+      tip.appendChild(el('span', {class: 'vk-tip-values'}, values));
     }
 
     // Pointer drag across columns: the column under the pointer from its x.
@@ -611,6 +615,29 @@
     });
     for (const c of [snapSel, baseSel, metricSel]) c.addEventListener('change', build);
     search.addEventListener('input', applySearch);
+    // A finding's report links to its call site here (data.findings: rank -> lifetimes group).
+    for (const f of data.findings) {
+      const g = f.group >= 0 ? data.groups[f.group] : null;
+      const details = document.getElementById('finding-' + f.rank);
+      if (!g || !g.fn || !details || details.tagName !== 'DETAILS') continue;
+      const name = g.fn.length > 60 ? g.fn.slice(0, 59) + '\u2026' : g.fn;
+      const b = el('button', {type: 'button', class: 'vk-to-flame', 'data-group': String(f.group)},
+                   'Show ' + name + ' in the flame graph');
+      b.addEventListener('click', () => {
+        // Its objects may hold no bytes: then count them, or the frame is not drawn.
+        const s = parseInt(snapSel.value, 10);
+        if (metricSel.value === 'bytes' && groupValues(s, 'bytes')[f.group] === 0) {
+          metricSel.value = 'count';
+          build();
+        }
+        search.value = g.fn;
+        applySearch();
+        location.hash = '#flamegraph';
+      });
+      details.appendChild(b);
+    }
+    // Objects that hold no bytes (descriptor sets, views) would draw an empty graph: count them.
+    if (groupValues(n - 1, 'bytes').every((v) => v === 0)) metricSel.value = 'count';
     build();
   }
 
