@@ -154,15 +154,23 @@ void RunAnalyzer::record_series(const SnapshotIndex& index) {
   }
 }
 
-void RunAnalyzer::record_lifetimes(const SnapshotIndex& index, size_t report_index) {
-  const Snapshot& snap = index.snapshot();
-  const auto entry = [&](size_t k, LifetimeCollector::Entry* e) {
-    const size_t i = index.by_id(k);
-    // Memory only one object is bound to goes with it (its held bytes), as in the series.
-    if (index.attached(i)) return false;
-    *e = {index.object(i).id, index.group(i), index.held_bytes(i)};
+namespace {
+
+// A snapshot's objects as the lifetimes count them, in id order: memory only one object is
+// bound to goes with it (its held bytes), as in the series. None: no objects.
+auto lifetime_entries(const SnapshotIndex* index) {
+  return [index](size_t k, LifetimeCollector::Entry* e) {
+    const size_t i = index->by_id(k);
+    if (index->attached(i)) return false;
+    *e = {index->object(i).id, index->group(i), index->held_bytes(i)};
     return true;
   };
+}
+
+}  // namespace
+
+void RunAnalyzer::record_lifetimes(const SnapshotIndex& index, size_t report_index) {
+  const Snapshot& snap = index.snapshot();
   std::vector<uint32_t> pattern_of_name(snap.names.size(), kNoPattern);
   const auto pattern = [&](size_t k) {
     const Object& o = index.object(index.by_id(k));
@@ -173,9 +181,12 @@ void RunAnalyzer::record_lifetimes(const SnapshotIndex& index, size_t report_ind
     }
     return p;
   };
+  // last_index_ is still the previous snapshot taken during the run: the one added before.
+  const SnapshotIndex* prev = last_index_.get();
   lifetimes_.add(LifetimeSnapshot{report_index, snap.sequence, snap.frame, snap.time_ms,
                                   snap.reason, snap.label},
-                 index.size(), entry, pattern);
+                 prev ? prev->size() : 0, lifetime_entries(prev), index.size(),
+                 lifetime_entries(&index), pattern);
 }
 
 void RunAnalyzer::finish_lifetimes() {
@@ -184,7 +195,9 @@ void RunAnalyzer::finish_lifetimes() {
     if (f.lifetime_group) keep.push_back(*f.lifetime_group);
   }
   std::vector<uint32_t> analysis_groups;
-  report_.lifetimes = lifetimes_.finish(options_.max_lifetime_cells, keep, &analysis_groups);
+  const SnapshotIndex* last = last_index_.get();
+  report_.lifetimes = lifetimes_.finish(options_.max_lifetime_cells, keep, &analysis_groups,
+                                        last ? last->size() : 0, lifetime_entries(last));
   for (size_t i = 0; i < analysis_groups.size(); ++i) {
     const GroupTable::Group& g = groups_.at(analysis_groups[i]);
     LifetimeGroup& out = report_.lifetimes.groups[i];

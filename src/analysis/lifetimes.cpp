@@ -8,10 +8,10 @@
 
 namespace vkleak::analysis {
 
-void LifetimeCollector::close(const Live& l, uint32_t last) {
-  Sum& sum = cells_[Key{l.group, l.first, last}];
+void LifetimeCollector::close(uint32_t group, uint32_t first, uint32_t last, uint64_t bytes) {
+  Sum& sum = cells_[Key{group, first, last}];
   ++sum.count;
-  sum.bytes = saturating_add(sum.bytes, l.bytes);
+  sum.bytes = saturating_add(sum.bytes, bytes);
 }
 
 void LifetimeCollector::note_pattern(uint32_t group, uint32_t pattern) {
@@ -25,15 +25,10 @@ const std::vector<uint32_t>* LifetimeCollector::patterns_of(uint32_t group) cons
   return it == patterns_.end() ? nullptr : &it->second;
 }
 
-RunLifetimes LifetimeCollector::finish(size_t max_cells, const std::vector<uint32_t>& keep_groups,
-                                       std::vector<uint32_t>* groups_out) {
+RunLifetimes LifetimeCollector::finish_cells(size_t max_cells,
+                                             const std::vector<uint32_t>& keep_groups,
+                                             std::vector<uint32_t>* groups_out) {
   RunLifetimes out;
-  if (!snapshots_.empty()) {
-    const auto end = static_cast<uint32_t>(snapshots_.size() - 1);
-    for (const Live& l : live_) close(l, end);
-  }
-  live_ = {};
-  next_ = {};
   out.snapshots = std::move(snapshots_);
   const auto end = static_cast<uint32_t>(out.snapshots.empty() ? 0 : out.snapshots.size() - 1);
 

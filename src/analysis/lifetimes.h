@@ -53,40 +53,40 @@ struct RunLifetimes {
   uint64_t cells_omitted = 0, objects_omitted = 0, bytes_omitted = 0;
 };
 
-// Builds RunLifetimes as snapshots arrive. Memory follows the live set: only the objects of the
-// previous snapshot are kept (id -> first, group, bytes), plus the closed cells; a cell is closed
-// when its objects disappear. Linear in the objects of each snapshot.
+// Builds RunLifetimes as snapshots arrive. Memory follows the live set: of the previous
+// snapshot's objects only their first snapshot is kept here (4 bytes each); their ids, groups
+// and bytes are read from that snapshot, which the analyzer keeps until the next one. A cell is
+// closed when its objects disappear. Linear in the objects of each snapshot.
 class LifetimeCollector {
  public:
-  // One object of a snapshot, in increasing id order.
+  // One object of a snapshot.
   struct Entry {
     uint64_t id;
     uint32_t group;
     uint64_t bytes;
   };
 
-  // A snapshot that lists every live object: entry(k, &e) gives its k-th object in increasing
-  // id order (k < n), false for one not counted (attached memory); pattern(k) its name pattern
-  // id or UINT32_MAX, asked only for objects new in this snapshot.
-  template <typename EntryOf, typename PatternOf>
-  void add(LifetimeSnapshot snapshot, size_t n, EntryOf entry, PatternOf pattern);
+  // A snapshot that lists every live object, and the previous one given to add() (none: n 0).
+  // entry(k, &e) gives a snapshot's k-th object in increasing id order, false for one not
+  // counted (attached memory): the same answers for the previous snapshot as when it was
+  // added. pattern(k): the k-th object's name pattern id or UINT32_MAX, asked only for objects
+  // new in this snapshot.
+  template <typename PrevOf, typename EntryOf, typename PatternOf>
+  void add(LifetimeSnapshot snapshot, size_t prev_n, PrevOf prev, size_t n, EntryOf entry,
+           PatternOf pattern);
 
-  // Closes the objects alive at the end. groups_out: the analysis group of each
-  // RunLifetimes::groups entry, for the caller to describe (type, call site, patterns via
-  // patterns_of()). keep_groups: analysis groups that must be listed even without cells.
+  // Closes the objects alive at the end (prev: the last snapshot added, as in add()).
+  // groups_out: the analysis group of each RunLifetimes::groups entry, for the caller to
+  // describe (type, call site, patterns via patterns_of()). keep_groups: analysis groups that
+  // must be listed even without cells.
+  template <typename PrevOf>
   RunLifetimes finish(size_t max_cells, const std::vector<uint32_t>& keep_groups,
-                      std::vector<uint32_t>* groups_out);
+                      std::vector<uint32_t>* groups_out, size_t prev_n, PrevOf prev);
 
   // The distinct name pattern ids seen on a group's objects (at most a few).
   const std::vector<uint32_t>* patterns_of(uint32_t group) const;
 
  private:
-  struct Live {
-    uint64_t id;
-    uint32_t first;
-    uint32_t group;
-    uint64_t bytes;
-  };
   struct Key {
     uint32_t group, first, last;
     bool operator==(const Key& o) const {
@@ -104,44 +104,89 @@ class LifetimeCollector {
     uint64_t bytes = 0;
   };
 
-  void close(const Live& l, uint32_t last);
+  // The previous snapshot's counted objects, in id order, with their first snapshots.
+  template <typename PrevOf>
+  class PrevCursor {
+   public:
+    PrevCursor(size_t n, PrevOf& of, const std::vector<uint32_t>& first)
+        : n_(n), of_(of), first_(first) {
+      next();
+    }
+    bool has() const { return has_; }
+    const Entry& entry() const { return e_; }
+    // Its first snapshot (`fallback` should the previous snapshot not answer as before).
+    uint32_t first(uint32_t fallback) const { return q_ < first_.size() ? first_[q_] : fallback; }
+    void next() {
+      if (has_) ++q_;
+      has_ = false;
+      while (p_ < n_ && !has_) has_ = of_(p_++, &e_);
+    }
+
+   private:
+    size_t n_, p_ = 0, q_ = 0;
+    PrevOf& of_;
+    const std::vector<uint32_t>& first_;
+    bool has_ = false;
+    Entry e_{};
+  };
+
+  void close(uint32_t group, uint32_t first, uint32_t last, uint64_t bytes);
   void note_pattern(uint32_t group, uint32_t pattern);
+  RunLifetimes finish_cells(size_t max_cells, const std::vector<uint32_t>& keep_groups,
+                            std::vector<uint32_t>* groups_out);
 
   std::vector<LifetimeSnapshot> snapshots_;
-  std::vector<Live> live_;  // of the previous snapshot, by id
-  std::vector<Live> next_;
+  std::vector<uint32_t> first_;  // of the previous snapshot's counted objects, in id order
   std::unordered_map<Key, Sum, KeyHash> cells_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> patterns_;
 };
 
 inline constexpr size_t kMaxGroupPatterns = 4;
 
-template <typename EntryOf, typename PatternOf>
-void LifetimeCollector::add(LifetimeSnapshot snapshot, size_t n, EntryOf entry, PatternOf pattern) {
+template <typename PrevOf, typename EntryOf, typename PatternOf>
+void LifetimeCollector::add(LifetimeSnapshot snapshot, size_t prev_n, PrevOf prev, size_t n,
+                            EntryOf entry, PatternOf pattern) {
   const auto s = static_cast<uint32_t>(snapshots_.size());
   snapshots_.push_back(std::move(snapshot));
-  next_.clear();
-  next_.reserve(n);
-  size_t p = 0;
+  std::vector<uint32_t> first;
+  first.reserve(n);
+  PrevCursor<PrevOf> old(prev_n, prev, first_);
+  const auto close_old = [&] {
+    const Entry& o = old.entry();
+    close(o.group, old.first(s - 1), s - 1, o.bytes);
+    old.next();
+  };
   Entry e{};
   for (size_t k = 0; k < n; ++k) {
     if (!entry(k, &e)) continue;
-    while (p < live_.size() && live_[p].id < e.id) close(live_[p++], s - 1);
-    if (p < live_.size() && live_[p].id == e.id && live_[p].group == e.group) {
-      next_.push_back(Live{e.id, live_[p].first, e.group, e.bytes});
-      ++p;
+    while (old.has() && old.entry().id < e.id) close_old();
+    if (old.has() && old.entry().id == e.id && old.entry().group == e.group) {
+      first.push_back(old.first(s));
+      old.next();
       continue;
     }
     // Same id, other group: cannot happen within one process; counted as a new object.
-    if (p < live_.size() && live_[p].id == e.id) close(live_[p++], s - 1);
-    next_.push_back(Live{e.id, s, e.group, e.bytes});
+    if (old.has() && old.entry().id == e.id) close_old();
+    first.push_back(s);
     const uint32_t pat = pattern(k);
     if (pat != UINT32_MAX) note_pattern(e.group, pat);
   }
-  while (p < live_.size()) close(live_[p++], s - 1);
-  live_.swap(next_);
-  // The previous set's memory is not kept for the next snapshot's: the live set only.
-  next_ = {};
+  while (old.has()) close_old();
+  first_.swap(first);
+}
+
+template <typename PrevOf>
+RunLifetimes LifetimeCollector::finish(size_t max_cells, const std::vector<uint32_t>& keep_groups,
+                                       std::vector<uint32_t>* groups_out, size_t prev_n,
+                                       PrevOf prev) {
+  if (!snapshots_.empty()) {
+    const auto end = static_cast<uint32_t>(snapshots_.size() - 1);
+    for (PrevCursor<PrevOf> old(prev_n, prev, first_); old.has(); old.next()) {
+      close(old.entry().group, old.first(end), end, old.entry().bytes);
+    }
+  }
+  first_ = {};
+  return finish_cells(max_cells, keep_groups, groups_out);
 }
 
 }  // namespace vkleak::analysis
