@@ -25,18 +25,23 @@ try:
     # Incident 1 (growth) for most views; incident 5 (a pool keeping stale sets) for retainers.
     runs = {name: scenario_page.run_scenario(build, tmp, name)
             for name in ('incident1_wrapper_growth', 'incident5_bindgroup_cache')}
+    # (file, view, run): the flame graph twice, plain (the default) and differential.
+    shots = [('timeline', 'timeline', 'incident1_wrapper_growth'),
+             ('flamegraph', 'flamegraph', 'incident1_wrapper_growth'),
+             ('flamegraph-diff', 'flamegraph', 'incident1_wrapper_growth'),
+             ('findings', 'findings', 'incident1_wrapper_growth'),
+             ('retainers', 'retainers', 'incident5_bindgroup_cache'),
+             ('diff', 'diff', 'incident1_wrapper_growth')]
     with cdp.Browser(chromium, 1200, 760) as b:
-        for view in ('timeline', 'flamegraph', 'findings', 'retainers', 'diff'):
-            run = runs['incident5_bindgroup_cache' if view == 'retainers'
-                       else 'incident1_wrapper_growth']
-            b.open(run.url('#' + view))
-            if view == 'flamegraph':  # the differential view: what grew since the first snapshot
+        for name, view, scenario in shots:
+            b.open(runs[scenario].url('#' + view))
+            if name == 'flamegraph-diff':  # what grew since the first snapshot
                 b.evaluate('(e => { e.value = "0"; e.dispatchEvent(new Event("change", '
                            '{bubbles: true})); })(document.querySelector("#flame-base"))')
             if view == 'findings':  # one finding's full report open
                 b.click('tr.vk-finding[data-rank="1"]')
             x, y, w, h = b.element_clip('section#' + view, pad=8)
-            path = os.path.join(out, view + '.png')
+            path = os.path.join(out, name + '.png')
             b.screenshot(path, clip=(x, y, min(w, 1200), min(h, 720)))
             print('%s: %d bytes' % (path, os.path.getsize(path)))
             if b.messages:

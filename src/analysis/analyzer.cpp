@@ -156,13 +156,20 @@ void RunAnalyzer::record_series(const SnapshotIndex& index) {
 
 namespace {
 
+// Lifetime groups are analysis groups split by attached state: group << 1 | attached.
+uint32_t lifetime_key(uint32_t group, bool attached) {
+  return group << 1 | (attached ? 1u : 0u);
+}
+
 // A snapshot's objects as the lifetimes count them, in id order: memory only one object is
-// bound to goes with it (its held bytes), as in the series. None: no objects.
+// bound to in its own attached group with bytes 0 (they are that object's held bytes, as in
+// the series). None: no objects.
 auto lifetime_entries(const SnapshotIndex* index) {
   return [index](size_t k, LifetimeCollector::Entry* e) {
     const size_t i = index->by_id(k);
-    if (index->attached(i)) return false;
-    *e = {index->object(i).id, index->group(i), index->held_bytes(i)};
+    const bool attached = index->attached(i);
+    *e = {index->object(i).id, lifetime_key(index->group(i), attached),
+          attached ? 0 : index->held_bytes(i)};
     return true;
   };
 }
@@ -192,16 +199,17 @@ void RunAnalyzer::record_lifetimes(const SnapshotIndex& index, size_t report_ind
 void RunAnalyzer::finish_lifetimes() {
   std::vector<uint32_t> keep;
   for (const Finding& f : report_.findings) {
-    if (f.lifetime_group) keep.push_back(*f.lifetime_group);
+    if (f.lifetime_group) keep.push_back(lifetime_key(*f.lifetime_group, false));
   }
   std::vector<uint32_t> analysis_groups;
   const SnapshotIndex* last = last_index_.get();
   report_.lifetimes = lifetimes_.finish(options_.max_lifetime_cells, keep, &analysis_groups,
                                         last ? last->size() : 0, lifetime_entries(last));
   for (size_t i = 0; i < analysis_groups.size(); ++i) {
-    const GroupTable::Group& g = groups_.at(analysis_groups[i]);
+    const GroupTable::Group& g = groups_.at(analysis_groups[i] >> 1);
     LifetimeGroup& out = report_.lifetimes.groups[i];
     out.object_type = groups_.type_name(g.type);
+    out.attached = (analysis_groups[i] & 1) != 0;
     if (g.pattern != kNoPattern) {
       out.name_pattern = groups_.pattern(g.pattern);
     } else if (const std::vector<uint32_t>* seen = lifetimes_.patterns_of(analysis_groups[i])) {
@@ -213,7 +221,8 @@ void RunAnalyzer::finish_lifetimes() {
   }
   for (Finding& f : report_.findings) {
     if (!f.lifetime_group) continue;
-    auto it = std::lower_bound(analysis_groups.begin(), analysis_groups.end(), *f.lifetime_group);
+    auto it = std::lower_bound(analysis_groups.begin(), analysis_groups.end(),
+                               lifetime_key(*f.lifetime_group, false));
     f.lifetime_group = static_cast<uint32_t>(it - analysis_groups.begin());
   }
 }

@@ -4,9 +4,10 @@
 // RunLifetimes::snapshots) and the bytes they held. An object is alive at snapshot s iff
 // first <= s <= last; "alive at the end" is last == snapshots.size() - 1.
 //
-// Objects are counted as the series and `vkleak diff` count them: memory bound to exactly one
-// object goes with that object (its held bytes), never on its own. An object's bytes are those
-// of the last snapshot that listed it (held bytes rarely change while an object lives).
+// Every object is counted once. Memory bound to exactly one object is counted in its own group
+// (marked `attached`) with bytes 0: its bytes are that object's held bytes, as in the series and
+// `vkleak diff`, so each byte is counted once. An object's bytes and attached state are those of
+// the last snapshot that listed it.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +33,8 @@ struct LifetimeGroup {
   std::string object_type;
   std::string name_pattern;     // the names' patterns joined by '|', "" when unnamed
   std::vector<Frame> callsite;  // innermost first, inlined frames included, as Finding::callsite
+  // Memory bound to exactly one object: counted here, its bytes with that object (cells: 0).
+  bool attached = false;
 };
 
 struct LifetimeSnapshot {
@@ -68,9 +71,10 @@ class LifetimeCollector {
 
   // A snapshot that lists every live object, and the previous one given to add() (none: n 0).
   // entry(k, &e) gives a snapshot's k-th object in increasing id order, false for one not
-  // counted (attached memory): the same answers for the previous snapshot as when it was
-  // added. pattern(k): the k-th object's name pattern id or UINT32_MAX, asked only for objects
-  // new in this snapshot.
+  // counted: the same answers for the previous snapshot as when it was added. An object whose
+  // group differs from the previous snapshot's (memory attached, then not) keeps its first
+  // snapshot and is closed in its last group. pattern(k): the k-th object's name pattern id or
+  // UINT32_MAX, asked only for objects new in this snapshot.
   template <typename PrevOf, typename EntryOf, typename PatternOf>
   void add(LifetimeSnapshot snapshot, size_t prev_n, PrevOf prev, size_t n, EntryOf entry,
            PatternOf pattern);
@@ -160,13 +164,15 @@ void LifetimeCollector::add(LifetimeSnapshot snapshot, size_t prev_n, PrevOf pre
   for (size_t k = 0; k < n; ++k) {
     if (!entry(k, &e)) continue;
     while (old.has() && old.entry().id < e.id) close_old();
-    if (old.has() && old.entry().id == e.id && old.entry().group == e.group) {
+    if (old.has() && old.entry().id == e.id) {
+      if (old.entry().group != e.group) {
+        const uint32_t pat = pattern(k);
+        if (pat != UINT32_MAX) note_pattern(e.group, pat);
+      }
       first.push_back(old.first(s));
       old.next();
       continue;
     }
-    // Same id, other group: cannot happen within one process; counted as a new object.
-    if (old.has() && old.entry().id == e.id) close_old();
     first.push_back(s);
     const uint32_t pat = pattern(k);
     if (pat != UINT32_MAX) note_pattern(e.group, pat);

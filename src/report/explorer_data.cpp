@@ -135,7 +135,7 @@ std::string explorer_data_json(const RunReport& run) {
     append_int(&out, groups[i][1]);
     out += ',';
     out += dump_json(lt.groups[i].name_pattern);
-    out += ']';
+    out += lt.groups[i].attached ? ",1]" : ",0]";
   }
   out += "],\"cells\":[";
   for (size_t i = 0; i < lt.cells.size(); ++i) {

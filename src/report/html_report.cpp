@@ -1245,7 +1245,9 @@ std::string diff_section() {
          "</div>\n<p id=\"diff-summary\"></p>\n<div class=\"vk-diff-tables\">"
          "<div><h3>By type</h3><table class=\"vk-table\" id=\"diff-types\"></table></div>"
          "<div><h3>By call site (changed only)</h3><table class=\"vk-table\" id=\"diff-groups\">"
-         "</table></div></div>\n</div>\n</section>\n";
+         "</table></div></div>\n<p class=\"vk-note\" id=\"diff-attached-note\">Every object "
+         "is counted once, and every byte: memory bound to exactly one object counts as an "
+         "object, its bytes with that object (shown greyed here).</p>\n</div>\n</section>\n";
 }
 
 std::string nav() {

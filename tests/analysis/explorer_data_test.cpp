@@ -40,12 +40,14 @@ RunReport sample_run(const std::string& odd = "odd") {
   r.lifetimes.groups = {LifetimeGroup{"VkBuffer", "mesh.*", {helper, load, main_frame}},
                         LifetimeGroup{"VkImage", "tex." + odd + ".*", {unknown, main_frame}},
                         LifetimeGroup{"VkBuffer", "", {}},
-                        LifetimeGroup{"Vk" + odd, "", {helper, load, main_frame}}};
+                        LifetimeGroup{"Vk" + odd, "", {helper, load, main_frame}},
+                        LifetimeGroup{"VkDeviceMemory", "", {helper, load, main_frame}, true}};
   r.lifetimes.cells = {{0, 0, 0, 2, 300},
                        {0, 0, 1, 1, 100},
                        {1, 1, 1, 7, uint64_t{1} << 40},
                        {2, 0, 1, 1, 0},
-                       {3, 1, 1, 1000000, UINT64_MAX}};
+                       {3, 1, 1, 1000000, UINT64_MAX},
+                       {4, 0, 1, 3, 0}};
   r.lifetimes.cells_omitted = 3;
   r.lifetimes.objects_omitted = 4;
   r.lifetimes.bytes_omitted = 4496;
@@ -88,6 +90,8 @@ ReadBack read_back(const json& j) {
     LifetimeGroup group;
     group.object_type = j.at("types").at(g.at(0).get<size_t>());
     group.name_pattern = g.at(2);
+    EXPECT_EQ(g.size(), 4u);
+    group.attached = g.at(3).get<int>() == 1;
     if (g.at(1).get<int64_t>() >= 0) {
       const json& stack = j.at("stacks").at(g.at(1).get<size_t>());
       for (auto it = stack.rbegin(); it != stack.rend(); ++it) {  // back to innermost first
@@ -127,6 +131,7 @@ void expect_same(const RunReport& r, const ReadBack& back) {
     SCOPED_TRACE(g);
     EXPECT_EQ(back.groups[g].object_type, lt.groups[g].object_type);
     EXPECT_EQ(back.groups[g].name_pattern, lt.groups[g].name_pattern);
+    EXPECT_EQ(back.groups[g].attached, lt.groups[g].attached);
     ASSERT_EQ(back.groups[g].callsite.size(), lt.groups[g].callsite.size());
     for (size_t k = 0; k < lt.groups[g].callsite.size(); ++k) {
       const Frame& want = lt.groups[g].callsite[k];
@@ -163,10 +168,14 @@ TEST(ExplorerDataTest, ParsesBackToTheModel) {
   const RunReport r = sample_run();
   const json j = json::parse(analysis::explorer_data_json(r));
   expect_same(r, read_back(j));
-  // Tables hold each string, frame and stack once: groups 0 and 3 share a stack.
-  EXPECT_EQ(j.at("types"), (json{"VkBuffer", "VkImage", "Vkodd"}));
+  // Tables hold each string, frame and stack once: groups 0, 3 and 4 share a stack.
+  EXPECT_EQ(j.at("types"), (json{"VkBuffer", "VkImage", "Vkodd", "VkDeviceMemory"}));
   EXPECT_EQ(j.at("stacks").size(), 2u);
   EXPECT_EQ(j.at("groups")[0][1], j.at("groups")[3][1]);
+  EXPECT_EQ(j.at("groups")[4][1], j.at("groups")[3][1]);
+  // The 4th element: memory bound to one object (its bytes counted with that object).
+  EXPECT_EQ(j.at("groups")[0][3], 0);
+  EXPECT_EQ(j.at("groups")[4][3], 1);
   EXPECT_EQ(j.at("groups")[2][1], -1);
   EXPECT_EQ(j.at("frames").size(), 4u);  // main, load_odd, make_buffer, app+0x4660
   std::set<std::string> distinct;
@@ -206,14 +215,16 @@ TEST(ExplorerDataTest, InvalidUtf8IsReplacedAsInEveryJsonOutput) {
 
 TEST(ExplorerDataTest, TheHtmlPageEmbedsItOnceForTheFirstRun) {
   analysis::ReportDocument doc;
-  EXPECT_EQ(render_html(doc).find("vkleak-explorer-data"), std::string::npos);
+  // The element, not the explorer script's reference to its id.
+  const std::string id = "id=\"vkleak-explorer-data\"";
+  EXPECT_EQ(render_html(doc).find(id), std::string::npos);
   doc.runs.push_back(sample_run("first"));
   doc.runs.push_back(sample_run("second"));
   const std::string page = render_html(doc);
   const std::string open = "<script type=\"application/json\" id=\"vkleak-explorer-data\">";
   const size_t at = page.find(open);
   ASSERT_NE(at, std::string::npos);
-  EXPECT_EQ(page.find("vkleak-explorer-data", at + open.size()), std::string::npos);
+  EXPECT_EQ(page.find(id, at + open.size()), std::string::npos);
   const size_t end = page.find("</script>", at);
   const json j = json::parse(page.substr(at + open.size(), end - at - open.size()));
   EXPECT_EQ(j.at("snapshots")[1].at("label"), "level first");

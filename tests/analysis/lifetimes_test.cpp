@@ -92,19 +92,24 @@ TEST(LifetimesTest, SmallRunExactCells) {
   EXPECT_EQ(lt.snapshots[2].reason, "trigger");
   EXPECT_EQ(lt.snapshots[2].label, std::optional<std::string>("level 2"));
 
-  // Groups in the analysis' order: the buffers, the image; the memory goes with the image.
-  ASSERT_EQ(lt.groups.size(), 2u);
+  // Groups in the analysis' order: the buffers, the image, the image's memory (counted as an
+  // object, its bytes with the image's).
+  ASSERT_EQ(lt.groups.size(), 3u);
   EXPECT_EQ(lt.groups[0].object_type, "VkBuffer");
   EXPECT_EQ(lt.groups[0].name_pattern, "mesh.index.*|mesh.vertex.*");
   EXPECT_FALSE(lt.groups[0].callsite.empty());
   EXPECT_EQ(lt.groups[1].object_type, "VkImage");
   EXPECT_EQ(lt.groups[1].name_pattern, "atlas");
+  EXPECT_FALSE(lt.groups[1].attached);
+  EXPECT_EQ(lt.groups[2].object_type, "VkDeviceMemory");
+  EXPECT_TRUE(lt.groups[2].attached);
   const std::vector<Expected> want = {
       {0, 0, 0, 2, 300},   // 10 and 20, gone after r0
       {0, 0, 2, 1, 100},   // 11, alive at the end
       {0, 1, 2, 1, 100},   // 14
       {0, 2, 2, 1, 200},   // 20 again
-      {1, 0, 1, 1, 4096},  // the image with its memory
+      {1, 0, 1, 1, 4096},  // the image with its memory's bytes
+      {2, 0, 1, 1, 0},     // the memory itself
   };
   EXPECT_EQ(cells_of(lt), want);
   EXPECT_EQ(lt.cells_omitted, 0u);
@@ -125,10 +130,30 @@ TEST(LifetimesTest, CapKeepsWhatIsAliveAtTheEndAndCountsTheRest) {
   // Alive at the end first, then bytes (20 again: 200), then the lower key on a tie.
   const std::vector<Expected> want = {{0, 0, 2, 1, 100}, {0, 2, 2, 1, 200}};
   EXPECT_EQ(cells_of(lt), want);
-  EXPECT_EQ(lt.cells_omitted, 3u);
-  EXPECT_EQ(lt.objects_omitted, 4u);
+  EXPECT_EQ(lt.cells_omitted, 4u);
+  EXPECT_EQ(lt.objects_omitted, 5u);
   EXPECT_EQ(lt.bytes_omitted, 300u + 100u + 4096u);
   ASSERT_EQ(lt.groups.size(), 1u);  // the image's group has no cell left
+}
+
+// Memory bound to one object, then on its own (the image destroyed first): one object over
+// the run, in the group of the last snapshot that listed it, with that snapshot's bytes.
+TEST(LifetimesTest, MemoryAttachedThenNotIsOneObject) {
+  std::vector<SnapshotBuilder> run;
+  for (uint32_t k = 0; k < 3; ++k) {
+    SnapshotBuilder s(kPid, k, format::Reason::kFrame, 10 * (k + 1));
+    if (k == 0) s.object(ObjectSpec{12, "VkImage", std::nullopt, 1, 1000, s.callsite(0x2000)});
+    s.object(ObjectSpec{13, "VkDeviceMemory", std::nullopt, 1, 4096, s.callsite(0x3000)});
+    if (k == 0) s.bind(12, 13, 4096);
+    run.push_back(std::move(s));
+  }
+  const RunLifetimes lt = test::analyse(run).lifetimes;
+  ASSERT_EQ(lt.groups.size(), 2u);
+  EXPECT_EQ(lt.groups[0].object_type, "VkImage");
+  EXPECT_EQ(lt.groups[1].object_type, "VkDeviceMemory");
+  EXPECT_FALSE(lt.groups[1].attached);
+  const std::vector<Expected> want = {{0, 0, 0, 1, 4096}, {1, 0, 2, 1, 4096}};
+  EXPECT_EQ(cells_of(lt), want);
 }
 
 TEST(LifetimesTest, NoSnapshotsDuringTheRun) {
@@ -209,17 +234,34 @@ TEST(LifetimesTest, DiffFromCellsEqualsVkleakDiff) {
       SCOPED_TRACE("snapshots " + std::to_string(a) + " and " + std::to_string(b));
       // What the explorer computes: alive at a, at b; new = alive at b and not at a.
       std::map<GroupKey, Numbers> from_cells;
+      std::map<std::string, Numbers> by_type;  // live counts: memory's bytes are its object's
       for (const LifetimeCell& c : lt.cells) {
         const analysis::LifetimeGroup& g = lt.groups[c.group];
-        Numbers& n = from_cells[key_of(g.object_type, g.callsite)];
         const bool at_a = c.first <= a && a <= c.last;
         const bool at_b = c.first <= b && b <= c.last;
+        Numbers& t = by_type[g.object_type];
+        if (at_a) t.live_a += c.count;
+        if (at_b) t.live_b += c.count;
+        if (g.attached) {  // `vkleak diff` lists no group for memory bound to one object
+          EXPECT_EQ(c.bytes, 0u);
+          continue;
+        }
+        Numbers& n = from_cells[key_of(g.object_type, g.callsite)];
         if (at_a) n.live_a += c.count, n.bytes_a += c.bytes;
         if (at_b) n.live_b += c.count, n.bytes_b += c.bytes;
         if (at_b && !at_a) n.born += c.count, n.born_bytes += c.bytes;
       }
       const analysis::DiffResult d =
           analysis::diff_snapshots(snaps[a], snaps[b], nullptr, test::test_options());
+      // Every object counted once: per type, the counts of `vkleak diff`'s types table (which
+      // are the snapshots' own), VkDeviceMemory included.
+      std::map<std::string, Numbers> want_types;
+      for (const analysis::DiffRow& row : d.types) {
+        if (row.live[0] == 0 && row.live[1] == 0) continue;
+        want_types[row.object_type] = Numbers{row.live[0], row.live[1], 0, 0, 0, 0};
+      }
+      EXPECT_EQ(by_type, want_types);
+      EXPECT_GT(by_type["VkDeviceMemory"].live_b, 10u);
       size_t changed = 0;
       for (const analysis::DiffRow& row : d.groups) {
         const GroupKey key = key_of(row.object_type, row.callsite);

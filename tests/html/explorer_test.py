@@ -111,9 +111,13 @@ class Model:
 
     def key(self, g):
         """(type, name pattern, innermost function): how the JSON and `vkleak diff` name a group."""
-        t, stack, name = self.data['groups'][g]
+        t, stack, name = self.data['groups'][g][:3]
         frames = self.data['stacks'][stack] if stack >= 0 else []
         return (self.data['types'][t], name, self.function(frames[-1]) if frames else None)
+
+    def attached(self, g):
+        """Memory bound to exactly one object: its bytes are that object's (cells hold 0)."""
+        return self.data['groups'][g][3] == 1
 
     def function(self, frame):
         s = self.data['frames'][frame][0]
@@ -189,17 +193,18 @@ class ExplorerChecks:
         self.assertEqual([s['sequence'] for s in d['snapshots']],
                          [s['sequence'] for s, _ in self.full])
         self.assertEqual(d['omitted'], {'cells': 0, 'objects': 0, 'bytes': 0})
-        # Who is alive when, per type, counted from the snapshot files' objects by id. Memory
-        # bound to exactly one object is that object's bytes, not an object of its own (data's
-        # contract-changes 3): VkDeviceMemory may count fewer.
+        # Who is alive when, per type, counted from the snapshot files' objects: every object
+        # once, VkDeviceMemory included (memory bound to one object: its own attached group).
         for i, (s, objects) in enumerate(self.full):
             counts = {}
             for o in objects.values():
                 counts[o['type']] = counts.get(o['type'], 0) + 1
             shown = {t: v[0] for t, v in self.model.alive(i).items() if v[0]}
-            memory = counts.pop(MEMORY, 0)
-            self.assertLessEqual(shown.pop(MEMORY, 0), memory)
             self.assertEqual(shown, counts, 'snapshot %d' % i)
+        self.assertTrue(any(self.model.attached(g) for g in range(len(d['groups']))))
+        for g, _, _, _, nbytes in self.model.cells:
+            if self.model.attached(g):
+                self.assertEqual(nbytes, 0, 'attached memory bytes are its object\'s')
         # Findings in rank order, with the JSON's kinds and problems.
         self.assertEqual([(f['rank'], f['kind'], f['problem']) for f in d['findings']],
                          [(i + 1, f['kind'], f['problem'])
@@ -212,7 +217,8 @@ class ExplorerChecks:
         checked = 0
         for sg in series['groups']:
             key = (sg['object_type'], sg['name_pattern'], sg['function'])
-            groups = [g for g in range(len(self.data['groups'])) if self.model.key(g) == key]
+            groups = [g for g in range(len(self.data['groups']))
+                      if self.model.key(g) == key and not self.model.attached(g)]
             self.assertTrue(groups, key)
             for i in range(self.model.n):
                 alive = self.model.alive(i, 'group')
@@ -220,11 +226,10 @@ class ExplorerChecks:
                 self.assertEqual(got, [sg['live'][i], sg['bytes'][i]], (key, i))
                 checked += 1
         self.assertGreater(checked, 0)
-        # The per-type series count objects (VkDeviceMemory aside, see above).
+        # The per-type series count every object, VkDeviceMemory included, as the cells do.
         for t in series['types']:
-            if t['type'] != MEMORY:
-                self.assertEqual([self.model.alive(i).get(t['type'], [0])[0]
-                                  for i in range(self.model.n)], t['live'], t['type'])
+            self.assertEqual([self.model.alive(i).get(t['type'], [0])[0]
+                              for i in range(self.model.n)], t['live'], t['type'])
 
     # --- navigation -----------------------------------------------------------------------
 
@@ -311,10 +316,7 @@ class ExplorerChecks:
             for oid in objects:
                 first.setdefault(oid, i)
         end = self.full[-1][1]
-        return sum(1 for oid, o in end.items() if lo <= first[oid] <= hi and o['type'] != MEMORY)
-
-    def non_memory(self, groups):
-        return sum(v[0] for g, v in groups.items() if self.model.key(g)[0] != MEMORY)
+        return sum(1 for oid in end if lo <= first[oid] <= hi)
 
     def test_timeline_brush_by_inputs(self):
         self.fresh('#timeline')
@@ -327,7 +329,8 @@ class ExplorerChecks:
             self.assertEqual(groups, want, (lo, hi))
             self.assertEqual(total, [[sum(v[0] for v in want.values()),
                                       sum(v[1] for v in want.values())]])
-            self.assertEqual(self.non_memory(groups), self.expected_brush_count(lo, hi), (lo, hi))
+            self.assertEqual(sum(v[0] for v in groups.values()),
+                             self.expected_brush_count(lo, hi), (lo, hi))
 
     def test_timeline_brush_by_drag(self):
         self.fresh('#timeline')
@@ -339,7 +342,7 @@ class ExplorerChecks:
         self.assertEqual((int(self.js('document.querySelector("#timeline-from").value')),
                           int(self.js('document.querySelector("#timeline-to").value'))), (lo, hi))
         groups, total = self.brush_rows()
-        self.assertEqual(self.non_memory(groups), self.expected_brush_count(lo, hi))
+        self.assertEqual(sum(v[0] for v in groups.values()), self.expected_brush_count(lo, hi))
         self.assertEqual(total[0][0], sum(v[0] for v in groups.values()))
 
     # --- flame graph ----------------------------------------------------------------------
@@ -601,30 +604,50 @@ class ExplorerChecks:
                 v[col] += x
         got = {}
         for row in self.js('__vk.cells("table#diff-groups tr[data-group]")'):
+            if self.model.attached(int(row['data-group'])):
+                continue  # `vkleak diff` lists no group of memory bound to one object
             v = got.setdefault(self.model.key(int(row['data-group'])), dict.fromkeys(DIFF_COLS, 0))
             for col in DIFF_COLS:
                 v[col] += int(row[col])
         self.assertTrue(want)
         self.assertEqual(got, want)
-        # Types: the counts of every type but memory (its own objects in `vkleak diff`'s types,
-        # part of what it is bound to here); new = born.
+        # Types: every type's counts exactly, VkDeviceMemory included: `vkleak diff`'s live
+        # counts, and new/kept/freed by id from the two snapshot files; new bytes = born bytes
+        # (memory bound to one object adds none: its bytes are its object's).
         rows = {r['data-type']: r for r in self.js('__vk.cells("table#diff-types tr[data-type]")')}
-        born = {}
+        _, objs_a = snapshot_objects(first)
+        _, objs_b = snapshot_objects(last)
+        by_id = {}
+        for oid, o in objs_a.items():
+            by_id.setdefault(o['type'], [0, 0, 0])[2 if oid in objs_b else 1] += 1
+        for oid, o in objs_b.items():
+            if oid not in objs_a:
+                by_id.setdefault(o['type'], [0, 0, 0])[0] += 1
+        born_bytes = {}
         for (t, _, _), v in want.items():
-            b = born.setdefault(t, [0, 0])
-            b[0] += v['new-count']
-            b[1] += v['new-bytes']
-        for t in d['types']:
-            if t['type'] == MEMORY or t['live'] == [0, 0]:
-                continue
-            new = born.get(t['type'], [0, 0])
-            kept = t['live'][1] - new[0]
-            expect = {'new-count': new[0], 'kept-count': kept, 'freed-count': t['live'][0] - kept,
-                      'new-bytes': new[1]}
-            self.assertIn(t['type'], rows)
-            self.assertEqual({k: int(rows[t['type']][k]) for k in expect}, expect, t['type'])
-        self.assertEqual(set(rows) - {MEMORY},
-                         {t['type'] for t in d['types'] if t['live'] != [0, 0]} - {MEMORY})
+            born_bytes[t] = born_bytes.get(t, 0) + v['new-bytes']
+        live = {t['type']: t['live'] for t in d['types'] if t['live'] != [0, 0]}
+        self.assertEqual(set(rows), set(live))
+        for t, (new, freed, kept) in by_id.items():
+            expect = {'new-count': new, 'freed-count': freed, 'kept-count': kept,
+                      'new-bytes': born_bytes.get(t, 0)}
+            self.assertEqual({k: int(rows[t][k]) for k in expect}, expect, t)
+            self.assertEqual([freed + kept, new + kept], live[t], t)
+        # Attached memory's bytes are greyed with the reason, not a silent 0.
+        attached = self.js("""[...document.querySelectorAll('table#diff-groups tr[data-group]')]
+            .map(r => [Number(r.dataset.group), [...r.querySelectorAll('td[data-col$="bytes"]')]
+                .map(td => [td.classList.contains('vk-attached'), td.title])])""")
+        grey = [cells for g, cells in attached if self.model.attached(g)]
+        changed = any(self.model.attached(g) and (f <= 0 <= l) != (f <= n - 1 <= l)
+                      for g, f, l, _, _ in self.model.cells)
+        self.assertEqual(bool(grey), changed)
+        for cells in grey:
+            for is_grey, title in cells:
+                self.assertTrue(is_grey)
+                self.assertIn('counted with the object it is bound to', title)
+        for g, cells in attached:
+            if not self.model.attached(g):
+                self.assertFalse(any(c[0] for c in cells), g)
 
     def full_indices(self, indices):
         paths = []

@@ -48,6 +48,20 @@
     return (Math.round(n * 100) / 100).toString() + ' ' + units[u];
   }
 
+  // Memory bound to exactly one object: counted as an object, its bytes with that object.
+  const ATTACHED_NOTE = 'bytes counted with the object it is bound to';
+
+  // A bytes cell: greyed with the explanation when its objects are attached memory (a group, or a
+  // type all of whose bytes are so counted); titled when only some are.
+  function bytesCell(attrs, v, attached) {
+    const td = el('td', attrs, formatBytes(v));
+    if (attached) {
+      td.title = 'memory bound to exactly one object: ' + ATTACHED_NOTE;
+      if (v === 0) td.classList.add('vk-attached');
+    }
+    return td;
+  }
+
   function formatMetric(metric, n) {
     return metric === 'bytes' ? formatBytes(n) : formatCount(n);
   }
@@ -93,8 +107,10 @@
       let label = type;
       if (g[2]) label += ' "' + g[2] + '"';
       if (fn) label += ' @ ' + fn;
+      const attached = g[3] === 1;
+      if (attached) label += ' (bound to one object)';
       return {index: i, type: type, typeIndex: g[0], stack: stack, name: g[2] || '', fn: fn,
-              label: label};
+              label: label, attached: attached};
     });
     const raw = d.cells || [];
     const cells = [];
@@ -375,8 +391,8 @@
         tr.appendChild(el('td', {}, group.name));
         tr.appendChild(el('td', {class: 'vk-num vk-count', 'data-value': String(t.count)},
                           formatCount(t.count)));
-        tr.appendChild(el('td', {class: 'vk-num vk-bytes', 'data-value': String(t.bytes)},
-                          formatBytes(t.bytes)));
+        tr.appendChild(bytesCell({class: 'vk-num vk-bytes', 'data-value': String(t.bytes)}, t.bytes,
+                                 !!group.attached));
         body.appendChild(tr);
         count += t.count;
         bytes += t.bytes;
@@ -810,9 +826,8 @@
       tr.appendChild(el('td', {}, label));
       for (const c of COLS) {
         const v = t[c];
-        const text = c.endsWith('bytes') ? formatBytes(v) : formatCount(v);
-        tr.appendChild(el('td', {class: 'vk-num' + (v === 0 ? ' vk-zero' : ''), 'data-col': c,
-                                 'data-value': String(v)}, text));
+        const cls = {class: 'vk-num' + (v === 0 ? ' vk-zero' : ''), 'data-col': c, 'data-value': String(v)};
+        tr.appendChild(c.endsWith('bytes') ? bytesCell(cls, v, t.attached) : el('td', cls, formatCount(v)));
       }
       return tr;
     }
@@ -831,6 +846,7 @@
           const t = map.get(key) || zero();
           t[what + '-count'] += c.count;
           t[what + '-bytes'] += c.bytes;
+          if (g && g.attached) t.attached = true;
           map.set(key, t);
         }
         total[what + '-count'] += c.count;
@@ -890,31 +906,35 @@
   function init() {
     let data = null;
     let failure = null;
-    const guard = (f) => {
+    // Each step is a performance measure "vkleak:<step>" (bench/RESULTS.md reads them).
+    const guard = (f, step) => {
+      const t0 = performance.now();
       try {
         f();
       } catch (e) {
         failure = failure || e;
       }
+      if (performance.measure) performance.measure('vkleak:' + step, {start: t0, end: performance.now()});
     };
-    guard(() => { data = loadData(); });
+    guard(() => { data = loadData(); }, 'data');
     if (data) {
       for (const id of ['flamegraph-noscript', 'diff-noscript']) {
         const note = document.getElementById(id);
         if (note) note.hidden = true;
       }
-      guard(() => buildTimeline(data));
-      guard(() => buildFlamegraph(data));
-      guard(() => buildDiff(data));
+      guard(() => buildTimeline(data), 'timeline');
+      guard(() => buildFlamegraph(data), 'flamegraph');
+      guard(() => buildDiff(data), 'diff');
     } else {
       for (const id of ['flamegraph-noscript', 'diff-noscript']) {
         const note = document.getElementById(id);
         if (note) note.textContent = 'This report holds no lifetimes of objects to draw.';
       }
     }
-    guard(buildFindings);
-    guard(buildRetainers);
-    guard(buildNav);
+    guard(buildFindings, 'findings');
+    guard(buildRetainers, 'retainers');
+    guard(buildNav, 'nav');
+    if (performance.mark) performance.mark('vkleak:ready');
     document.documentElement.dataset.explorer = failure ? 'failed' : 'ready';
     if (failure) throw failure;
   }
