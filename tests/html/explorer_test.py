@@ -354,6 +354,9 @@ class ExplorerChecks:
         self.fresh('#flamegraph')
         last = self.model.n - 1
         self.assertEqual(self.js('document.querySelector("#flame-snapshot").value'), str(last))
+        # The plain flame graph by default: no base, no deltas (the differential is chosen).
+        self.assertEqual(self.js('document.querySelector("#flame-base").value'), '')
+        self.assertFalse(self.js('!!document.querySelector(".vk-flame-node[data-delta]")'))
         for metric, k in (('bytes', 1), ('count', 0)):
             self.choose('#flame-metric', metric)
             nodes = self.flame_nodes()
