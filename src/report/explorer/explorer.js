@@ -368,13 +368,19 @@
     // Created in [from, to] and still alive at the last snapshot, per group.
     function selection() {
       const table = $('#timeline-selection');
-      const per = new Map();
+      // Flat per-group sums (no per-cell map lookups: most of 250,000 cells may qualify).
+      const G = data.groups.length;
+      const sum = new Float64Array(G * 2);
+      const seen = new Uint8Array(G);
       for (const c of data.cells) {
-        if (c.first < state.from || c.first > state.to || c.last !== n - 1) continue;
-        const t = per.get(c.group) || {count: 0, bytes: 0};
-        t.count += c.count;
-        t.bytes += c.bytes;
-        per.set(c.group, t);
+        if (c.first < state.from || c.first > state.to || c.last !== n - 1 || !(c.group < G)) continue;
+        sum[c.group * 2] += c.count;
+        sum[c.group * 2 + 1] += c.bytes;
+        seen[c.group] = 1;
+      }
+      const per = new Map();
+      for (let g = 0; g < G; ++g) {
+        if (seen[g]) per.set(g, {count: sum[g * 2], bytes: sum[g * 2 + 1]});
       }
       const rows = Array.from(per.entries()).sort((a, b) => b[1].bytes - a[1].bytes ||
                                                             b[1].count - a[1].count || a[0] - b[0]);
