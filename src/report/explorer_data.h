@@ -2,7 +2,9 @@
 // JSON document embedded in the page (<script type="application/json"
 // id="vkleak-explorer-data">), read by the page's script. Its shape is the explorer contract's
 // (version 1): string tables for types, function and file names; frames and stacks (outermost
-// first) shared by the groups; cells as a flat list of 5 integers.
+// first) shared by the groups; groups as [type, stack, name pattern, attached] (attached = 1:
+// memory bound to one object, its bytes counted with that object); cells as a flat list of 5
+// integers.
 #pragma once
 
 #include <string>
