@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The README's explorer screenshots: runs incident scenarios under the layer (lavapipe), renders
 # `vkleak report --html`, and takes one PNG per view with headless Chromium over the DevTools
-# protocol (tests/html/cdp.py), into docs/explorer/.
-# Usage: tools/screenshots.sh [BUILD_DIR] [OUT_DIR]   (default build, docs/explorer)
+# protocol (tests/html/cdp.py), into tools/screenshots/.
+# Usage: tools/screenshots.sh [BUILD_DIR] [OUT_DIR]   (default build, tools/screenshots)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
-out="${2:-$root/docs/explorer}"
+out="${2:-$root/tools/screenshots}"
 mkdir -p "$out"
 for f in bin/vkleak tests/scenarios/incident1_wrapper_growth tests/scenarios/incident5_bindgroup_cache; do
   [ -x "$build/$f" ] || { echo "screenshots: $build/$f is missing (build it first)" >&2; exit 2; }

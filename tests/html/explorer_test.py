@@ -3,7 +3,7 @@
 
 Incident scenarios run under the real layer on lavapipe; `vkleak report --format json --html`
 reads their snapshots. The page is opened, each view is clicked through with real mouse and
-keyboard input (the DOM hooks of the explorer contract, §3), and what it shows is checked against
+keyboard input (the DOM hooks of src/report/explorer/CONTRACT.md), and what it shows is checked against
 independent sources: the findings JSON (numbers exactly, functions, kinds), the snapshot files
 themselves (who is alive when, by object id), `vkleak diff` on the first and last snapshot, and
 the page's embedded data where a view derives from it. No console message or exception is

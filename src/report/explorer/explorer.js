@@ -1,5 +1,5 @@
 // vkleak report explorer: makes the server-rendered page interactive. Every view is built from
-// the run's lifetimes embedded in the page (script#vkleak-explorer-data, contract: issue 18) or
+// the run's lifetimes embedded in the page (script#vkleak-explorer-data; CONTRACT.md in this folder) or
 // from the server-side HTML; without this script the page still reads whole.
 // Plain DOM, no framework, no network; runs in Chromium and Firefox.
 'use strict';
