@@ -1,10 +1,10 @@
 // The HTML explorer's data: the run's lifetimes (RunLifetimes), call sites and findings as one
 // JSON document embedded in the page (<script type="application/json"
 // id="vkleak-explorer-data">), read by the page's script. Its shape is the explorer contract's
-// (version 1, src/report/explorer/CONTRACT.md): string tables for types, function and file names; frames and stacks (outermost
-// first) shared by the groups; groups as [type, stack, name pattern, attached] (attached = 1:
-// memory bound to one object, its bytes counted with that object); cells as a flat list of 5
-// integers.
+// (version 1, src/report/explorer/CONTRACT.md): string tables for types, function and file names;
+// frames and stacks (outermost first) shared by the groups; groups as [type, stack, name pattern,
+// attached] (attached = 1: memory bound to one object, its bytes counted with that object); cells
+// as a flat list of 5 integers.
 #pragma once
 
 #include <string>
