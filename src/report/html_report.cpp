@@ -1250,10 +1250,22 @@ std::string diff_section() {
          "object, its bytes with that object (shown greyed here).</p>\n</div>\n</section>\n";
 }
 
-std::string nav() {
-  return "<nav id=\"vk-nav\" aria-label=\"Views\"><a href=\"#timeline\">Timeline</a><a "
-         "href=\"#flamegraph\">Flame graph</a><a href=\"#findings\">Findings</a><a "
-         "href=\"#retainers\">Retainers</a><a href=\"#diff\">Diff</a></nav>\n";
+std::string nav(const Report& r) {
+  std::string s =
+      "<nav id=\"vk-nav\" aria-label=\"Views\"><a href=\"#timeline\">Timeline</a><a "
+      "href=\"#flamegraph\">Flame graph</a><a href=\"#findings\">Findings</a><a "
+      "href=\"#retainers\">Retainers</a><a href=\"#diff\">Diff</a>";
+  // The explorer's data is the first run's: say so when there are others, so that a timeline
+  // of one process is not read as the whole document's.
+  if (r.run && r.runs > 1) {
+    const std::string& exe = r.run->executable;
+    const size_t slash = exe.find_last_of('/');
+    const std::string name = slash == std::string::npos ? exe : exe.substr(slash + 1);
+    s += "<span class=\"vk-nav-run\" id=\"explorer-run\">timeline, flame graph and diff: pid " +
+         std::to_string(r.run->pid) + (name.empty() ? "" : " " + html_text(display_cut(name))) +
+         ", the first of " + std::to_string(r.runs) + " runs</span>";
+  }
+  return s + "</nav>\n";
 }
 
 }  // namespace
@@ -1283,7 +1295,7 @@ std::string render_html(const analysis::ReportDocument& doc) {
   s += "<title>" + html_text(title) + "</title>\n<style>" + explorer::kStyle +
        "</style>\n</head>\n<body>\n";
   s += header(r);
-  s += nav();
+  s += nav(r);
   s += "<main>\n";
   s += summary(r);
   s += charts_section(r);

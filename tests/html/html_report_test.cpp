@@ -867,6 +867,22 @@ TEST(HtmlExplorer, NavLinksTheFiveViewsInOrder) {
   }
 }
 
+// The views draw the first run only: with several runs the nav says which one, escaped.
+TEST(HtmlExplorer, NavNamesTheRunTheViewsShowWhenThereAreSeveral) {
+  ReportDocument doc = html_test::incident_fixture();
+  ASSERT_EQ(doc.runs.size(), 1u);
+  EXPECT_EQ(render_html(doc).find("id=\"explorer-run\""), std::string::npos);
+  doc.runs.front().pid = 4242;
+  doc.runs.front().executable = "/opt/app/<b>game";
+  doc.runs.push_back(doc.runs.front());
+  doc.runs.back().pid = 4343;
+  const std::string nav = between(render_html(doc), "<nav id=\"vk-nav\"", "</nav>");
+  EXPECT_NE(nav.find("id=\"explorer-run\">timeline, flame graph and diff: pid 4242 "
+                     "&lt;b&gt;game, the first of 2 runs</span>"),
+            std::string::npos)
+      << nav;
+}
+
 // Every finding row carries what the explorer sorts and filters by, as exact values, and its
 // full report is server-side.
 TEST(HtmlExplorer, FindingRowsCarryTheirDataAndFullReports) {
