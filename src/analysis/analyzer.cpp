@@ -15,23 +15,6 @@
 
 namespace vkleak::analysis {
 
-namespace {
-
-// Keeps, per group, the hits of the snapshot that shows the group at its worst (the later one
-// on a tie: it is the more recent evidence).
-void keep_worst(GroupHits&& hits, std::unordered_map<uint32_t, Hits>* worst) {
-  for (auto& [group, h] : hits) {
-    auto it = worst->find(group);
-    if (it == worst->end()) {
-      worst->emplace(group, std::move(h));
-    } else if (!it->second.worse_than(h)) {
-      it->second = std::move(h);
-    }
-  }
-}
-
-}  // namespace
-
 RunAnalyzer::RunAnalyzer(const AnalysisOptions& options)
     : options_(options), callsites_(options.symbolize), events_(options_) {}
 
@@ -76,9 +59,12 @@ void RunAnalyzer::add(Snapshot snapshot) {
   const bool teardown = is_teardown(*snap);
   saw_teardown_ |= teardown;
   saw_exit_ |= snap->reason == format::name(format::Reason::kExit);
-  if (teardown) {
+  if (teardown || snap->reason == format::name(format::Reason::kExit)) {
+    // What outlives its device (or the process) is a leak whatever the series say.
     for (size_t i = 0; i < index->size(); ++i) {
-      if (index->app_made(i)) at_teardown_.insert(index->group(i));
+      if (!index->app_made(i)) continue;
+      if (teardown) at_teardown_.insert(index->group(i));
+      outlived_.insert(index->object(i).id);
     }
   }
   if (teardown || snap->reason == format::name(format::Reason::kExit)) {
@@ -94,13 +80,13 @@ void RunAnalyzer::add(Snapshot snapshot) {
   if (!teardown) {
     // Teardown snapshots show objects mid-destruction (views whose images went first, memory
     // whose buffers did): only snapshots taken during the run say anything about retention.
-    const RetainedMarks marks = mark_retained(*index, options_.thresholds);
-    std::vector<uint8_t> referrers;
-    keep_worst(find_stale_views(*index, marks, options_, &referrers), &stale_);
-    keep_worst(collect_retained(*index, marks, referrers, options_), &retained_);
-    reuse_.observe(*index, marks, options_.thresholds);
-    stale_recycling_.observe(*index, referrers);
-    keep_worst(find_orphaned_memory(*index, options_), &orphaned_);
+    // Whole-run evidence for the last snapshot's judgement (judge_last_snapshot): rings and
+    // pools in steady use, free lists of descriptor sets rewritten later, and the series.
+    reuse_.observe(*index, options_.thresholds);
+    const RetainedMarks none{std::vector<uint8_t>(index->size(), 0), {}};
+    std::vector<uint8_t> dangling;
+    find_stale_views(*index, none, {}, options_, &dangling);
+    stale_recycling_.observe(*index, dangling);
     record_series(*index);
     record_lifetimes(*index, report_.snapshots.size() - 1);
   }
@@ -294,23 +280,48 @@ std::vector<LabeledStack> RunAnalyzer::stale_stacks(const Finding& f, const Stal
   return {std::move(view), std::move(target)};
 }
 
-void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
+void RunAnalyzer::judge_accumulation_of_groups() {
   const Thresholds& t = options_.thresholds;
-  size_t first_point = 0;
-  while (first_point < frames_.size() && frames_[first_point] < t.warmup_frames) ++first_point;
-  const size_t points = frames_.size() - first_point;
-  if (points < std::max<uint32_t>(t.growth_min_snapshots, 2)) {
-    report_.notes.push_back("growth not checked: " + std::to_string(points) +
-                            " snapshot(s) taken during the run after the warm-up (frame " +
-                            std::to_string(t.warmup_frames) + "), " +
-                            std::to_string(t.growth_min_snapshots) + " needed (" +
-                            periodic_snapshots_hint(frame_counting_) + ")");
+  first_point_ = 0;
+  while (first_point_ < frames_.size() && frames_[first_point_] < t.warmup_frames) ++first_point_;
+  const size_t points = frames_.size() - first_point_;
+  judged_ = points >= std::max<uint32_t>(t.growth_min_snapshots, 2);
+  if (!judged_) {
+    report_.notes.push_back(
+        "growth, retained objects, views that pin them and orphaned memory not judged: " +
+        std::to_string(points) + " snapshot(s) taken during the run after the warm-up (frame " +
+        std::to_string(t.warmup_frames) + "), " + std::to_string(t.growth_min_snapshots) +
+        " needed to see objects accumulate; not enough of the run seen to judge, run longer or "
+        "snapshot more often (" +
+        periodic_snapshots_hint(frame_counting_) + ")");
+    return;
   }
+  // When the objects alive at the last snapshot were created, per group.
+  std::unordered_map<uint32_t, std::vector<uint64_t>> created;
+  if (last_index_) {
+    for (size_t i = 0; i < last_index_->size(); ++i) {
+      if (last_index_->attached(i)) continue;
+      created[last_index_->group(i)].push_back(last_index_->object(i).frame);
+    }
+  }
+  const std::vector<uint64_t> frames(frames_.begin() + static_cast<std::ptrdiff_t>(first_point_),
+                                     frames_.end());
+  for (const auto& [group, series_points] : group_series_) {
+    std::vector<uint64_t> live(frames_.size(), 0);
+    for (const Point& p : series_points) live[p.point] = p.live;
+    live.erase(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(first_point_));
+    const AccumulationVerdict v =
+        judge_accumulation(live, kept_series(frames, std::move(created[group])), t);
+    if (v.accumulating) accumulating_.emplace(group, v);
+  }
+}
 
+void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
+  const size_t first_point = first_point_;
   struct Candidate {
     uint32_t group;
     Series series;
-    GrowthVerdict live, bytes;
+    GrowthVerdict live;
   };
   std::vector<Candidate> growing;
   // (growth in bytes, growth in count) -> group and its series, for the HTML report.
@@ -324,7 +335,7 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
       s.live[p.point] = p.live;
       s.bytes[p.point] = p.bytes;
     }
-    if (points >= 2) {
+    if (frames_.size() >= first_point + 2) {
       const auto grew = [&](const std::vector<uint64_t>& v) {
         return saturating_delta(v[first_point], v.back());
       };
@@ -332,21 +343,18 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
         by_growth.push_back({{grew(s.bytes), grew(s.live)}, {group, s}});
       }
     }
-    if (points < std::max<uint32_t>(t.growth_min_snapshots, 2)) continue;
+    auto acc = accumulating_.find(group);
+    if (acc == accumulating_.end()) continue;
     const std::vector<uint64_t> live(s.live.begin() + static_cast<std::ptrdiff_t>(first_point),
                                      s.live.end());
-    const std::vector<uint64_t> bytes(s.bytes.begin() + static_cast<std::ptrdiff_t>(first_point),
-                                      s.bytes.end());
-    Candidate c{group, std::move(s), judge_growth(live, t), judge_growth(bytes, t)};
-    if (!c.live.growing && !c.bytes.growing) continue;
     // Warm-up that levels off and is released: a working set (its members, or the children
     // of its pools, are used again and again) growing ever more slowly, freed at teardown.
     const std::vector<uint64_t> frames(frames_.begin() + static_cast<std::ptrdiff_t>(first_point),
                                        frames_.end());
     const bool in_use = reuse_.reused(group) || reuse_.in_reused_pool(group);
     const bool released = saw_teardown_ && at_teardown_.count(group) == 0;
-    if (in_use && released && decelerating(frames, c.live.growing ? live : bytes)) continue;
-    growing.push_back(std::move(c));
+    if (in_use && released && decelerating(frames, live)) continue;
+    growing.push_back(Candidate{group, std::move(s), acc->second.floor});
   }
 
   // The fastest-growing groups, whose series the HTML report draws.
@@ -398,8 +406,62 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
     f.frames.last = c.series.frames[last];
     f.frames.last_used.reset();
     f.series = std::move(c.series);
-    f.message = growth_message(f, first_point, c.live, c.bytes);
+    f.message = growth_message(f, first_point, c.live);
     findings->push_back(std::move(f));
+  }
+}
+
+void RunAnalyzer::judge_last_snapshot(std::vector<Finding>* findings) {
+  if (!last_index_) return;
+  const SnapshotIndex& index = *last_index_;
+  // The evidence a heuristic kind needs for an object: its group accumulates over the run, or
+  // the object outlived its device.
+  std::vector<uint8_t> evidence(index.size(), 0);
+  for (size_t i = 0; i < index.size(); ++i) {
+    evidence[i] = (judged_ && accumulating_.count(index.group(i)) != 0) ||
+                  outlived_.count(index.object(i).id) != 0;
+  }
+  // Retained, judged once for the whole run: superseded and idle at the end, in a group that
+  // piles up and is no ring or pool handing its members out in turn.
+  // Pools in steady use: a member used again from one snapshot to the next, or in use now. Their
+  // idle members wait their turn (zink's barrier command buffer beside the main one).
+  std::unordered_set<int64_t> busy_pools;
+  for (size_t i = 0; i < index.size(); ++i) {
+    const int64_t parent = index.object(i).parent;
+    if (parent == kNullId || !index.app_made(i)) continue;
+    if (reuse_.pool_reused(parent) ||
+        index.object(i).in_flight || index.idle(i) < options_.thresholds.min_frames_unused) {
+      busy_pools.insert(parent);
+    }
+  }
+  RetainedMarks marks = mark_retained(index, options_.thresholds);
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (!marks.retained[i]) continue;
+    const bool outlived = outlived_.count(index.object(i).id) != 0;
+    // A ring: members of the group came back into use after being idle.
+    const bool waiting = reuse_.reused(index.group(i)) ||
+                         (is_pool_child(index, i) && busy_pools.count(index.object(i).parent));
+    if (!evidence[i] || (waiting && !outlived)) marks.retained[i] = 0;
+  }
+  // Free lists of descriptor sets, rewritten later and not piling up: their dangling sets.
+  std::unordered_set<uint32_t> recycled;
+  for (size_t i = 0; i < index.size(); ++i) {
+    const uint32_t g = index.group(i);
+    if (!recycled.count(g) && stale_recycling_.recycled(g, options_.thresholds)) recycled.insert(g);
+  }
+  std::vector<uint8_t> referrers;
+  GroupHits stale = find_stale_views(index, marks, recycled, options_, &referrers);
+  GroupHits retained = collect_retained(index, marks, referrers, options_);
+  GroupHits orphaned = find_orphaned_memory(index, evidence, options_);
+  for (auto& [group, h] : retained) {
+    findings->push_back(make_finding(FindingKind::kRetained, group, std::move(h)));
+  }
+  for (auto& [group, h] : stale) {
+    findings->push_back(make_finding(FindingKind::kStaleView, group, std::move(h)));
+    for (const Chain& c : findings->back().chains) report_.series.chains.push_back(c);
+  }
+  for (auto& [group, h] : orphaned) {
+    findings->push_back(make_finding(FindingKind::kOrphanedMemory, group, std::move(h)));
   }
 }
 
@@ -407,25 +469,12 @@ RunReport RunAnalyzer::finish() {
   std::vector<Finding> findings;
   if (std::string note = frame_counting_note(frame_counting_); !note.empty())
     report_.notes.push_back(std::move(note));
+  judge_accumulation_of_groups();
   add_growth_findings(&findings);
   for (auto& [group, h] : leaks_) {
     findings.push_back(make_finding(FindingKind::kLeakAtExit, group, std::move(h)));
   }
-  for (auto& [group, h] : retained_) {
-    // Rings and pools: idle members that come back into use, or wait in pools whose other
-    // members do, are not superseded.
-    if (reuse_.reused(group) || reuse_.marked_in_reused_pools(group)) continue;
-    findings.push_back(make_finding(FindingKind::kRetained, group, std::move(h)));
-  }
-  for (auto& [group, h] : stale_) {
-    // An engine's own free list of descriptor sets: rewritten later, bounded, pinning nothing.
-    if (stale_recycling_.recycled(group, options_.thresholds)) continue;
-    findings.push_back(make_finding(FindingKind::kStaleView, group, std::move(h)));
-    for (const Chain& c : findings.back().chains) report_.series.chains.push_back(c);
-  }
-  for (auto& [group, h] : orphaned_) {
-    findings.push_back(make_finding(FindingKind::kOrphanedMemory, group, std::move(h)));
-  }
+  judge_last_snapshot(&findings);
   for (EventRule::Group& g : events_.take()) {
     Finding f;
     f.kind = g.kind;

@@ -48,7 +48,12 @@ class RunAnalyzer {
   void record_series(const SnapshotIndex& index);
   void record_lifetimes(const SnapshotIndex& index, size_t report_index);
   void finish_lifetimes();
+  // Which groups accumulate over the snapshots after the warm-up (accumulating_).
+  void judge_accumulation_of_groups();
   void add_growth_findings(std::vector<Finding>* findings);
+  // retained, stale_view and orphaned_memory, judged once at the last snapshot taken during the
+  // run with the whole run's evidence: an object idle then used or freed later is none of them.
+  void judge_last_snapshot(std::vector<Finding>* findings);
   Finding make_finding(FindingKind kind, uint32_t group, Hits&& hits);
   // stale_view of a destroyed target: "view created here", "target destroyed here".
   std::vector<LabeledStack> stale_stacks(const Finding& f, const StaleTarget& t);
@@ -57,14 +62,15 @@ class RunAnalyzer {
   CallsiteTable callsites_;
   GroupTable groups_;
   RunReport report_;
-  std::unordered_map<uint32_t, Hits> leaks_;     // summed over teardown snapshots
-  std::unordered_map<uint32_t, Hits> retained_;  // the worst snapshot of each group
-  std::unordered_map<uint32_t, Hits> stale_;
-  std::unordered_map<uint32_t, Hits> orphaned_;
+  std::unordered_map<uint32_t, Hits> leaks_;  // summed over teardown snapshots
   EventRule events_;
   ReuseTracker reuse_;                        // rings and pools: retained and growth
   StaleRecycleTracker stale_recycling_;       // recycled descriptor sets: stale_view
   std::unordered_set<uint32_t> at_teardown_;  // groups with members alive at teardown
+  std::unordered_set<uint64_t> outlived_;     // ids alive at teardown or in the exit snapshot
+  size_t first_point_ = 0;                    // the first snapshot after the warm-up
+  bool judged_ = false;                       // enough snapshots after it to judge
+  std::unordered_map<uint32_t, AccumulationVerdict> accumulating_;
   IdCallsites previous_;
   std::vector<uint64_t> frames_;  // of the snapshots taken during the run
   std::unordered_map<uint32_t, std::vector<Point>> group_series_;

@@ -120,8 +120,7 @@ std::string orphaned_message(const Finding& f, const Hits& h, const Thresholds& 
          std::to_string(h.snapshot_frame) + ").";
 }
 
-std::string growth_message(const Finding& f, size_t first_point, const GrowthVerdict& live,
-                           const GrowthVerdict& bytes) {
+std::string growth_message(const Finding& f, size_t first_point, const GrowthVerdict& live) {
   const Series& s = *f.series;
   const size_t last = s.frames.size() - 1;
   std::string text = "Live " + f.object_type;
@@ -133,10 +132,10 @@ std::string growth_message(const Finding& f, size_t first_point, const GrowthVer
   }
   text += " over " + std::to_string(last - first_point + 1) + " snapshots, " +
           frame_range(s.frames[first_point], s.frames[last]) + ", ";
-  const GrowthVerdict& v = live.growing ? live : bytes;
-  text += std::string(live.growing ? "the count" : "the bytes") + " rising in " +
-          std::to_string(v.rises) + " of " + std::to_string(v.intervals) + " intervals";
-  text += v.stepped ? ", in steps, never coming back down." : ".";
+  // live is the verdict on the count's floor (the fewest alive from each snapshot on).
+  text += "the count rising in " + std::to_string(live.rises) + " of " +
+          std::to_string(live.intervals) + " intervals and never coming back down";
+  text += live.stepped ? ", in steps." : ".";
   return text;
 }
 

@@ -18,8 +18,7 @@ std::string leak_message(const Finding& f, const Hits& h);
 std::string retained_message(const Finding& f, const Hits& h, const Thresholds& t);
 std::string stale_message(const Finding& f, const Hits& h, const Thresholds& t);
 std::string orphaned_message(const Finding& f, const Hits& h, const Thresholds& t);
-std::string growth_message(const Finding& f, size_t first_point, const GrowthVerdict& live,
-                           const GrowthVerdict& bytes);
+std::string growth_message(const Finding& f, size_t first_point, const GrowthVerdict& live);
 // headline: the first event's (event_headline).
 std::string event_message(const Finding& f, const std::string& headline);
 

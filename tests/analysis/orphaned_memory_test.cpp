@@ -12,20 +12,26 @@ using test::SnapshotBuilder;
 
 constexpr uint64_t kPid = 400;
 
-TEST(OrphanedMemoryTest, MemoryWhoseBufferWasDestroyed) {
-  // Incident 4: per iteration, memory allocated and bound to a buffer that is destroyed later;
-  // the memory stays.
-  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
+// Incident 4: per iteration (frame), memory allocated and bound to a buffer that is destroyed
+// later; the memory stays. At frame `now`, iterations 0..now-1 have run.
+SnapshotBuilder tensors(uint64_t now) {
+  SnapshotBuilder s(kPid, now, format::Reason::kFrame, now);
   const int site = s.callsite(0x1000);
-  for (uint64_t i = 0; i < 100; ++i) {
+  for (uint64_t i = 0; i < now; ++i) {
     s.object(
         {10 + i, "VkDeviceMemory", "tensor.memory", i, 1024, site, format::Origin::kAllocated, i});
   }
   // The current iteration's buffer is still bound to the newest memory.
-  s.object({500, "VkBuffer", "tensor.buffer", 99, 1024, s.callsite(0x2000),
-            format::Origin::kCreated, 99});
-  s.bind(500, 109, 1024);
-  const analysis::RunReport r = test::analyse({s});
+  s.object({5000, "VkBuffer", "tensor.buffer", now - 1, 1024, s.callsite(0x2000),
+            format::Origin::kCreated, now - 1});
+  s.bind(5000, 10 + now - 1, 1024);
+  return s;
+}
+
+TEST(OrphanedMemoryTest, MemoryWhoseBufferWasDestroyed) {
+  std::vector<SnapshotBuilder> run;
+  for (uint64_t now = 25; now <= 100; now += 25) run.push_back(tensors(now));
+  const analysis::RunReport r = test::analyse(run);
   const analysis::Finding* f = test::only(r, FindingKind::kOrphanedMemory, "VkDeviceMemory");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->count, 85u);  // iterations 0..84: idle for 16+ frames
@@ -59,14 +65,26 @@ TEST(OrphanedMemoryTest, BoundSharedRecentAndInFlightMemoryIsNot) {
 }
 
 TEST(OrphanedMemoryTest, NeverBoundMemoryCountsFromItsAllocation) {
-  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
-  s.object({10, "VkDeviceMemory", "forgotten", 20, 4096, s.callsite(0x1000),
-            format::Origin::kAllocated});
-  const analysis::RunReport r = test::analyse({s});
+  // One allocation, never bound, still alive when its device is destroyed.
+  std::vector<SnapshotBuilder> run;
+  for (uint64_t now = 25; now <= 100; now += 25) {
+    SnapshotBuilder s(kPid, now, format::Reason::kFrame, now);
+    s.object({10, "VkDeviceMemory", "forgotten", 20, 4096, s.callsite(0x1000),
+              format::Origin::kAllocated});
+    run.push_back(std::move(s));
+  }
+  const analysis::RunReport running = test::analyse(run);
+  EXPECT_TRUE(running.findings.empty()) << "one allocation that does not pile up: not judged";
+  SnapshotBuilder end(kPid, 200, format::Reason::kDeviceDestroy, 110);
+  end.object({10, "VkDeviceMemory", "forgotten", 20, 4096, end.callsite(0x1000),
+              format::Origin::kAllocated});
+  run.push_back(std::move(end));
+  const analysis::RunReport r = test::analyse(run);
   const analysis::Finding* f = test::only(r, FindingKind::kOrphanedMemory, "VkDeviceMemory");
   ASSERT_NE(f, nullptr);
   EXPECT_FALSE(f->frames.last_used.has_value());
   EXPECT_EQ(f->frames.first, 20u);
+  EXPECT_NE(test::only(r, FindingKind::kLeakAtExit, "VkDeviceMemory"), nullptr);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ constexpr uint64_t kPid = 300;
 // Incident 2: a buffer recreated larger every 20 frames; the old view stays in a cache and keeps
 // the old buffer and its memory alive. Generation k: buffer 100+3k, memory 101+3k, view 102+3k.
 SnapshotBuilder resized_attachment(uint64_t now) {
-  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, now);
+  SnapshotBuilder s(kPid, now, format::Reason::kFrame, now);
   const int buffers = s.callsite(0x1000);
   const int memories = s.callsite(0x2000);
   const int views = s.callsite(0x3000);
@@ -39,7 +39,10 @@ SnapshotBuilder resized_attachment(uint64_t now) {
 }
 
 TEST(StaleViewTest, CachedViewsPinRetainedBuffersAndTheirMemory) {
-  const analysis::RunReport r = test::analyse({resized_attachment(80)});
+  // Seen every 20 frames: one attachment more each time.
+  const analysis::RunReport r = test::analyse(
+      {resized_attachment(20), resized_attachment(40), resized_attachment(60),
+       resized_attachment(80)});
   const analysis::Finding* v = test::only(r, FindingKind::kStaleView, "VkBufferView");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->count, 3u);  // generations 0, 1, 2 of 4
@@ -220,9 +223,12 @@ TEST(StaleViewTest, RecycledSetsThatPinBytesAreStillStale) {
     const uint64_t now = 100 * (k + 1);
     const int sets = s.callsite(0x1000);
     const int buffers = s.callsite(0x4000);
-    // Buffer 700 was replaced by 701 (same code, in use); set 30 still points at 700.
-    s.object({700, "VkBuffer", "uniforms", 0, 4096, buffers, format::Origin::kCreated, 5});
-    s.object({701, "VkBuffer", "uniforms", 50, 4096, buffers, format::Origin::kCreated, now - 1});
+    // Buffer 700 was replaced by 701, then 702, ... (same code, the newest in use), and none
+    // freed: they pile up. Set 30 still points at 700.
+    for (uint64_t j = 0; j <= k + 1; ++j) {
+      s.object({700 + j, "VkBuffer", "uniforms", j == 0 ? 0 : 100 * j - 50, 4096, buffers,
+                format::Origin::kCreated, j == k + 1 ? now - 1 : 100 * j + 5});
+    }
     ObjectSpec set{30, "VkDescriptorSet", "engine.set", 0, 0, sets, format::Origin::kAllocated, 5};
     set.parent = 9;
     s.object(set);
@@ -233,6 +239,8 @@ TEST(StaleViewTest, RecycledSetsThatPinBytesAreStillStale) {
   const analysis::Finding* f = test::only(r, FindingKind::kStaleView, "VkDescriptorSet");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->bytes, 4096u);
+  // Only the set that pins: the free list's sets that dangle keep their exemption.
+  EXPECT_EQ(f->count, 1u) << f->message;
 }
 
 }  // namespace

@@ -4,8 +4,13 @@
 
 namespace vkleak::analysis {
 
-GrowthVerdict judge_growth(const std::vector<uint64_t>& values, const Thresholds& thresholds) {
+GrowthVerdict judge_growth(const std::vector<uint64_t>& series, const Thresholds& thresholds) {
   GrowthVerdict v;
+  // Zeros before the group's first object say nothing: the snapshots predate it. Judged from
+  // there on, a group that appears with its working set and keeps it is flat, not "from 0".
+  const auto first_nonzero =
+      std::find_if(series.begin(), series.end(), [](uint64_t x) { return x != 0; });
+  const std::vector<uint64_t> values(first_nonzero, series.end());
   if (values.size() < std::max<uint32_t>(thresholds.growth_min_snapshots, 2)) return v;
   v.intervals = static_cast<uint32_t>(values.size() - 1);
   uint32_t falls = 0;

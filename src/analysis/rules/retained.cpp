@@ -71,8 +71,13 @@ bool is_pool(const std::string& type) {
 
 }  // namespace
 
-void ReuseTracker::observe(const SnapshotIndex& index, const RetainedMarks& marks,
-                           const Thresholds& thresholds) {
+bool is_pool_child(const SnapshotIndex& index, size_t i) {
+  const int64_t parent = index.object(i).parent;
+  const size_t p = parent != kNullId ? index.find(parent) : kNotFound;
+  return p != kNotFound && is_pool(index.type(p));
+}
+
+void ReuseTracker::observe(const SnapshotIndex& index, const Thresholds& thresholds) {
   std::vector<Seen> seen;
   seen.reserve(index.size());
   for (size_t i = 0; i < index.size(); ++i) {
@@ -83,7 +88,6 @@ void ReuseTracker::observe(const SnapshotIndex& index, const RetainedMarks& mark
     const size_t parent = o.parent != kNullId ? index.find(o.parent) : kNotFound;
     const bool pooled = parent != kNotFound && is_pool(index.type(parent));
     if (pooled) parents_[g].insert(o.parent);
-    if (marks.retained[i]) marked_parents_[g].insert(pooled ? o.parent : kNullId);
     const auto active = static_cast<uint32_t>(std::min<uint64_t>(index.last_active(i), kNever));
     auto it = std::lower_bound(seen_.begin(), seen_.end(), Seen{o.id, 0, false});
     if (it != seen_.end() && it->id == o.id && active > it->last_active) {
@@ -97,13 +101,6 @@ void ReuseTracker::observe(const SnapshotIndex& index, const RetainedMarks& mark
   }
   std::sort(seen.begin(), seen.end());
   seen_ = std::move(seen);
-}
-
-bool ReuseTracker::marked_in_reused_pools(uint32_t group) const {
-  auto it = marked_parents_.find(group);
-  if (it == marked_parents_.end() || it->second.empty()) return false;
-  return std::all_of(it->second.begin(), it->second.end(),
-                     [&](int64_t p) { return reused_pools_.count(p) != 0; });
 }
 
 bool ReuseTracker::in_reused_pool(uint32_t group) const {

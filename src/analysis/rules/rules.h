@@ -19,6 +19,9 @@ using GroupHits = std::unordered_map<uint32_t, Hits>;
 // leak_at_exit: what a device_destroy, instance_destroy or exit snapshot still holds.
 GroupHits find_leaks_at_exit(const SnapshotIndex& index, const AnalysisOptions& options);
 
+// Allocated from a pool (VkCommandPool, VkDescriptorPool) that is alive in the snapshot.
+bool is_pool_child(const SnapshotIndex& index, size_t i);
+
 // retained, step 1: which objects are superseded and unused (1 per object). Also the newest use
 // per group, for the messages.
 struct RetainedMarks {
@@ -31,14 +34,13 @@ RetainedMarks mark_retained(const SnapshotIndex& index, const Thresholds& thresh
 // or pool handed out round-robin), the pools holding them, and their siblings in those pools.
 class ReuseTracker {
  public:
-  // The next snapshot taken during the run, with its retained marks.
-  void observe(const SnapshotIndex& index, const RetainedMarks& marks,
-               const Thresholds& thresholds);
+  // The next snapshot taken during the run.
+  void observe(const SnapshotIndex& index, const Thresholds& thresholds);
   // The group has a member that was used again after being idle, or is a pool whose members
   // are used again from one snapshot to the next.
   bool reused(uint32_t group) const { return reused_.count(group) != 0; }
-  // Every member ever marked retained sits in a pool whose other members are used again.
-  bool marked_in_reused_pools(uint32_t group) const;
+  // A pool (by id) whose members were used again from one snapshot to the next.
+  bool pool_reused(int64_t pool) const { return reused_pools_.count(pool) != 0; }
   // Some member sits in a pool whose members are used again.
   bool in_reused_pool(uint32_t group) const;
 
@@ -52,7 +54,6 @@ class ReuseTracker {
   std::vector<Seen> seen_;  // the previous snapshot's objects, by id
   std::unordered_set<uint32_t> reused_;
   std::unordered_set<int64_t> reused_pools_;  // parents of objects used again
-  std::unordered_map<uint32_t, std::unordered_set<int64_t>> marked_parents_;
   std::unordered_map<uint32_t, std::unordered_set<int64_t>> parents_;
 };
 
@@ -61,23 +62,25 @@ class ReuseTracker {
 // retained).
 inline constexpr uint8_t kDangling = 1;
 inline constexpr uint8_t kPinning = 2;
+// Referrers that only dangle in a group of `recycled` (an engine's free list, see
+// StaleRecycleTracker) are left out, one by one: the group's referrers that pin are still judged.
 GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
+                           const std::unordered_set<uint32_t>& recycled,
                            const AnalysisOptions& options, std::vector<uint8_t>* referrers);
 
 // stale_view, across the run: referrers that only dangle and are later rewritten (an engine's
 // own free list of descriptor sets) versus ones that pin bytes or keep piling up.
 class StaleRecycleTracker {
  public:
-  // The next snapshot taken during the run, with the referrers find_stale_views reported.
+  // The next snapshot taken during the run, with the dangling referrers find_stale_views found.
   void observe(const SnapshotIndex& index, const std::vector<uint8_t>& referrers);
-  // Only dangling, some rewritten later, and a stale count that does not grow (judge_growth
-  // over the snapshots after the warm-up).
+  // Some of its dangling referrers were rewritten later, and its count of dangling referrers
+  // does not grow (judge_growth over the snapshots after the warm-up).
   bool recycled(uint32_t group, const Thresholds& thresholds) const;
 
  private:
   std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> stale_;  // id -> (group, targets)
   std::unordered_set<uint32_t> rewritten_;
-  std::unordered_set<uint32_t> pinning_;
   std::vector<uint64_t> frames_;
   std::unordered_map<uint32_t, std::vector<std::pair<size_t, uint64_t>>> counts_;  // (point, n)
 };
@@ -86,8 +89,10 @@ class StaleRecycleTracker {
 GroupHits collect_retained(const SnapshotIndex& index, const RetainedMarks& marks,
                            const std::vector<uint8_t>& referrers, const AnalysisOptions& options);
 
-// orphaned_memory: memory with nothing bound, unused for a while.
-GroupHits find_orphaned_memory(const SnapshotIndex& index, const AnalysisOptions& options);
+// orphaned_memory: memory with nothing bound, unused for a while, among the objects that
+// `evidence` marks (1: its group accumulates, or it outlived its device).
+GroupHits find_orphaned_memory(const SnapshotIndex& index, const std::vector<uint8_t>& evidence,
+                               const AnalysisOptions& options);
 
 // growth: whether a series (one value per snapshot after the warm-up) keeps rising, often
 // (rises) or in steps that never come back down (stepped).
@@ -98,6 +103,30 @@ struct GrowthVerdict {
   uint32_t intervals = 0;
 };
 GrowthVerdict judge_growth(const std::vector<uint64_t>& values, const Thresholds& thresholds);
+// accumulation: whether a group's objects pile up over the run, the evidence that growth,
+// retained, stale_view by pinning and orphaned_memory need before they speak (FINDINGS.md). Two
+// series over the snapshots after the warm-up must both keep rising, by judge_growth, and rise
+// in both halves of the run:
+// - the floor of the live count (at each snapshot, the fewest alive from then on): a working set,
+//   a pool or a population that comes and goes keeps its floor, however high it ends;
+// - the kept objects (those alive at the last snapshot) created by each snapshot: objects that
+//   stay, not a turnover of new ones (resize-recreated targets, emitters, deletion queues).
+struct AccumulationVerdict {
+  bool accumulating = false;
+  GrowthVerdict floor;
+  GrowthVerdict kept;
+};
+AccumulationVerdict judge_accumulation(const std::vector<uint64_t>& live,
+                                       const std::vector<uint64_t>& kept,
+                                       const Thresholds& thresholds);
+// At each point, the lowest value from there to the end.
+std::vector<uint64_t> running_floor(const std::vector<uint64_t>& live);
+// At each of frames, how many of the creation frames `created` are before it.
+std::vector<uint64_t> kept_series(const std::vector<uint64_t>& frames,
+                                  std::vector<uint64_t> created);
+// Rising by a quarter of its whole rise (one at least) both before and after its middle point.
+bool spread_over_run(const std::vector<uint64_t>& values);
+
 // growth: rising more slowly in the second half of the series than in the first (per frame).
 bool decelerating(const std::vector<uint64_t>& frames, const std::vector<uint64_t>& values);
 

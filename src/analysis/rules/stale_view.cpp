@@ -82,14 +82,13 @@ void StaleRecycleTracker::observe(const SnapshotIndex& index,
     if (referrers[i] == 0) continue;
     const uint32_t g = index.group(i);
     ++counts[g];
-    if (referrers[i] == kPinning) pinning_.insert(g);
     stale_[index.object(i).id] = {g, targets_of(index, i)};
   }
   for (const auto& [g, n] : counts) counts_[g].emplace_back(point, n);
 }
 
 bool StaleRecycleTracker::recycled(uint32_t group, const Thresholds& thresholds) const {
-  if (pinning_.count(group) != 0 || rewritten_.count(group) == 0) return false;
+  if (rewritten_.count(group) == 0) return false;
   // The stale count per snapshot after the warm-up (0 where none was stale).
   size_t first = 0;
   while (first < frames_.size() && frames_[first] < thresholds.warmup_frames) ++first;
@@ -103,6 +102,7 @@ bool StaleRecycleTracker::recycled(uint32_t group, const Thresholds& thresholds)
 }
 
 GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
+                           const std::unordered_set<uint32_t>& recycled,
                            const AnalysisOptions& options, std::vector<uint8_t>* referrers) {
   const Snapshot& s = index.snapshot();
   const size_t n = index.size();
@@ -134,10 +134,11 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
         pinned = t;
       }
     }
+    const uint32_t g = index.group(v);
+    if (pinned == kNotFound && recycled.count(g) != 0) dangling = nullptr;
     if (dangling == nullptr && pinned == kNotFound) continue;
     (*referrers)[v] = pinned != kNotFound ? kPinning : kDangling;
 
-    const uint32_t g = index.group(v);
     Chain chain;
     chain.links.push_back(link_of(index, v, marks.retained[v] ? "retained" : "live"));
     if (pinned != kNotFound) {

@@ -1,0 +1,51 @@
+#include <algorithm>
+
+#include "analysis/rules/rules.h"
+
+namespace vkleak::analysis {
+
+std::vector<uint64_t> running_floor(const std::vector<uint64_t>& live) {
+  std::vector<uint64_t> floor(live.size());
+  uint64_t low = UINT64_MAX;
+  for (size_t k = live.size(); k-- > 0;) {
+    low = std::min(low, live[k]);
+    floor[k] = low;
+  }
+  return floor;
+}
+
+std::vector<uint64_t> kept_series(const std::vector<uint64_t>& frames,
+                                  std::vector<uint64_t> created) {
+  std::sort(created.begin(), created.end());
+  std::vector<uint64_t> kept(frames.size());
+  for (size_t k = 0; k < frames.size(); ++k) {
+    // Made before the snapshot's frame: one made during it may come after the snapshot.
+    kept[k] = static_cast<uint64_t>(std::lower_bound(created.begin(), created.end(), frames[k]) -
+                                    created.begin());
+  }
+  return kept;
+}
+
+bool spread_over_run(const std::vector<uint64_t>& values) {
+  if (values.size() < 3) return false;
+  const uint64_t first = values.front();
+  const uint64_t mid = values[(values.size() - 1) / 2];
+  const uint64_t last = values.back();
+  if (last <= first || mid < first || last < mid) return false;
+  // A quarter of the rise on each side of the middle, one object at least.
+  const uint64_t quarter = std::max<uint64_t>(1, (last - first + 3) / 4);
+  return mid - first >= quarter && last - mid >= quarter;
+}
+
+AccumulationVerdict judge_accumulation(const std::vector<uint64_t>& live,
+                                       const std::vector<uint64_t>& kept,
+                                       const Thresholds& thresholds) {
+  AccumulationVerdict v;
+  v.floor = judge_growth(running_floor(live), thresholds);
+  v.kept = judge_growth(kept, thresholds);
+  v.accumulating = v.floor.growing && v.kept.growing && spread_over_run(running_floor(live)) &&
+                   spread_over_run(kept);
+  return v;
+}
+
+}  // namespace vkleak::analysis
