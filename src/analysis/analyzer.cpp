@@ -85,7 +85,7 @@ void RunAnalyzer::add(Snapshot snapshot) {
     reuse_.observe(*index, options_.thresholds);
     const RetainedMarks none{std::vector<uint8_t>(index->size(), 0), {}};
     std::vector<uint8_t> dangling;
-    find_stale_views(*index, none, {}, options_, &dangling);
+    find_stale_views(*index, none, {}, options_, &dangling);  // every dangling referrer
     stale_recycling_.observe(*index, dangling);
     record_series(*index);
     record_lifetimes(*index, report_.snapshots.size() - 1);
@@ -254,13 +254,20 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
       break;
     case FindingKind::kRetained:
       f.message = retained_message(f, h, t);
+      f.heuristic = true;
       break;
     case FindingKind::kStaleView:
       f.message = stale_message(f, h, t);
       if (h.stale_target) f.stacks = stale_stacks(f, *h.stale_target);
+      // A view of a destroyed object is seen; one that pins a retained object is judged.
+      f.heuristic = h.stale_dangling == 0;
       break;
     case FindingKind::kOrphanedMemory:
       f.message = orphaned_message(f, h, t);
+      f.heuristic = true;
+      break;
+    case FindingKind::kGrowth:
+      f.heuristic = true;
       break;
     default:
       break;
@@ -296,17 +303,22 @@ void RunAnalyzer::judge_accumulation_of_groups() {
         periodic_snapshots_hint(frame_counting_) + ")");
     return;
   }
-  // When the objects alive at the last snapshot were created, per group.
+  // When the objects alive at the last snapshot were created, per group. Descriptor sets in
+  // their pool are bounded by it (maxSets): engines free them a pool at a time, never one by
+  // one (Qt), and sets that pile up without bound take more pools, whose group is judged.
   std::unordered_map<uint32_t, std::vector<uint64_t>> created;
+  std::unordered_set<uint32_t> bounded_by_pools;
   if (last_index_) {
     for (size_t i = 0; i < last_index_->size(); ++i) {
       if (last_index_->attached(i)) continue;
       created[last_index_->group(i)].push_back(last_index_->object(i).frame);
+      if (is_set_in_pool(*last_index_, i)) bounded_by_pools.insert(last_index_->group(i));
     }
   }
   const std::vector<uint64_t> frames(frames_.begin() + static_cast<std::ptrdiff_t>(first_point_),
                                      frames_.end());
   for (const auto& [group, series_points] : group_series_) {
+    if (bounded_by_pools.count(group) != 0) continue;
     std::vector<uint64_t> live(frames_.size(), 0);
     for (const Point& p : series_points) live[p.point] = p.live;
     live.erase(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(first_point_));
@@ -443,14 +455,22 @@ void RunAnalyzer::judge_last_snapshot(std::vector<Finding>* findings) {
                          (is_pool_child(index, i) && busy_pools.count(index.object(i).parent));
     if (!evidence[i] || (waiting && !outlived)) marks.retained[i] = 0;
   }
-  // Free lists of descriptor sets, rewritten later and not piling up: their dangling sets.
-  std::unordered_set<uint32_t> recycled;
+  // Dangling references not judged: the sets of an engine's free list (rewritten later, not
+  // piling up), and descriptor sets in their pool, which engines that free sets a pool at a
+  // time leave dangling until the pool is reset: those are a leak only when they outlive their
+  // device with the pool.
+  std::unordered_map<uint32_t, bool> recycled;
+  std::vector<uint8_t> unjudged(index.size(), 0);
   for (size_t i = 0; i < index.size(); ++i) {
     const uint32_t g = index.group(i);
-    if (!recycled.count(g) && stale_recycling_.recycled(g, options_.thresholds)) recycled.insert(g);
+    auto it = recycled.find(g);
+    if (it == recycled.end())
+      it = recycled.emplace(g, stale_recycling_.recycled(g, options_.thresholds)).first;
+    unjudged[i] = it->second ||
+                  (is_set_in_pool(index, i) && outlived_.count(index.object(i).id) == 0);
   }
   std::vector<uint8_t> referrers;
-  GroupHits stale = find_stale_views(index, marks, recycled, options_, &referrers);
+  GroupHits stale = find_stale_views(index, marks, unjudged, options_, &referrers);
   GroupHits retained = collect_retained(index, marks, referrers, options_);
   GroupHits orphaned = find_orphaned_memory(index, evidence, options_);
   for (auto& [group, h] : retained) {

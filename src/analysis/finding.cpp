@@ -47,6 +47,7 @@ std::string Finding::fingerprint() const {
 void rank_findings(std::vector<Finding>* findings) {
   // The fingerprint last: the same findings always come in the same order.
   std::stable_sort(findings->begin(), findings->end(), [](const Finding& a, const Finding& b) {
+    if (a.heuristic != b.heuristic) return b.heuristic;
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.count != b.count) return a.count > b.count;
     return std::make_tuple(a.kind, a.fingerprint()) < std::make_tuple(b.kind, b.fingerprint());

@@ -210,6 +210,9 @@ struct Frames {
 
 struct Finding {
   FindingKind kind = FindingKind::kLeakAtExit;
+  // Judged from evidence gathered over the run (growth, retained, orphaned_memory, stale_view
+  // that only pins retained objects), not seen for certain: ranked below certain findings.
+  bool heuristic = false;
   std::string object_type;
   uint64_t count = 0;
   uint64_t bytes = 0;
@@ -264,7 +267,8 @@ struct Finding {
 // outermost first: "draw > make_buffer". Empty when the innermost frame has no function.
 std::string inlined_function_chain(const std::vector<Frame>& callsite);
 
-// Ranking: bytes, then count, descending; then kind and type for a stable order.
+// Ranking: certain findings before heuristic ones (a real leak never sits below a guess); then
+// bytes, then count, descending; then kind and type for a stable order.
 void rank_findings(std::vector<Finding>* findings);
 
 // Identity of a finding for baselines: kind, type, innermost application function (with its
@@ -308,6 +312,7 @@ struct RunSeries {
 struct Problem {
   std::vector<size_t> findings;    // indices into RunReport::findings, in rank order
   std::vector<FindingKind> kinds;  // distinct, in the order of its findings
+  bool heuristic = false;          // all its findings are
   uint64_t count = 0;              // distinct objects
   uint64_t bytes = 0;              // each object's bytes once
 };

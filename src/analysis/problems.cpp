@@ -45,6 +45,8 @@ void assign_problems(RunReport* run) {
       p.kinds.push_back(findings[i].kind);
   }
   for (Problem& p : problems) {
+    p.heuristic = std::all_of(p.findings.begin(), p.findings.end(),
+                              [&](size_t i) { return findings[i].heuristic; });
     if (p.findings.size() == 1) {
       p.count = findings[p.findings.front()].count;
       p.bytes = findings[p.findings.front()].bytes;
@@ -65,6 +67,7 @@ void assign_problems(RunReport* run) {
     }
   }
   std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
+    if (a.heuristic != b.heuristic) return b.heuristic;
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.count != b.count) return a.count > b.count;
     return a.findings.front() < b.findings.front();
@@ -80,7 +83,7 @@ std::vector<Problem> run_problems(const RunReport& run) {
   std::vector<Problem> out;
   for (size_t i = 0; i < run.findings.size(); ++i) {
     const Finding& f = run.findings[i];
-    out.push_back(Problem{{i}, {f.kind}, f.count, f.bytes});
+    out.push_back(Problem{{i}, {f.kind}, f.heuristic, f.count, f.bytes});
   }
   return out;
 }

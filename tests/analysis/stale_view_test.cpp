@@ -146,9 +146,11 @@ TEST(StaleViewTest, FramebuffersOfDestroyedAttachmentsAndInFlightSets) {
 
 // An engine's descriptor sets (pool 9, sets 10..) over snapshots every 100 frames. targets[k][j]:
 // the view set j points at in snapshot k; negative: a view destroyed 50 frames before.
-SnapshotBuilder engine_sets(uint64_t k, const std::vector<int64_t>& targets) {
+// reason: a device_destroy snapshot shows the pool and its sets outliving their device.
+SnapshotBuilder engine_sets(uint64_t k, const std::vector<int64_t>& targets,
+                            format::Reason reason = format::Reason::kFrame) {
   const uint64_t now = 100 * (k + 1);
-  SnapshotBuilder s(kPid, k, format::Reason::kFrame, now);
+  SnapshotBuilder s(kPid, k, reason, now);
   const int sets = s.callsite(0x1000);
   const int views = s.callsite(0x2000);
   s.object({9, "VkDescriptorPool", "engine.pool", 0, 0, s.callsite(0x3000)});
@@ -188,9 +190,10 @@ TEST(StaleViewTest, SetsRecycledOnTheEnginesOwnFreeListAreNotStale) {
 }
 
 TEST(StaleViewTest, StaleSetsNeverRewrittenOrPilingUpAreStillStale) {
-  // Never rewritten (a cache that never empties), bounded.
+  // Never rewritten (a cache that never empties), bounded, leaked with their pool (incident 5).
   std::vector<SnapshotBuilder> kept;
   for (uint64_t k = 0; k < 4; ++k) kept.push_back(engine_sets(k, {-100, -101, 102, 103}));
+  kept.push_back(engine_sets(4, {-100, -101, 102, 103}, format::Reason::kDeviceDestroy));
   const analysis::Finding* f =
       test::only(test::analyse(kept), FindingKind::kStaleView, "VkDescriptorSet");
   ASSERT_NE(f, nullptr);
@@ -203,10 +206,26 @@ TEST(StaleViewTest, StaleSetsNeverRewrittenOrPilingUpAreStillStale) {
   };
   std::vector<SnapshotBuilder> piling;
   for (size_t k = 0; k < rising.size(); ++k) piling.push_back(engine_sets(k, rising[k]));
+  piling.push_back(engine_sets(5, rising.back(), format::Reason::kDeviceDestroy));
   const analysis::RunReport r = test::analyse(piling);
   f = test::only(r, FindingKind::kStaleView, "VkDescriptorSet");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->count, 5u);
+}
+
+TEST(StaleViewTest, SetsWaitingForTheirPoolsResetAreNotStale) {
+  // Qt frees descriptor sets a pool at a time: released sets stay in their pool, pointing at
+  // destroyed buffers, until the pool empties and is reset, or is destroyed before its device.
+  const std::vector<std::vector<int64_t>> rising{
+      {-100, 101, 102, 103, 104, 105},     {-100, -101, 102, 103, 104, 105},
+      {-100, -101, -102, 103, 104, 105},   {-100, -101, -102, -103, 104, 105},
+      {-100, -101, -102, -103, -104, 105},
+  };
+  std::vector<SnapshotBuilder> run;
+  for (size_t k = 0; k < rising.size(); ++k) run.push_back(engine_sets(k, rising[k]));
+  run.push_back(SnapshotBuilder(kPid, rising.size(), format::Reason::kDeviceDestroy, 600));
+  const analysis::RunReport r = test::analyse(run);
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().message;
 }
 
 TEST(StaleViewTest, RecycledSetsThatPinBytesAreStillStale) {

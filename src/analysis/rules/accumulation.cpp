@@ -26,7 +26,11 @@ std::vector<uint64_t> kept_series(const std::vector<uint64_t>& frames,
   return kept;
 }
 
-bool spread_over_run(const std::vector<uint64_t>& values) {
+bool spread_over_run(const std::vector<uint64_t>& series) {
+  // From the group's first object on, as judge_growth.
+  const auto first_nonzero =
+      std::find_if(series.begin(), series.end(), [](uint64_t x) { return x != 0; });
+  const std::vector<uint64_t> values(first_nonzero, series.end());
   if (values.size() < 3) return false;
   const uint64_t first = values.front();
   const uint64_t mid = values[(values.size() - 1) / 2];

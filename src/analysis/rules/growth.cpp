@@ -28,9 +28,11 @@ GrowthVerdict judge_growth(const std::vector<uint64_t>& series, const Thresholds
   // Up often (a slow leak may rise only every other snapshot), down rarely.
   const bool often =
       v.rises >= thresholds.growth_min_rises && 3 * v.rises >= v.intervals && 2 * falls <= v.rises;
-  // In steps (an allocator that grows a batch at a time): never down, two steps at least with
-  // levels between them, ending at least half as high again as it started.
-  const bool steps = falls == 0 && v.rises >= 2 && flats >= v.rises && 2 * last >= 3 * first;
+  // In steps (an allocator that grows a batch at a time): never down, as many steps as rising
+  // often needs (two are a working set finding its size), with levels between them, ending at
+  // least half as high again as it started.
+  const bool steps = falls == 0 && v.rises >= std::max<uint32_t>(thresholds.growth_min_rises, 2) &&
+                     flats >= v.rises && 2 * last >= 3 * first;
   v.growing = still_rising && (often || steps);
   v.stepped = v.growing && !often;
   return v;

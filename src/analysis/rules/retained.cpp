@@ -77,6 +77,13 @@ bool is_pool_child(const SnapshotIndex& index, size_t i) {
   return p != kNotFound && is_pool(index.type(p));
 }
 
+bool is_set_in_pool(const SnapshotIndex& index, size_t i) {
+  if (index.type(i) != "VkDescriptorSet") return false;
+  const int64_t parent = index.object(i).parent;
+  const size_t p = parent != kNullId ? index.find(parent) : kNotFound;
+  return p != kNotFound && index.type(p) == "VkDescriptorPool";
+}
+
 void ReuseTracker::observe(const SnapshotIndex& index, const Thresholds& thresholds) {
   std::vector<Seen> seen;
   seen.reserve(index.size());

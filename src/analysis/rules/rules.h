@@ -21,6 +21,8 @@ GroupHits find_leaks_at_exit(const SnapshotIndex& index, const AnalysisOptions& 
 
 // Allocated from a pool (VkCommandPool, VkDescriptorPool) that is alive in the snapshot.
 bool is_pool_child(const SnapshotIndex& index, size_t i);
+// A VkDescriptorSet allocated from a VkDescriptorPool that is alive in the snapshot.
+bool is_set_in_pool(const SnapshotIndex& index, size_t i);
 
 // retained, step 1: which objects are superseded and unused (1 per object). Also the newest use
 // per group, for the messages.
@@ -62,11 +64,12 @@ class ReuseTracker {
 // retained).
 inline constexpr uint8_t kDangling = 1;
 inline constexpr uint8_t kPinning = 2;
-// Referrers that only dangle in a group of `recycled` (an engine's free list, see
-// StaleRecycleTracker) are left out, one by one: the group's referrers that pin are still judged.
+// The dangling references of referrer i are not judged where unjudged[i] is set (empty: all
+// are): an engine's free list (StaleRecycleTracker), sets waiting for their pool's reset. Its
+// references to retained objects still are.
 GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
-                           const std::unordered_set<uint32_t>& recycled,
-                           const AnalysisOptions& options, std::vector<uint8_t>* referrers);
+                           const std::vector<uint8_t>& unjudged, const AnalysisOptions& options,
+                           std::vector<uint8_t>* referrers);
 
 // stale_view, across the run: referrers that only dangle and are later rewritten (an engine's
 // own free list of descriptor sets) versus ones that pin bytes or keep piling up.
@@ -124,7 +127,8 @@ std::vector<uint64_t> running_floor(const std::vector<uint64_t>& live);
 // At each of frames, how many of the creation frames `created` are before it.
 std::vector<uint64_t> kept_series(const std::vector<uint64_t>& frames,
                                   std::vector<uint64_t> created);
-// Rising by a quarter of its whole rise (one at least) both before and after its middle point.
+// Rising by a quarter of its whole rise (one at least) both before and after its middle point,
+// from its first non-zero value on.
 bool spread_over_run(const std::vector<uint64_t>& values);
 
 // growth: rising more slowly in the second half of the series than in the first (per frame).

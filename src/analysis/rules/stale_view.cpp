@@ -102,8 +102,8 @@ bool StaleRecycleTracker::recycled(uint32_t group, const Thresholds& thresholds)
 }
 
 GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
-                           const std::unordered_set<uint32_t>& recycled,
-                           const AnalysisOptions& options, std::vector<uint8_t>* referrers) {
+                           const std::vector<uint8_t>& unjudged, const AnalysisOptions& options,
+                           std::vector<uint8_t>* referrers) {
   const Snapshot& s = index.snapshot();
   const size_t n = index.size();
   referrers->assign(n, 0);
@@ -135,7 +135,7 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
       }
     }
     const uint32_t g = index.group(v);
-    if (pinned == kNotFound && recycled.count(g) != 0) dangling = nullptr;
+    if (pinned == kNotFound && !unjudged.empty() && unjudged[v]) dangling = nullptr;
     if (dangling == nullptr && pinned == kNotFound) continue;
     (*referrers)[v] = pinned != kNotFound ? kPinning : kDangling;
 
