@@ -236,7 +236,20 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
   f.frames.group_last_used = h.group_last_used;
   f.examples = std::move(h.examples);
   f.examples_omitted = h.count > f.examples.size() ? h.count - f.examples.size() : 0;
-  for (auto& [key, r] : h.related) f.related.push_back(r);
+  for (auto& [key, r] : h.related) {
+    f.related.push_back(r);
+    auto sites = h.related_callsites.find(key);
+    if (sites == h.related_callsites.end()) continue;
+    // The call site that made most of them (the lowest id on a tie, for a stable answer).
+    std::pair<uint32_t, uint64_t> top{kNoCallsiteId, 0};
+    for (const auto& [site, n] : sites->second) {
+      if (site != kNoCallsiteId && n > top.second) top = {site, n};
+    }
+    if (top.second > 0) {
+      f.related.back().callsite = callsites_.frames(top.first);
+      f.related.back().callsite_count = top.second;
+    }
+  }
   f.chains = std::move(h.chains);
   f.objects = std::move(h.objects);
   f.lifetime_group = group;  // an analysis group until finish_lifetimes() maps it
@@ -441,8 +454,8 @@ void RunAnalyzer::judge_last_snapshot(std::vector<Finding>* findings) {
   for (size_t i = 0; i < index.size(); ++i) {
     const int64_t parent = index.object(i).parent;
     if (parent == kNullId || !index.app_made(i)) continue;
-    if (reuse_.pool_reused(parent) ||
-        index.object(i).in_flight || index.idle(i) < options_.thresholds.min_frames_unused) {
+    if (reuse_.pool_reused(parent) || index.object(i).in_flight ||
+        index.idle(i) < options_.thresholds.min_frames_unused) {
       busy_pools.insert(parent);
     }
   }
@@ -466,8 +479,8 @@ void RunAnalyzer::judge_last_snapshot(std::vector<Finding>* findings) {
     auto it = recycled.find(g);
     if (it == recycled.end())
       it = recycled.emplace(g, stale_recycling_.recycled(g, options_.thresholds)).first;
-    unjudged[i] = it->second ||
-                  (is_set_in_pool(index, i) && outlived_.count(index.object(i).id) == 0);
+    unjudged[i] =
+        it->second || (is_set_in_pool(index, i) && outlived_.count(index.object(i).id) == 0);
   }
   std::vector<uint8_t> referrers;
   GroupHits stale = find_stale_views(index, marks, unjudged, options_, &referrers);

@@ -136,6 +136,10 @@ struct Related {
   std::string type;
   uint64_t count = 0;
   uint64_t bytes = 0;
+  // Pool children: the call site most of them were allocated at (innermost application frame
+  // first; empty when not recorded), and how many of them it made.
+  std::vector<Frame> callsite;
+  uint64_t callsite_count = 0;
 };
 
 // One step of a retention chain: referrer -> referenced -> ... -> memory.

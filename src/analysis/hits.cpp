@@ -52,6 +52,9 @@ void Hits::merge(Hits&& other, size_t max_examples) {
   std::sort(examples.begin(), examples.end(),
             [](const ExampleObject& a, const ExampleObject& b) { return a.id < b.id; });
   if (examples.size() > max_examples) examples.resize(max_examples);
+  for (const auto& [key, sites] : other.related_callsites) {
+    for (const auto& [site, n] : sites) related_callsites[key][site] += n;
+  }
   for (auto& [key, r] : other.related) {
     Related& mine = related[key];
     mine.relation = r.relation;
@@ -113,6 +116,8 @@ void HitCollector::relate(Pending* entry, const std::string& relation, size_t j,
   r.type = type;
   ++r.count;
   r.bytes = saturating_add(r.bytes, bytes);
+  // What made the pool's sets is what a leaked pool's finding must name.
+  if (relation == "pool children") ++entry->related_callsites[{relation, type}][index_.callsite(j)];
   const Object& o = index_.object(j);
   if (o.name != kNoName) entry->names.push_back(o.name);
 }
@@ -156,6 +161,7 @@ std::unordered_map<uint32_t, Hits> HitCollector::finish() {
     std::sort(p.examples.begin(), p.examples.end());
     for (const auto& [id, i] : p.examples) h.examples.push_back(example_of(index_, i));
     h.related = std::move(p.related);
+    h.related_callsites = std::move(p.related_callsites);
     h.chains = std::move(p.chains);
     h.chains_total = p.chains_total;
     h.stale_first_destroyed = p.stale_first_destroyed;

@@ -36,6 +36,8 @@ struct Hits {
   std::vector<std::string> primary_names;   // the names of the group's own objects
   std::vector<ExampleObject> examples;      // oldest first
   std::map<std::pair<std::string, std::string>, Related> related;  // by (relation, type)
+  // Pool children: how many were made at each call site (CallsiteTable ids), by (relation, type).
+  std::map<std::pair<std::string, std::string>, std::map<uint32_t, uint64_t>> related_callsites;
   std::vector<Chain> chains;
   uint64_t chains_total = 0;
   std::optional<uint64_t> stale_first_destroyed;  // stale_view: destroyed targets' frames
@@ -74,6 +76,7 @@ class HitCollector {
     std::vector<int32_t> names;
     std::vector<int32_t> primary_names;
     std::map<std::pair<std::string, std::string>, Related> related;
+    std::map<std::pair<std::string, std::string>, std::map<uint32_t, uint64_t>> related_callsites;
     std::vector<Chain> chains;
     uint64_t chains_total = 0;
     std::optional<uint64_t> stale_first_destroyed;

@@ -34,6 +34,13 @@ std::string related_text(const Finding& f) {
              format_bytes(r.bytes) + ")";
     } else if (r.relation == "pool children") {
       out += ", holding " + plural(r.count, r.type);
+      if (!r.callsite.empty()) {
+        out += " (" +
+               std::string(r.callsite_count == r.count
+                               ? ""
+                               : format_count(r.callsite_count) + " of them ") +
+               "allocated in " + r.callsite.front().text + ")";
+      }
     }
   }
   return out;

@@ -97,8 +97,14 @@ json finding_json(const Finding& f) {
   }
   json related = json::array();
   for (const Related& r : f.related) {
-    related.push_back(
-        {{"relation", r.relation}, {"type", r.type}, {"count", r.count}, {"bytes", r.bytes}});
+    json site = json::array();
+    for (const Frame& frame : r.callsite) site.push_back(frame.text);
+    related.push_back({{"relation", r.relation},
+                       {"type", r.type},
+                       {"count", r.count},
+                       {"bytes", r.bytes},
+                       {"callsite", std::move(site)},
+                       {"callsite_count", r.callsite_count}});
   }
   json chains = json::array();
   for (const Chain& c : f.chains) chains.push_back(chain_json(c, long_names));

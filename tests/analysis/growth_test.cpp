@@ -93,8 +93,8 @@ std::vector<SnapshotBuilder> run(size_t snapshots, uint64_t (*leaked)(size_t)) {
     const int ring = s.callsite(0x2000);
     while (created.size() < leaked(k)) created.push_back(now - 1);
     for (uint64_t i = 0; i < leaked(k); ++i) {
-      s.object({1000 + i, "VkImage", "leak", created[i], 4096, site, format::Origin::kCreated,
-                now - 1});
+      s.object(
+          {1000 + i, "VkImage", "leak", created[i], 4096, site, format::Origin::kCreated, now - 1});
     }
     for (uint64_t i = 0; i < 3; ++i) {
       s.object({10 + i, "VkBuffer", "ring", 0, 4096, ring, format::Origin::kCreated, now - 1 - i});

@@ -76,6 +76,14 @@ TEST(LeakAtExitTest, PoolChildrenAreCountedWithTheirPool) {
   EXPECT_EQ(pool->related[0].count, 5u);
   EXPECT_TRUE(test::has_name(*pool, "bindgroup.4"));
   EXPECT_NE(pool->message.find("holding 5 VkDescriptorSet"), std::string::npos) << pool->message;
+  // Where the sets were allocated (the cache that fills the pool), not only how many.
+  ASSERT_FALSE(pool->related[0].callsite.empty());
+  ASSERT_FALSE(pool->callsite.empty());
+  EXPECT_EQ(pool->related[0].callsite_count, 5u);
+  EXPECT_NE(pool->related[0].callsite.front().text, pool->callsite.front().text);
+  EXPECT_NE(pool->message.find("allocated in " + pool->related[0].callsite.front().text),
+            std::string::npos)
+      << pool->message;
   EXPECT_NE(test::only(r, FindingKind::kLeakAtExit, "VkCommandPool"), nullptr);
 }
 

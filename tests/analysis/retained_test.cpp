@@ -255,8 +255,7 @@ SnapshotBuilder growing_pools(uint64_t now, bool ring) {
     b.parent = pool;
     s.object(b);
     if (ring) {
-      ObjectSpec cmd{pool + 1, "VkCommandBuffer",         std::nullopt,
-                     made,     0,
+      ObjectSpec cmd{pool + 1, "VkCommandBuffer",          std::nullopt,   made, 0,
                      main_cmd, format::Origin::kAllocated, now - 1 - k % 8};
       cmd.parent = pool;
       s.object(cmd);

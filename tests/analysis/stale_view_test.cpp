@@ -40,9 +40,8 @@ SnapshotBuilder resized_attachment(uint64_t now) {
 
 TEST(StaleViewTest, CachedViewsPinRetainedBuffersAndTheirMemory) {
   // Seen every 20 frames: one attachment more each time.
-  const analysis::RunReport r = test::analyse(
-      {resized_attachment(20), resized_attachment(40), resized_attachment(60),
-       resized_attachment(80)});
+  const analysis::RunReport r = test::analyse({resized_attachment(20), resized_attachment(40),
+                                               resized_attachment(60), resized_attachment(80)});
   const analysis::Finding* v = test::only(r, FindingKind::kStaleView, "VkBufferView");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->count, 3u);  // generations 0, 1, 2 of 4
