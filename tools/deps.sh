@@ -8,6 +8,9 @@ build_pkgs=(cmake g++ make python3 pkg-config libunwind-dev
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libdw-dev
   libxcb1-dev libx11-dev libx11-xcb-dev libxrandr-dev libwayland-dev)
 test_pkgs=(googletest libgtest-dev libbenchmark-dev python3-jsonschema vulkan-tools xvfb xauth glmark2-x11
+  qml-qt6 qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtqml qml6-module-qtqml-models
+  qml6-module-qtqml-workerscript libsdl2-tests qtbase5-examples
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-bad
   mpv ffmpeg gfxreconstruct mangohud vkbasalt cmark-gfm
   mesa-utils libgl1-mesa-dri clang libclang-rt-14-dev chromium firefox-esr)
 bench_pkgs=(libbenchmark-dev hyperfine)

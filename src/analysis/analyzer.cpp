@@ -66,8 +66,6 @@ void RunAnalyzer::add(Snapshot snapshot) {
       if (teardown) at_teardown_.insert(index->group(i));
       outlived_.insert(index->object(i).id);
     }
-  }
-  if (teardown || snap->reason == format::name(format::Reason::kExit)) {
     for (auto& [group, h] : find_leaks_at_exit(*index, options_)) {
       auto it = leaks_.find(group);
       if (it == leaks_.end()) {
@@ -446,24 +444,24 @@ void RunAnalyzer::judge_last_snapshot(std::vector<Finding>* findings) {
     evidence[i] = (judged_ && accumulating_.count(index.group(i)) != 0) ||
                   outlived_.count(index.object(i).id) != 0;
   }
-  // Retained, judged once for the whole run: superseded and idle at the end, in a group that
-  // piles up and is no ring or pool handing its members out in turn.
   // Pools in steady use: a member used again from one snapshot to the next, or in use now. Their
   // idle members wait their turn (zink's barrier command buffer beside the main one).
   std::unordered_set<int64_t> busy_pools;
   for (size_t i = 0; i < index.size(); ++i) {
-    const int64_t parent = index.object(i).parent;
-    if (parent == kNullId || !index.app_made(i)) continue;
-    if (reuse_.pool_reused(parent) || index.object(i).in_flight ||
+    if (!index.app_made(i) || !is_pool_child(index, i)) continue;
+    const int64_t pool = index.object(i).parent;
+    if (reuse_.pool_reused(pool) || index.object(i).in_flight ||
         index.idle(i) < options_.thresholds.min_frames_unused) {
-      busy_pools.insert(parent);
+      busy_pools.insert(pool);
     }
   }
+  // Retained, judged once for the whole run: superseded and idle at the end, in a group that
+  // piles up, and neither a ring's member (its group's members came back into use after being
+  // idle) nor waiting in a busy pool, unless it outlived its device.
   RetainedMarks marks = mark_retained(index, options_.thresholds);
   for (size_t i = 0; i < index.size(); ++i) {
     if (!marks.retained[i]) continue;
     const bool outlived = outlived_.count(index.object(i).id) != 0;
-    // A ring: members of the group came back into use after being idle.
     const bool waiting = reuse_.reused(index.group(i)) ||
                          (is_pool_child(index, i) && busy_pools.count(index.object(i).parent));
     if (!evidence[i] || (waiting && !outlived)) marks.retained[i] = 0;

@@ -1,7 +1,8 @@
 // Analyses one run: the snapshots of one process, fed in sequence order, one at a time (a run
-// may hold more snapshots than fit in memory together). Per-snapshot rules run as each arrives;
-// what spans the run (growth, events, leaks at exit over several teardowns) is settled by
-// finish().
+// may hold more snapshots than fit in memory together). As each arrives, leaks at exit are
+// counted and the whole-run evidence gathered (series, rings and busy pools, free lists); the
+// judgements that span the run (growth, retained, stale views, orphaned memory at the last
+// snapshot taken during the run, events) are settled by finish().
 #pragma once
 
 #include <memory>

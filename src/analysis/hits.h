@@ -53,10 +53,6 @@ struct Hits {
 
   // Adds other's objects (leak_at_exit over several teardown snapshots).
   void merge(Hits&& other, size_t max_examples);
-  // Larger by bytes, then count: the snapshot that shows a group at its worst.
-  bool worse_than(const Hits& other) const {
-    return bytes != other.bytes ? bytes > other.bytes : count > other.count;
-  }
 };
 
 // Collects hits by object index within one snapshot; finish() turns them into Hits.
