@@ -45,10 +45,17 @@ AccumulationVerdict judge_accumulation(const std::vector<uint64_t>& live,
                                        const std::vector<uint64_t>& kept,
                                        const Thresholds& thresholds) {
   AccumulationVerdict v;
-  v.floor = judge_growth(running_floor(live), thresholds);
+  const std::vector<uint64_t> floor = running_floor(live);
+  // The floor is 0 until the group's last empty snapshot: what is judged starts there. A group
+  // that was empty past the middle of the run (zink's batch states, re-made for a new context
+  // at the last scene) is warming up again: too little of the run to judge.
+  const auto empty_until = static_cast<size_t>(
+      std::find_if(floor.begin(), floor.end(), [](uint64_t x) { return x != 0; }) - floor.begin());
+  if (2 * empty_until > floor.size()) return v;
+  v.floor = judge_growth(floor, thresholds);
   v.kept = judge_growth(kept, thresholds);
-  v.accumulating = v.floor.growing && v.kept.growing && spread_over_run(running_floor(live)) &&
-                   spread_over_run(kept);
+  v.accumulating =
+      v.floor.growing && v.kept.growing && spread_over_run(floor) && spread_over_run(kept);
   return v;
 }
 

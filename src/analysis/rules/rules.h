@@ -114,6 +114,8 @@ GrowthVerdict judge_growth(const std::vector<uint64_t>& values, const Thresholds
 //   a pool or a population that comes and goes keeps its floor, however high it ends;
 // - the kept objects (those alive at the last snapshot) created by each snapshot: objects that
 //   stay, not a turnover of new ones (resize-recreated targets, emitters, deletion queues).
+// A group whose floor is 0 past the middle of the series (empty at a snapshot in the second
+// half: it starts over) is not judged.
 struct AccumulationVerdict {
   bool accumulating = false;
   GrowthVerdict floor;
