@@ -151,6 +151,7 @@ json finding_json(const Finding& f) {
 
   json j = {{"kind", kind_name(f.kind)},
             {"severity", kind_is_error(f.kind) ? "error" : "warning"},
+            {"evidence", f.heuristic ? "heuristic" : "certain"},
             {"object_type", f.object_type},
             {"count", f.count},
             {"bytes", f.bytes},

@@ -107,6 +107,28 @@ TEST(ProblemsTest, GrewAndLeakedAtExitIsOneProblemCountedOnce) {
   EXPECT_NE(page.find("One problem, 2 kinds:"), std::string::npos);
 }
 
+TEST(ProblemsTest, CertainProblemsRankBeforeHeuristicOnes) {
+  // 18.8 MiB of buffers that grew during the run but were freed at teardown (judged: growth),
+  // and one small sampler alive at vkDestroyDevice (seen: leak_at_exit).
+  std::vector<SnapshotBuilder> run = grow_then_teardown(0, 0);
+  run.back().object({5000, "VkSampler", "linear", 0, 0, run.back().callsite(0x2000)});
+  const analysis::RunReport r = test::analyse(run);
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].kind, FindingKind::kLeakAtExit) << "a real leak never sits below a guess";
+  EXPECT_FALSE(r.findings[0].heuristic);
+  EXPECT_EQ(r.findings[1].kind, FindingKind::kGrowth);
+  EXPECT_TRUE(r.findings[1].heuristic);
+  ASSERT_EQ(r.problems.size(), 2u);
+  EXPECT_EQ(r.problems[0].findings, std::vector<size_t>{0});
+  EXPECT_FALSE(r.problems[0].heuristic);
+  EXPECT_TRUE(r.problems[1].heuristic);
+  analysis::ReportDocument doc;
+  doc.runs.push_back(r);
+  const nlohmann::json j = analysis::findings_json(doc);
+  EXPECT_EQ(j["findings"][0]["evidence"], "certain");
+  EXPECT_EQ(j["findings"][1]["evidence"], "heuristic");
+}
+
 TEST(ProblemsTest, PartialOverlapCountsTheUnion) {
   // 300 buffers seen growing; at teardown the first 100 are gone and 50 newer ones are there:
   // 250 leaked, 200 of them the growth's, 350 distinct buffers in all.
