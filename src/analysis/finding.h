@@ -43,14 +43,14 @@ inline constexpr KindInfo kKinds[] = {
      "Objects the application made that are still alive when their device or instance is "
      "destroyed, or at exit when it never tore down.",
      true, 4},
-    {FindingKind::kGrowth, "growth", "Growth", "count or bytes keep rising snapshot after snapshot",
-     "A group of objects (same type and creation call site) whose live count or bytes keep "
-     "rising from snapshot to snapshot after the warm-up.",
+    {FindingKind::kGrowth, "growth", "Growth", "objects pile up: the live count keeps rising",
+     "A group of objects (same type and creation call site) that piles up: its live count keeps "
+     "rising over the run after the warm-up, with the objects it gains staying alive.",
      false, 0},
     {FindingKind::kRetained, "retained", "Retained",
      "alive but unused while newer objects from the same call site are",
      "Objects no submission has used for many frames while a newer object of their group is in "
-     "use: superseded but never freed.",
+     "use, piling up: superseded but never freed.",
      false, 1},
     {FindingKind::kStaleView, "stale_view", "Stale view",
      "a view or descriptor pins a resource that was replaced",

@@ -76,19 +76,22 @@ void add_threshold_flags(CLI::App* command, ReportFlags* flags) {
       ->group(group);
   command
       ->add_option("--warmup", t.warmup_frames,
-                   "growth: snapshots before this frame are start-up, not growth")
+                   "growth, retained, orphaned_memory: snapshots before this frame are "
+                   "start-up, not evidence")
       ->check(frames)
       ->option_text("FRAMES (20)")
       ->group(group);
   command
       ->add_option("--growth-snapshots", t.growth_min_snapshots,
-                   "growth: snapshots after the warm-up needed")
+                   "growth, retained, orphaned_memory, pinning stale_view: snapshots after "
+                   "the warm-up needed to judge that objects accumulate (fewer: a note says so)")
       ->check(CLI::Range(uint32_t{2}, uint32_t{1} << 20))
       ->option_text("N (4)")
       ->group(group);
   command
       ->add_option("--growth-rises", t.growth_min_rises,
-                   "growth: intervals in which the count or bytes must rise (and a third of them)")
+                   "growth: intervals in which the count must rise (and a third of them), or "
+                   "steps it must rise in")
       ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 20))
       ->option_text("N (3)")
       ->group(group);

@@ -1,4 +1,5 @@
-// growth: a group whose count or bytes keep rising; and the series that do not.
+// growth: a group whose objects pile up (judge_growth, judge_accumulation); and the series
+// that do not.
 #include <gtest/gtest.h>
 
 #include "analysis/rules/rules.h"
@@ -79,11 +80,10 @@ TEST(JudgeAccumulationTest, ObjectsThatStayAndPileUp) {
   EXPECT_TRUE(analysis::judge_accumulation(leak, leak, t).accumulating);
   // Emitters: the count ends high, but its floor stays and the kept ones are all new.
   const std::vector<uint64_t> emitters{2, 5, 3, 6, 4, 2, 5, 6};
-  EXPECT_FALSE(
-      analysis::judge_accumulation(emitters, {0, 0, 0, 0, 0, 0, 2, 6}, t).accumulating);
+  EXPECT_FALSE(analysis::judge_accumulation(emitters, {0, 0, 0, 0, 0, 0, 2, 6}, t).accumulating);
   // Resize-recreated targets: one alive at a time, made at the last resize.
-  EXPECT_FALSE(analysis::judge_accumulation({1, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 1}, t)
-                   .accumulating);
+  EXPECT_FALSE(
+      analysis::judge_accumulation({1, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 1}, t).accumulating);
   // A group empty at a snapshot in the second half starts over: too little left to judge.
   const std::vector<uint64_t> restarted{20, 30, 40, 50, 60, 70, 0, 10, 20, 30, 40, 50};
   const std::vector<uint64_t> kept{0, 0, 0, 0, 0, 0, 0, 0, 10, 20, 30, 40};
@@ -93,8 +93,7 @@ TEST(JudgeAccumulationTest, ObjectsThatStayAndPileUp) {
   const std::vector<uint64_t> early_kept{0, 0, 0, 10, 20, 30, 40, 50, 60, 70, 80, 90};
   EXPECT_TRUE(analysis::judge_accumulation(early, early_kept, t).accumulating);
   EXPECT_EQ(analysis::running_floor({3, 1, 4, 1, 5}), (std::vector<uint64_t>{1, 1, 1, 1, 5}));
-  EXPECT_EQ(analysis::kept_series({10, 20, 30}, {5, 15, 15, 30}),
-            (std::vector<uint64_t>{1, 3, 3}));
+  EXPECT_EQ(analysis::kept_series({10, 20, 30}, {5, 15, 15, 30}), (std::vector<uint64_t>{1, 3, 3}));
 }
 
 TEST(JudgeGrowthTest, Deceleration) {

@@ -688,7 +688,7 @@ TEST(HtmlReport, FindingsTableKeepsTheRankingAndFormatsNumbers) {
   EXPECT_NE(page.find("<li><code>main (incident1_wrapper_growth.cpp:131)</code></li>"),
             std::string::npos);
   EXPECT_NE(page.find("FAIL \xc2\xb7 8 findings"), std::string::npos);
-  EXPECT_NE(page.find("data-kind=\"growth\" title=\"count or bytes keep rising"),
+  EXPECT_NE(page.find("data-kind=\"growth\" title=\"objects pile up: the live count keeps rising"),
             std::string::npos);
   EXPECT_NE(page.find("<title>vkleak report: incidents_1_2_5</title>"), std::string::npos);
 }
