@@ -130,6 +130,8 @@ std::string orphaned_message(const Finding& f, const Hits& h, const Thresholds& 
 std::string growth_message(const Finding& f, size_t first_point, const GrowthVerdict& live) {
   const Series& s = *f.series;
   const size_t last = s.frames.size() - 1;
+  // From the group's first object on, as it was judged: not "from 0" before it existed.
+  while (first_point < last && s.live[first_point] == 0) ++first_point;
   std::string text = "Live " + f.object_type;
   const std::string name = quoted_pattern(f);
   if (!name.empty()) text += " " + name;
