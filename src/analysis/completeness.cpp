@@ -1,6 +1,7 @@
 #include "analysis/completeness.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "core/format.h"
 #include "format/snapshot_format.h"
@@ -25,16 +26,44 @@ bool ends_run(const std::string& reason) {
          reason == format::name(format::Reason::kInstanceDestroy);
 }
 
+std::string run_name(uint64_t pid, std::string_view run_id) {
+  return "pid " + std::to_string(pid) + (run_id.empty() ? "" : " run " + std::string(run_id));
+}
+
 }  // namespace
 
 void CompletenessCheck::add(const Snapshot& s) {
+  // A run is (pid, run id): the file's name says which run it belongs to, its content must agree
+  // (a file of another process renamed or copied among this run's is not this run's end).
+  if (!s.path.empty()) {
+    const size_t slash = s.path.find_last_of('/');
+    const std::string_view base =
+        std::string_view(s.path).substr(slash == std::string::npos ? 0 : slash + 1);
+    format::FileName name;
+    if (format::parse_file_name(base, &name) &&
+        (name.pid != s.pid || name.run_id != s.run_id || name.sequence != s.sequence)) {
+      foreign_.push_back("snapshot " + std::string(base) + " is not the run its name says: its " +
+                         "content is " + run_name(s.pid, s.run_id) + " snapshot " +
+                         snapshot_name(s.sequence, "") +
+                         " (a file of another process renamed or copied here)");
+    }
+  }
+  if (!have_run_id_) {
+    have_run_id_ = true;
+    run_id_ = s.run_id;
+  } else if (run_id_ != s.run_id && mixed_.empty()) {
+    mixed_ = "snapshots of two runs are mixed: " + run_name(s.pid, run_id_) + " and " +
+             run_name(s.pid, s.run_id) + " (give each run its own directory)";
+  }
   pid_ = s.pid;
   Seen& seen = by_sequence_[s.sequence];
   ++seen.count;
   seen.reason = s.reason;
   seen.label = s.label;
   seen.frame = s.frame;
-  seen.final_snapshot = s.final_snapshot.value_or(ends_run(s.reason));
+  // Layers that write run ids always say "final"; only files of older layers fall back on the
+  // reason.
+  seen.final_snapshot = s.final_snapshot.value_or(s.run_id.empty() && ends_run(s.reason));
   if (s.sequence == by_sequence_.rbegin()->first) {
     unwritten_count_ = s.unwritten_count;
     unwritten_ = s.unwritten;
@@ -47,6 +76,13 @@ void CompletenessCheck::add(const Snapshot& s) {
 Completeness CompletenessCheck::finish() const {
   Completeness c;
   if (by_sequence_.empty()) return c;
+
+  for (size_t i = 0; i < foreign_.size() && i < kListAtMost; ++i) c.problems.push_back(foreign_[i]);
+  if (foreign_.size() > kListAtMost) {
+    c.problems.push_back("and " + plural(foreign_.size() - kListAtMost, "more snapshot", "more snapshots") +
+                         " not of this run");
+  }
+  if (!mixed_.empty()) c.problems.push_back(mixed_);
 
   std::vector<uint64_t> duplicated;
   for (const auto& [sequence, seen] : by_sequence_) {

@@ -17,21 +17,22 @@ namespace vkleak::analysis {
 
 std::vector<RunFiles> discover_runs(const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
-  std::map<uint64_t, std::vector<SnapshotFile>> by_pid;
+  std::map<std::pair<uint64_t, std::string>, std::vector<SnapshotFile>> by_run;
   std::vector<std::string> others;
   std::set<std::string> seen;
   auto add_named = [&](SnapshotFile file) {
     std::error_code ec;
     const std::string key = fs::weakly_canonical(file.path, ec).string();
     if (!seen.insert(ec ? file.path : key).second) return;
-    by_pid[file.pid].push_back(std::move(file));
+    by_run[{file.pid, file.run_id}].push_back(std::move(file));
   };
   for (const std::string& input : inputs) {
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
       std::vector<SnapshotFile> files = read_snapshot_dir(input);
       if (files.empty()) {
-        throw SnapshotError(input, "no snapshots (vkleak-<pid>-<sequence>-<reason>.json) in it");
+        throw SnapshotError(input,
+                          "no snapshots (vkleak-<pid>-<runid>-<sequence>-<reason>.json) in it");
       }
       for (SnapshotFile& f : files) add_named(std::move(f));
       continue;
@@ -45,16 +46,17 @@ std::vector<RunFiles> discover_runs(const std::vector<std::string>& inputs) {
     }
   }
   std::vector<RunFiles> runs;
-  for (auto& [pid, files] : by_pid) {
+  for (auto& [run_key, files] : by_run) {
     std::stable_sort(files.begin(), files.end(), [](const SnapshotFile& a, const SnapshotFile& b) {
       return a.sequence < b.sequence;
     });
     RunFiles run;
-    run.pid = pid;
+    run.pid = run_key.first;
+    run.run_id = run_key.second;
     for (const SnapshotFile& f : files) run.paths.push_back(f.path);
     runs.push_back(std::move(run));
   }
-  if (!others.empty()) runs.push_back(RunFiles{0, std::move(others)});
+  if (!others.empty()) runs.push_back(RunFiles{0, "", std::move(others)});
   return runs;
 }
 

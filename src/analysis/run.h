@@ -17,12 +17,16 @@ namespace vkleak::analysis {
 
 struct RunFiles {
   uint64_t pid = 0;
+  std::string run_id;  // empty: files of layers before run ids
   std::vector<std::string> paths;  // in sequence order
 };
 
-// The runs in inputs (directories of snapshots, or snapshot files), by pid. Files named
-// vkleak-<pid>-<sequence>-<reason>.json are grouped and ordered by their names; files named
-// otherwise form one more run, in the order given. Throws SnapshotError when an input cannot be
+// The runs in inputs (directories of snapshots, or snapshot files), by (pid, run id). Files
+// named vkleak-<pid>-<runid>-<sequence>-<reason>.json (or vkleak-<pid>-<sequence>-<reason>.json
+// by older layers: one run per pid) are grouped and ordered by their names: two processes with
+// one pid (reruns, containers) are two runs. Files named otherwise form one more run, in the
+// order given. Whether each file's content is the run its name says is checked as it is read
+// (CompletenessCheck). Throws SnapshotError when an input cannot be
 // listed or a directory holds no snapshot.
 std::vector<RunFiles> discover_runs(const std::vector<std::string>& inputs);
 

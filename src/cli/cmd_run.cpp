@@ -212,13 +212,15 @@ std::string shell_quoted(const std::string& path) {
 // write that failed (full disk), a hole in the sequence. Only the last snapshot of each process
 // is read (it carries the layer's record of failed writes); the others are known by name.
 void report_incomplete(const std::vector<SnapshotFile>& files) {
-  std::map<uint64_t, std::vector<const SnapshotFile*>> by_pid;
-  for (const SnapshotFile& f : files) by_pid[f.pid].push_back(&f);
-  for (const auto& [pid, list] : by_pid) {
+  std::map<std::pair<uint64_t, std::string>, std::vector<const SnapshotFile*>> by_run;
+  for (const SnapshotFile& f : files) by_run[{f.pid, f.run_id}].push_back(&f);
+  for (const auto& [run, list] : by_run) {
+    const uint64_t pid = run.first;
     analysis::CompletenessCheck check;
     for (size_t i = 0; i + 1 < list.size(); ++i) {
       Snapshot named;
       named.pid = pid;
+      named.run_id = run.second;
       named.sequence = list[i]->sequence;
       named.reason = list[i]->reason;
       check.add(named);

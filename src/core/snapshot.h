@@ -178,6 +178,9 @@ struct Snapshot {
   std::string producer_name;
   std::string producer_version;
   uint64_t pid = 0;
+  // The run's identity (format::kRunIdDigits hex digits), also in the file's name; empty in files
+  // of layers before run ids.
+  std::string run_id;
   uint64_t sequence = 0;
   std::string executable;  // empty when the layer could not read it
   // device_destroy, instance_destroy, exit, frame, signal, trigger, crash (label: the signal),
@@ -190,8 +193,8 @@ struct Snapshot {
   uint64_t time_ms = 0;
   bool degraded = false;
   std::optional<std::string> label;  // trigger: its text; crash: the signal; errors: the command
-  // The run's last snapshot (at exit, or as its last instance was destroyed); absent in files of
-  // layers before it was written.
+  // The run's last snapshot: taken at exit, or the last instance's destroy snapshot, marked at
+  // exit when no instance was created after it. Absent in files of layers before it was written.
   std::optional<bool> final_snapshot;
   uint64_t unwritten_count = 0;              // snapshots of this process not written so far
   std::vector<UnwrittenSnapshot> unwritten;  // the most recent of them

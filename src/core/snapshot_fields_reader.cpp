@@ -95,6 +95,11 @@ bool SnapshotBuilder::top_scalar(const Scalar& v) {
     case top::kExecutable:
       errors_.get_string(v, &snap_.executable);
       return true;
+    case top::kRunId:
+      if (errors_.get_string(v, &snap_.run_id) && !format::is_run_id(snap_.run_id)) {
+        return errors_.type_error("a run id (16 lowercase hex digits)", v);
+      }
+      return true;
     case top::kSequence:
       errors_.get_u64(v, &snap_.sequence);
       return true;

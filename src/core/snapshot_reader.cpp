@@ -35,6 +35,7 @@ bool parse_snapshot_file_name(const std::string& name, SnapshotFile* out) {
   format::FileName parts;
   if (!format::parse_file_name(name, &parts)) return false;
   out->pid = parts.pid;
+  out->run_id = std::string(parts.run_id);
   out->sequence = parts.sequence;
   out->reason = std::string(parts.reason);
   return true;
@@ -61,6 +62,7 @@ std::vector<SnapshotFile> read_snapshot_dir(const std::string& dir) {
   if (ec) throw SnapshotError(dir, "cannot read directory: " + ec.message());
   std::sort(files.begin(), files.end(), [](const SnapshotFile& a, const SnapshotFile& b) {
     if (a.pid != b.pid) return a.pid < b.pid;
+    if (a.run_id != b.run_id) return a.run_id < b.run_id;
     if (a.sequence != b.sequence) return a.sequence < b.sequence;
     return a.path < b.path;
   });

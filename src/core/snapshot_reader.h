@@ -38,10 +38,12 @@ struct ReadOptions {
 // add some).
 Snapshot read_snapshot(const std::string& path, const ReadOptions& options = {});
 
-// One snapshot file of a run, named vkleak-<pid>-<sequence>-<reason>.json.
+// One snapshot file of a run, named vkleak-<pid>-<runid>-<sequence>-<reason>.json (or, by layers
+// before run ids, vkleak-<pid>-<sequence>-<reason>.json: run_id empty).
 struct SnapshotFile {
   std::string path;
   uint64_t pid = 0;
+  std::string run_id;
   uint64_t sequence = 0;
   std::string reason;
 };
@@ -49,7 +51,7 @@ struct SnapshotFile {
 // Parses a snapshot file name (no directory part); false when it is not one.
 bool parse_snapshot_file_name(const std::string& name, SnapshotFile* out);
 
-// The snapshot files in dir sorted by (pid, sequence). Other files (including the writer's
+// The snapshot files in dir sorted by (pid, run id, sequence). Other files (including the writer's
 // *.tmp files) are ignored. Throws SnapshotError when dir cannot be listed.
 std::vector<SnapshotFile> read_snapshot_dir(const std::string& dir);
 

@@ -70,6 +70,7 @@ enum Field : int {
   kCoalescedSignals,
   kErrorResults,
   kSettings,  // the settings in effect, as strings: for people, not read back
+  kRunId,     // the run's identity (kRunIdDigits lowercase hex digits); absent in older files
   kCount
 };
 inline constexpr std::string_view kNames[] = {"format",          "version",
@@ -85,7 +86,8 @@ inline constexpr std::string_view kNames[] = {"format",          "version",
                                               "events",          "events_dropped",
                                               "final",           "unwritten",
                                               "unwritten_count", "coalesced_signals",
-                                              "error_results",   "settings"};
+                                              "error_results",   "settings",
+                                              "run_id"};
 }  // namespace top
 inline constexpr Fields kTop = fields_of(
     top::kNames,

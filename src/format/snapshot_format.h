@@ -134,16 +134,23 @@ inline constexpr Reason kErrorReasons[] = {Reason::kOutOfDeviceMemory, Reason::k
                                            Reason::kDeviceLost};
 
 // --- File names --------------------------------------------------------------------------------
-// A snapshot is written to "<dir>/.vkleak-<pid>-<seq>-<reason>.json.tmp", then renamed to
-// "<dir>/vkleak-<pid>-<seq>-<reason>.json"; seq has at least 4 digits.
+// A snapshot is written to "<dir>/.vkleak-<pid>-<runid>-<seq>-<reason>.json.tmp", then renamed to
+// "<dir>/vkleak-<pid>-<runid>-<seq>-<reason>.json"; runid is kRunIdDigits lowercase hex digits
+// (the "run_id" field of the content), seq has at least 4 digits. Layers before run ids wrote
+// "vkleak-<pid>-<seq>-<reason>.json"; the reader still takes those (no run id).
+//
+// A run is one process's tracking: pid and run id together. The run id is random, drawn once
+// per process (and again in a forked child), so reruns, containers and pid namespaces that give
+// the same pid in the same directory never mix or overwrite each other's files.
 
 inline constexpr std::string_view kFilePrefix = "vkleak-";
 inline constexpr std::string_view kFileSuffix = ".json";
 inline constexpr std::string_view kTempPrefix = ".vkleak-";   // a temporary's name starts so
 inline constexpr std::string_view kTempSuffix = ".json.tmp";  // and ends so
 inline constexpr int kSequenceDigits = 4;
-// Longest name: prefix, 20-digit pid and sequence, the longest reason, suffix, NUL.
-inline constexpr size_t kMaxFileName = 1 + 7 + 20 + 1 + 20 + 1 + 20 + 9 + 1;
+inline constexpr int kRunIdDigits = 16;
+// Longest name: prefix, 20-digit pid, run id and sequence, the longest reason, suffix, NUL.
+inline constexpr size_t kMaxFileName = 1 + 7 + 20 + 1 + kRunIdDigits + 1 + 20 + 1 + 20 + 9 + 1;
 
 namespace detail {
 inline size_t put(char* out, size_t at, std::string_view s) {
@@ -161,14 +168,37 @@ inline size_t put_number(char* out, size_t at, uint64_t v, int min_digits) {
   while (n > 0) out[at++] = digits[--n];
   return at;
 }
+constexpr bool is_hex_digit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 }  // namespace detail
 
-// Writes "vkleak-<pid>-<seq>-<reason>.json" (temporary: ".vkleak-...json.tmp") and a NUL into
-// out[kMaxFileName]; returns its length. No allocation: safe on any thread.
-inline size_t file_name(char (&out)[kMaxFileName], uint64_t pid, uint64_t sequence, Reason reason,
-                        bool temporary = false) noexcept {
+// Writes a run id as kRunIdDigits lowercase hex digits and a NUL into out.
+inline void run_id_text(char (&out)[kRunIdDigits + 1], uint64_t run_id) noexcept {
+  for (int i = kRunIdDigits - 1; i >= 0; --i) {
+    out[i] = "0123456789abcdef"[run_id & 0xf];
+    run_id >>= 4;
+  }
+  out[kRunIdDigits] = '\0';
+}
+
+// Whether s is a run id as written: exactly kRunIdDigits lowercase hex digits.
+constexpr bool is_run_id(std::string_view s) {
+  if (s.size() != static_cast<size_t>(kRunIdDigits)) return false;
+  for (char c : s) {
+    if (!detail::is_hex_digit(c)) return false;
+  }
+  return true;
+}
+
+// Writes "vkleak-<pid>-<runid>-<seq>-<reason>.json" (temporary: ".vkleak-...json.tmp") and a NUL
+// into out[kMaxFileName]; returns its length. No allocation: safe on any thread.
+inline size_t file_name(char (&out)[kMaxFileName], uint64_t pid, uint64_t run_id,
+                        uint64_t sequence, Reason reason, bool temporary = false) noexcept {
   size_t at = detail::put(out, 0, temporary ? kTempPrefix : kFilePrefix);
   at = detail::put_number(out, at, pid, 1);
+  out[at++] = '-';
+  char id[kRunIdDigits + 1];
+  run_id_text(id, run_id);
+  at = detail::put(out, at, std::string_view(id, kRunIdDigits));
   out[at++] = '-';
   at = detail::put_number(out, at, sequence, kSequenceDigits);
   out[at++] = '-';
@@ -178,15 +208,49 @@ inline size_t file_name(char (&out)[kMaxFileName], uint64_t pid, uint64_t sequen
   return at;
 }
 
+// The name layers before run ids wrote, "vkleak-<pid>-<seq>-<reason>.json": for tests and tools
+// that make files of older layers.
+inline size_t file_name_without_run_id(char (&out)[kMaxFileName], uint64_t pid, uint64_t sequence,
+                                       Reason reason) noexcept {
+  size_t at = detail::put(out, 0, kFilePrefix);
+  at = detail::put_number(out, at, pid, 1);
+  out[at++] = '-';
+  at = detail::put_number(out, at, sequence, kSequenceDigits);
+  out[at++] = '-';
+  at = detail::put(out, at, name(reason));
+  at = detail::put(out, at, kFileSuffix);
+  out[at] = '\0';
+  return at;
+}
+
 // The parts of a snapshot's file name. reason is any [a-z_]+ word (newer layers may add
-// reasons); it views the parsed name.
+// reasons); run_id is empty in names of layers before run ids. Both view the parsed name.
 struct FileName {
   uint64_t pid = 0;
+  std::string_view run_id;
   uint64_t sequence = 0;
   std::string_view reason;
 };
 
-// Parses "vkleak-<pid>-<seq>-<reason>.json"; false for any other name.
+namespace detail {
+// A decimal number up to the next '-' of rest, which it consumes with the '-'.
+constexpr bool take_number(std::string_view* rest, uint64_t* number) {
+  size_t digits = 0;
+  *number = 0;
+  while (digits < rest->size() && (*rest)[digits] >= '0' && (*rest)[digits] <= '9') {
+    if (digits >= 19) return false;  // would overflow
+    *number = *number * 10 + static_cast<uint64_t>((*rest)[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0 || digits >= rest->size() || (*rest)[digits] != '-') return false;
+  rest->remove_prefix(digits + 1);
+  return true;
+}
+}  // namespace detail
+
+// Parses "vkleak-<pid>-<runid>-<seq>-<reason>.json" and the older
+// "vkleak-<pid>-<seq>-<reason>.json"; false for any other name. (A reason never starts with a
+// digit, so a part after the second '-' that does is a sequence number: the name has a run id.)
 constexpr bool parse_file_name(std::string_view name, FileName* out) {
   if (name.size() <= kFilePrefix.size() + kFileSuffix.size() ||
       name.substr(0, kFilePrefix.size()) != kFilePrefix ||
@@ -195,24 +259,25 @@ constexpr bool parse_file_name(std::string_view name, FileName* out) {
   }
   std::string_view rest =
       name.substr(kFilePrefix.size(), name.size() - kFilePrefix.size() - kFileSuffix.size());
-  uint64_t numbers[2] = {0, 0};
-  for (uint64_t& number : numbers) {
-    size_t digits = 0;
-    number = 0;
-    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
-      if (digits >= 19) return false;  // would overflow
-      number = number * 10 + static_cast<uint64_t>(rest[digits] - '0');
-      ++digits;
-    }
-    if (digits == 0 || digits >= rest.size() || rest[digits] != '-') return false;
-    rest.remove_prefix(digits + 1);
+  uint64_t pid = 0;
+  if (!detail::take_number(&rest, &pid)) return false;
+  std::string_view run_id;
+  const size_t dash = rest.find('-');
+  if (dash != std::string_view::npos && dash + 1 < rest.size() && rest[dash + 1] >= '0' &&
+      rest[dash + 1] <= '9') {
+    run_id = rest.substr(0, dash);
+    if (!is_run_id(run_id)) return false;
+    rest.remove_prefix(dash + 1);
   }
+  uint64_t sequence = 0;
+  if (!detail::take_number(&rest, &sequence)) return false;
   if (rest.empty()) return false;
   for (char c : rest) {
     if (!((c >= 'a' && c <= 'z') || c == '_')) return false;
   }
-  out->pid = numbers[0];
-  out->sequence = numbers[1];
+  out->pid = pid;
+  out->run_id = run_id;
+  out->sequence = sequence;
   out->reason = rest;
   return true;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/completeness.h"
+#include "core/snapshot_reader.h"
 #include "snapshot_builder.h"
 #include "test_support.h"
 
@@ -129,6 +130,86 @@ TEST(CompletenessTest, CoalescedSignalsAreCounted) {
             "41 snapshot signals arrived while one was pending and shared its snapshot");
 }
 
+constexpr const char* kRunA = "\"0123456789abcdef\"";
+constexpr const char* kRunB = "\"fedcba9876543210\"";
+
+TEST(CompletenessTest, AnInstanceDestroyOfARunWithAnIdIsTheEndOnlyWhenMarkedFinal) {
+  // Layers that write run ids say "final" on every snapshot; an instance_destroy is the end only
+  // when it says true (marked at exit): a probe instance's early destroy never ends the run.
+  const analysis::Completeness early =
+      check({SnapshotBuilder(5, 0, format::Reason::kInstanceDestroy, 0).top(format::top::kRunId,
+                                                                            kRunA)});
+  ASSERT_EQ(early.problems.size(), 1u) << joined(early.problems);
+  EXPECT_EQ(early.problems[0].rfind("the run has no end-of-run snapshot: the last is #0 "
+                                    "(instance_destroy)",
+                                    0),
+            0u)
+      << early.problems[0];
+  EXPECT_FALSE(check({SnapshotBuilder(5, 0, format::Reason::kInstanceDestroy, 0)
+                          .top(format::top::kRunId, kRunA)
+                          .top(format::top::kFinal, "false"),
+                      SnapshotBuilder(5, 1, format::Reason::kFrame, 3)
+                          .top(format::top::kRunId, kRunA)
+                          .top(format::top::kFinal, "false")})
+                   .problems.empty());
+  EXPECT_TRUE(check({SnapshotBuilder(5, 0, format::Reason::kInstanceDestroy, 0)
+                         .top(format::top::kRunId, kRunA)
+                         .top(format::top::kFinal, "false"),
+                     SnapshotBuilder(5, 1, format::Reason::kInstanceDestroy, 3)
+                         .top(format::top::kRunId, kRunA)
+                         .top(format::top::kFinal, "true")})
+                  .problems.empty());
+}
+
+TEST(CompletenessTest, SnapshotsOfTwoRunsAreNeverOneRun) {
+  const analysis::Completeness c =
+      check({SnapshotBuilder(5, 0, format::Reason::kFrame, 1).top(format::top::kRunId, kRunA),
+             SnapshotBuilder(5, 1, format::Reason::kExit, 2)
+                 .top(format::top::kRunId, kRunB)
+                 .top(format::top::kFinal, "true")});
+  ASSERT_EQ(c.problems.size(), 1u) << joined(c.problems);
+  EXPECT_EQ(c.problems[0],
+            "snapshots of two runs are mixed: pid 5 run 0123456789abcdef and pid 5 run "
+            "fedcba9876543210 (give each run its own directory)");
+}
+
+TEST(CompletenessTest, AFileWhoseContentIsAnotherRunIsNotTheRuns) {
+  // Another process's final snapshot renamed into a killed run's directory: its name says
+  // pid 5, its content pid 6.
+  test::TempDir tmp;
+  const std::string dir = tmp.file("run");
+  fs::create_directories(dir);
+  const std::string killed = SnapshotBuilder(5, 0, format::Reason::kFrame, 1).write(dir);
+  const std::string other = SnapshotBuilder(6, 1, format::Reason::kExit, 2)
+                                .top(format::top::kFinal, "true")
+                                .write(dir);
+  const std::string renamed = dir + "/vkleak-5-0001-exit.json";
+  fs::rename(other, renamed);
+  analysis::CompletenessCheck check;
+  check.add(read_snapshot(killed));
+  check.add(read_snapshot(renamed));
+  const analysis::Completeness c = check.finish();
+  ASSERT_FALSE(c.problems.empty());
+  EXPECT_EQ(c.problems[0],
+            "snapshot vkleak-5-0001-exit.json is not the run its name says: its content is pid 6 "
+            "snapshot #1 (a file of another process renamed or copied here)");
+
+  // Likewise a run id: the name says run A, the content run B.
+  const std::string a = SnapshotBuilder(5, 0, format::Reason::kExit, 2)
+                            .top(format::top::kRunId, kRunB)
+                            .top(format::top::kFinal, "true")
+                            .write(dir);
+  const std::string as_a = dir + "/vkleak-5-0123456789abcdef-0000-exit.json";
+  fs::rename(a, as_a);
+  analysis::CompletenessCheck by_id;
+  by_id.add(read_snapshot(as_a));
+  const analysis::Completeness d = by_id.finish();
+  ASSERT_EQ(d.problems.size(), 1u) << joined(d.problems);
+  EXPECT_NE(d.problems[0].find("its content is pid 5 run fedcba9876543210 snapshot #0"),
+            std::string::npos)
+      << d.problems[0];
+}
+
 // The gate end to end: exit 3 and the reason for each kind of hole, --allow-incomplete to judge
 // by findings alone, and the JSON's verdict.
 class GateIncompleteTest : public ::testing::Test {
@@ -193,6 +274,31 @@ TEST_F(GateIncompleteTest, ExitCodeThreeWithThePlainReason) {
   EXPECT_EQ(report.exit_code, 0);
   EXPECT_NE(report.out.find("incomplete: the run has no end-of-run snapshot"), std::string::npos)
       << report.out;
+}
+
+TEST_F(GateIncompleteTest, TwoRunsUnderOnePidAreTwoRuns) {
+  // A clean run and a killed one with the same pid in one directory (a rerun in a container):
+  // their files do not collide, and the killed run fails the gate.
+  const std::string d =
+      dir("same_pid", {SnapshotBuilder(9, 0, format::Reason::kDeviceDestroy, 5)
+                           .top(format::top::kRunId, kRunA)
+                           .top(format::top::kFinal, "false"),
+                       SnapshotBuilder(9, 1, format::Reason::kInstanceDestroy, 5)
+                           .top(format::top::kRunId, kRunA)
+                           .top(format::top::kFinal, "true"),
+                       SnapshotBuilder(9, 0, format::Reason::kFrame, 7)
+                           .top(format::top::kRunId, kRunB)
+                           .top(format::top::kFinal, "false")});
+  EXPECT_EQ(std::distance(fs::directory_iterator(d), fs::directory_iterator()), 3);
+  const test::ProcessResult r = vkleak({"gate", d, "--color", "never"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("the run has no end-of-run snapshot: the last is #0 (frame)"),
+            std::string::npos)
+      << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(vkleak({"gate", d, "--format", "json"}).out);
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  EXPECT_EQ(doc["runs"][0]["complete"], true);
+  EXPECT_EQ(doc["runs"][1]["complete"], false);
 }
 
 TEST_F(GateIncompleteTest, FindingsOfAnIncompleteRunStillFailWhenAllowed) {

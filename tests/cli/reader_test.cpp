@@ -676,8 +676,14 @@ TEST(SnapshotFileNameTest, Parses) {
   EXPECT_EQ(f.pid, 1234u);
   EXPECT_EQ(f.sequence, 17u);
   EXPECT_EQ(f.reason, "device_destroy");
+  EXPECT_EQ(f.run_id, "");
+  ASSERT_TRUE(parse_snapshot_file_name("vkleak-1234-00000000deadbeef-0017-exit.json", &f));
+  EXPECT_EQ(f.pid, 1234u);
+  EXPECT_EQ(f.run_id, "00000000deadbeef");
+  EXPECT_EQ(f.sequence, 17u);
+  EXPECT_EQ(f.reason, "exit");
   for (const char* bad :
-       {"vkleak-1234-17-exit.json.tmp", "vkleak-1234-exit.json", "vkleak-x-1-exit.json",
+       {"vkleak-1234-17-exit.json.tmp", "vkleak-1234-deadbeef-17-exit.json", "vkleak-1234-exit.json", "vkleak-x-1-exit.json",
         "vkleak--1-exit.json", "vkleak-1-1-.json", "vkleak-1-1-Exit.json", "other-1-1-exit.json",
         "vkleak-1-1-exit.jsonx", "vkleak-99999999999999999999-1-exit.json"}) {
     EXPECT_FALSE(parse_snapshot_file_name(bad, &f)) << bad;

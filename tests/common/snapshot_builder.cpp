@@ -407,8 +407,20 @@ void SnapshotBuilder::write_json(std::ostream& os) const {
 }
 
 std::string SnapshotBuilder::write(const std::string& dir) const {
+  // With a run id (top(kRunId, "\"<16 hex digits>\"")) the name has it, as the layer writes it;
+  // without, the name of layers before run ids.
   char name[format::kMaxFileName];
-  format::file_name(name, pid_, sequence_, reason_);
+  std::string run_id;
+  for (const auto& [key, raw] : top_) {
+    if (key == format::top::kRunId && raw.size() == format::kRunIdDigits + 2) {
+      run_id = raw.substr(1, format::kRunIdDigits);
+    }
+  }
+  if (format::is_run_id(run_id)) {
+    format::file_name(name, pid_, std::stoull(run_id, nullptr, 16), sequence_, reason_);
+  } else {
+    format::file_name_without_run_id(name, pid_, sequence_, reason_);
+  }
   const std::string path = dir + "/" + name;
   write_file(path);
   return path;

@@ -47,6 +47,7 @@ struct Fixture {
   Fixture() {
     s.producer_version = "9.8.7";
     s.pid = 4242;
+    s.run_id = "0123456789abcdef";
     s.executable = "/usr/bin/app";
     s.sequence = 17;
     s.reason = f::Reason::kDeviceDestroy;
@@ -175,6 +176,7 @@ TEST(RoundTrip, EveryFieldFromWriterToReader) {
   EXPECT_EQ(r.producer_name, f::kProducerName);
   EXPECT_EQ(r.producer_version, "9.8.7");
   EXPECT_EQ(r.pid, 4242u);
+  EXPECT_EQ(r.run_id, "0123456789abcdef");
   EXPECT_EQ(r.executable, "/usr/bin/app");
   EXPECT_EQ(r.sequence, 17u);
   EXPECT_EQ(r.reason, "device_destroy");

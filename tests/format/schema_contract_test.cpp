@@ -119,28 +119,52 @@ TEST(SchemaContract, EnumsAndConstantsAreTheContracts) {
 
 TEST(FileNames, BuildAndParse) {
   char buf[kMaxFileName];
-  EXPECT_EQ(std::string_view(buf, file_name(buf, 4242, 3, Reason::kDeviceDestroy)),
+  EXPECT_EQ(std::string_view(buf, file_name(buf, 4242, 0x0123456789abcdefull, 3,
+                                            Reason::kDeviceDestroy)),
+            "vkleak-4242-0123456789abcdef-0003-device_destroy.json");
+  EXPECT_EQ(std::string_view(buf, file_name(buf, 7, 0xff, 123456, Reason::kExit, true)),
+            ".vkleak-7-00000000000000ff-123456-exit.json.tmp");
+  EXPECT_EQ(std::string_view(buf, file_name_without_run_id(buf, 4242, 3, Reason::kDeviceDestroy)),
             "vkleak-4242-0003-device_destroy.json");
-  EXPECT_EQ(std::string_view(buf, file_name(buf, 7, 123456, Reason::kExit, true)),
-            ".vkleak-7-123456-exit.json.tmp");
   FileName parsed;
+  ASSERT_TRUE(parse_file_name("vkleak-4242-0123456789abcdef-0003-device_destroy.json", &parsed));
+  EXPECT_EQ(parsed.pid, 4242u);
+  EXPECT_EQ(parsed.run_id, "0123456789abcdef");
+  EXPECT_EQ(parsed.sequence, 3u);
+  EXPECT_EQ(parsed.reason, "device_destroy");
+  // A run id of decimal digits only is still a run id (16 digits, then a sequence number).
+  ASSERT_TRUE(parse_file_name("vkleak-1-1234567890123456-0007-exit.json", &parsed));
+  EXPECT_EQ(parsed.run_id, "1234567890123456");
+  EXPECT_EQ(parsed.sequence, 7u);
+  // Names of layers before run ids.
   ASSERT_TRUE(parse_file_name("vkleak-4242-0003-device_destroy.json", &parsed));
   EXPECT_EQ(parsed.pid, 4242u);
+  EXPECT_EQ(parsed.run_id, "");
   EXPECT_EQ(parsed.sequence, 3u);
   EXPECT_EQ(parsed.reason, "device_destroy");
   // Every reason, the largest numbers: the buffer is large enough and the name parses back.
   for (size_t r = 0; r < std::size(kReasonNames); ++r) {
     const auto reason = static_cast<Reason>(r);
-    const size_t n = file_name(buf, UINT64_MAX, UINT64_MAX, reason, true);
+    const size_t n = file_name(buf, UINT64_MAX, UINT64_MAX, UINT64_MAX, reason, true);
     EXPECT_LT(n, kMaxFileName);
-    const size_t m = file_name(buf, 99, 1, reason);
+    const size_t m = file_name(buf, 99, UINT64_MAX, 1, reason);
     ASSERT_TRUE(parse_file_name(std::string_view(buf, m), &parsed));
     EXPECT_EQ(parsed.reason, name(reason));
+    EXPECT_EQ(parsed.run_id, "ffffffffffffffff");
   }
   for (const char* bad : {"vkleak-1-2-.json", "vkleak-1-x-exit.json", "vkleak-1-2-Exit.json",
                           "vkleak--2-exit.json", "vkleak-1-2-exit.json.tmp",
-                          ".vkleak-1-2-exit.json.tmp", "vkleak-12345678901234567890-1-exit.json"})
+                          ".vkleak-1-2-exit.json.tmp", "vkleak-12345678901234567890-1-exit.json",
+                          "vkleak-1-0123456789abcde-2-exit.json",    // 15 digits
+                          "vkleak-1-0123456789ABCDEF-2-exit.json",   // upper case
+                          "vkleak-1-0123456789abcdef0-2-exit.json",  // 17 digits
+                          "vkleak-1-0123456789abcdef--exit.json", "vkleak-1-0123456789abcdef-2-.json"})
     EXPECT_FALSE(parse_file_name(bad, &parsed)) << bad;
+  char id[kRunIdDigits + 1];
+  run_id_text(id, 0xabcull);
+  EXPECT_STREQ(id, "0000000000000abc");
+  EXPECT_TRUE(is_run_id(id));
+  EXPECT_FALSE(is_run_id("0000000000000abg"));
 }
 
 TEST(Enums, NameAndParseRoundTrip) {

@@ -204,16 +204,18 @@ def run(cmd, env, timeout=300, check=True):
     return proc
 
 
-SNAPSHOT_RE = re.compile(r"vkleak-(\d+)-(\d+)-([a-z_]+)\.json$")
+# vkleak-<pid>-<runid>-<seq>-<reason>.json; layers before run ids wrote no run id.
+SNAPSHOT_RE = re.compile(r"vkleak-(\d+)-(?:([0-9a-f]{16})-)?(\d+)-([a-z_]+)\.json$")
 
 
 def snapshot_files(out_dir):
+    """The snapshot files in out_dir, by (pid, run id, sequence)."""
     files = []
     for path in glob.glob(os.path.join(out_dir, "vkleak-*.json")):
         m = SNAPSHOT_RE.search(path)
         if m:
-            files.append((int(m.group(1)), int(m.group(2)), path))
-    return [p for _, _, p in sorted(files)]
+            files.append((int(m.group(1)), m.group(2) or "", int(m.group(3)), path))
+    return [p for _, _, _, p in sorted(files)]
 
 
 def load(path):

@@ -8,13 +8,15 @@
 //                flow (100 faults recovered with siglongjmp, like a JVM); exits 0
 //   chain_after  installs a SIGSEGV handler after the instance exists that calls through to the
 //                one it replaced, then faults (a crash reporter installed late)
-//   abort_blocked  makes the file the crash snapshot would be written to first a FIFO (in
-//                $VKLEAK_OUTPUT_DIR), so that writing it blocks, then abort()s: the layer
+//   abort_blocked  takes a trigger snapshot (queue label "vkleak.snapshot:run_id") to learn the
+//                run id, makes the file the crash snapshot (#1) would be written to first a FIFO
+//                (in $VKLEAK_OUTPUT_DIR), so that writing it blocks, then abort()s: the layer
 //                must give up after its bound and let the process die
 //   fork_abort   fork()s; the child aborts (SIGABRT), the parent waits for it, prints the
 //                child's status ("child <pid> signal <n>") and tears down; exits 0
 //   oom          --count vkAllocateMemory calls of 4x the largest heap (each fails with
 //                VK_ERROR_OUT_OF_DEVICE_MEMORY), then a normal teardown; exits 0
+#include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -98,8 +100,28 @@ int main(int argc, char** argv) {
     const char* dir = std::getenv("VKLEAK_OUTPUT_DIR");
     if (!dir) return 3;
     mkdir(dir, 0755);
-    const std::string fifo =
-        std::string(dir) + "/.vkleak-" + std::to_string(getpid()) + "-0000-crash.json.tmp";
+    // The crash temporary's name has the run's random id: a trigger snapshot (#0) shows it;
+    // the crash is #1.
+    ctx.insert_label("vkleak.snapshot:run_id");
+    const std::string prefix = "vkleak-" + std::to_string(getpid()) + "-";
+    const std::string suffix = "-0000-trigger.json";
+    std::string run_id;
+    for (int tries = 0; tries < 500 && run_id.empty(); ++tries) {
+      if (DIR* d = opendir(dir)) {
+        while (const dirent* e = readdir(d)) {
+          const std::string name = e->d_name;
+          if (name.size() == prefix.size() + 16 + suffix.size() &&
+              name.compare(0, prefix.size(), prefix) == 0 &&
+              name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+            run_id = name.substr(prefix.size(), 16);
+        }
+        closedir(d);
+      }
+      if (run_id.empty()) usleep(10000);
+    }
+    if (run_id.empty()) return 3;
+    const std::string fifo = std::string(dir) + "/.vkleak-" + std::to_string(getpid()) + "-" +
+                             run_id + "-0001-crash.json.tmp";
     if (mkfifo(fifo.c_str(), 0644) != 0) return 3;
     std::abort();
   }

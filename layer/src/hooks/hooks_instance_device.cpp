@@ -110,6 +110,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
     {
       std::lock_guard<std::mutex> lock(lifecycle_mutex());
       register_instance(state, dispatch_key(*pInstance));
+      note_instance_created();
       if (!passthrough()) start_writer(settings);
     }
     // Trigger files work before the first snapshot (not made after the final one).

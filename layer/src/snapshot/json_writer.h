@@ -112,7 +112,11 @@ class JsonWriter {
     raw("\":", 2);
   }
 
+  // Bytes written so far (flushed or buffered): where the next one goes in the file.
+  uint64_t position() const { return flushed_ + buf_.size(); }
+
   bool flush() {
+    flushed_ += buf_.size();
     size_t off = 0;
     while (ok_ && off < buf_.size()) {
       ssize_t n = ::write(fd_, buf_.data() + off, buf_.size() - off);
@@ -132,6 +136,7 @@ class JsonWriter {
   static constexpr size_t kFlushAt = 1 << 20;
   int fd_;
   std::string buf_;
+  uint64_t flushed_ = 0;
   bool ok_ = true;
   int errno_ = 0;
 };

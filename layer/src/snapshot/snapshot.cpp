@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -98,6 +101,80 @@ bool make_dirs(const std::string& dir) {
 
 std::atomic<uint32_t> g_sequence{0};
 
+// The run's identity: random, drawn at the first snapshot of the process (and again in a forked
+// child), in every snapshot's name and content. Runs that share a pid and a directory (reruns,
+// containers, pid namespaces) never overwrite or mix with each other. 0: not drawn yet.
+std::atomic<uint64_t> g_run_id{0};
+
+uint64_t run_id() noexcept {
+  uint64_t id = g_run_id.load(std::memory_order_acquire);
+  if (id != 0) return id;
+  uint64_t drawn = 0;
+  if (getrandom(&drawn, sizeof(drawn), GRND_NONBLOCK) != static_cast<ssize_t>(sizeof(drawn))) {
+    // No entropy yet (early boot) or no getrandom: a mix of what differs between processes.
+    struct timespec ts {};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    drawn = static_cast<uint64_t>(ts.tv_sec) * 1000000007ull ^ static_cast<uint64_t>(ts.tv_nsec) ^
+            (static_cast<uint64_t>(getpid()) << 32) ^ reinterpret_cast<uintptr_t>(&drawn);
+    drawn *= 0x9e3779b97f4a7c15ull;
+    drawn ^= drawn >> 31;
+  }
+  if (drawn == 0) drawn = 1;
+  return g_run_id.compare_exchange_strong(id, drawn, std::memory_order_acq_rel) ? drawn : id;
+}
+
+// The snapshot of the last instance's destroy, while no instance has been created after it:
+// at exit, if no snapshot followed it either, its "final" is set to true in place (the value
+// "false" becomes "true " at final_at: 5 bytes in the header, so the file is never invalid).
+// A process killed or ending in _exit() after it keeps it not final: an incomplete run.
+struct FinalCandidate {
+  std::mutex mutex;
+  bool set = false;
+  uint32_t sequence = 0;
+  std::string path;
+  uint64_t final_at = 0;
+};
+FinalCandidate& final_candidate() {
+  static auto* f = new FinalCandidate;  // never destroyed: read at exit
+  return *f;
+}
+
+// Set from the destroy of the last instance until an instance is created: no trigger or signal
+// snapshot is taken then (it would follow the run's end, or go to the default directory).
+std::atomic<bool> g_closing{false};
+
+// Marks the candidate final when it is still the last snapshot; at exit, with no instance.
+void mark_final_at_exit() noexcept {
+  try {
+    FinalCandidate& f = final_candidate();
+    std::lock_guard<std::mutex> lock(f.mutex);
+    if (!f.set) return;
+    f.set = false;
+    if (g_sequence.load(std::memory_order_relaxed) != f.sequence + 1) {
+      log().info("the last instance's snapshot {} is not the last snapshot: not marked final",
+                 f.path);
+      return;
+    }
+    const int fd = open(f.path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      log().warn("cannot mark {} final: {}", f.path, std::strerror(errno));
+      return;
+    }
+    char was[5] = {};
+    const auto at = static_cast<off_t>(f.final_at);
+    if (pread(fd, was, sizeof(was), at) == static_cast<ssize_t>(sizeof(was)) &&
+        std::memcmp(was, "false", sizeof(was)) == 0 &&
+        pwrite(fd, "true ", 5, at) == 5) {
+      log().info("snapshot {} marked final (the process ends with no instance)", f.path);
+    } else {
+      log().warn("cannot mark {} final", f.path);
+    }
+    close(fd);
+  } catch (...) {
+    // Out of memory at exit: the run stays not final (incomplete), never wrong.
+  }
+}
+
 // Writes one snapshot atomically. Failures (unwritable directory, full disk) are recorded and
 // logged, never fatal.
 void write_snapshot(Collected& c) noexcept {
@@ -107,8 +184,11 @@ void write_snapshot(Collected& c) noexcept {
     const std::string& dir = c.settings.output_dir;
     char name[format::kMaxFileName], tmp_name[format::kMaxFileName];
     const auto pid = static_cast<uint64_t>(getpid());
-    format::file_name(name, pid, seq, c.reason);
-    format::file_name(tmp_name, pid, seq, c.reason, /*temporary=*/true);
+    const uint64_t run = run_id();
+    char run_text[format::kRunIdDigits + 1];
+    format::run_id_text(run_text, run);
+    format::file_name(name, pid, run, seq, c.reason);
+    format::file_name(tmp_name, pid, run, seq, c.reason, /*temporary=*/true);
     final_path = dir + "/" + name;
     const std::string tmp_path = dir + "/" + tmp_name;
     if (!make_dirs(dir)) {
@@ -125,6 +205,9 @@ void write_snapshot(Collected& c) noexcept {
     std::vector<Unwritten> unwritten;
     add_unwritten(&data.model(), &unwritten);
     data.model().sequence = seq;
+    data.model().run_id = std::string_view(run_text, format::kRunIdDigits);
+    uint64_t final_at = 0;
+    data.model().final_at = &final_at;
     data.model().coalesced_signals = g_coalesced_signals.load(std::memory_order_relaxed);
     JsonWriter w(fd);
     serialize_snapshot(w, data.model());
@@ -141,6 +224,16 @@ void write_snapshot(Collected& c) noexcept {
       return;
     }
     log().info("snapshot written: {} ({} objects)", final_path, c.objects.size());
+    if (c.last_instance) {
+      FinalCandidate& f = final_candidate();
+      std::lock_guard<std::mutex> lock(f.mutex);
+      if (g_closing.load(std::memory_order_relaxed)) {  // else an instance came meanwhile
+        f.set = true;
+        f.sequence = seq;
+        f.path = final_path;
+        f.final_at = final_at;
+      }
+    }
   } catch (...) {
     record_unwritten(seq, c.reason, final_path, "out of memory");
   }
@@ -178,11 +271,26 @@ Writer& writer() {
 }
 
 void run_job(Job& job) {
-  if (!job.collected) job.collected = collect(job.reason, nullptr, nullptr, job.label);
+  if (!job.collected) {
+    job.collected = collect(job.reason, nullptr, nullptr, job.label);
+    // A trigger or signal that raced with the last instance's destroy: nothing to snapshot, and
+    // no settings to say where (it must not take a sequence number of the run, nor follow its
+    // end).
+    if (job.collected->instances.empty()) {
+      log().info("{} snapshot skipped: no instance", to_string(job.reason));
+      return;
+    }
+  }
   write_snapshot(*job.collected);
 }
 
+// Whether triggers may be taken now: an instance exists and is not the last one being destroyed.
+bool triggers_open() {
+  return !g_closing.load(std::memory_order_relaxed) && !all_instances().empty();
+}
+
 void poll_triggers(Writer& w) {
+  if (!triggers_open()) return;  // pending signals and trigger files wait for an instance
   if (const uint64_t signals = g_signals_pending.exchange(0, std::memory_order_relaxed)) {
     g_coalesced_signals.fetch_add(signals - 1, std::memory_order_relaxed);
     Job job;
@@ -261,6 +369,13 @@ void after_fork_in_child() {
   new (&w.queue) std::deque<Job>;
   w.running = false;
   w.stop = false;
+  // The child is a run of its own: its own run id, sequence numbers from 0, and none of the
+  // parent's files to mark final.
+  g_run_id.store(0, std::memory_order_relaxed);
+  g_sequence.store(0, std::memory_order_relaxed);
+  FinalCandidate& f = final_candidate();
+  new (&f.mutex) std::mutex;
+  f.set = false;
 }
 
 std::once_flag g_exit_once;
@@ -277,16 +392,32 @@ void on_exit() {
   } else {
     stop_writer();
   }
+  // The process ends here: the last instance's destroy snapshot is the run's end if nothing
+  // came after it.
+  if (instances.empty()) mark_final_at_exit();
   if (!instances.empty()) set_passthrough();
 }
 
 }  // namespace
+
+void note_instance_created() noexcept {
+  g_closing.store(false, std::memory_order_relaxed);
+  try {
+    FinalCandidate& f = final_candidate();
+    std::lock_guard<std::mutex> lock(f.mutex);
+    f.set = false;
+  } catch (...) {
+    // std::system_error from the lock: the candidate stays; mark_final_at_exit then sees that
+    // later snapshots followed it (or there were none: this instance tracked nothing).
+  }
+}
 
 void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* instance,
                   const std::string& label) noexcept {
   try {
     Job job;
     job.collected = collect(reason, device, instance, label);
+    if (job.collected->last_instance) g_closing.store(true, std::memory_order_relaxed);
     job.reason = reason;
     enqueue(std::move(job));
   } catch (...) {

@@ -35,6 +35,10 @@ void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* ins
 // be busy or be the thread that crashed).
 void snapshot_sync(SnapshotReason reason, const std::string& label) noexcept;
 
+// An instance was created: a destroy of the last instance before it is not the run's end, and
+// triggers are taken again.
+void note_instance_created() noexcept;
+
 // The writer thread: started with the first instance, stopped (queue drained, joined) with the
 // last one, before the loader unloads the layer. Also watches the snapshot signal and the
 // trigger file.

@@ -365,8 +365,8 @@ std::unique_ptr<Collected> collect(SnapshotReason reason, DeviceState* device,
   }
   // Destroy snapshots keep their scope's frame; the others are the run's.
   if (!device && !instance) c->frame = std::max(c->frame, run);
-  c->final_snapshot = reason == SnapshotReason::kExit ||
-                      (reason == SnapshotReason::kInstanceDestroy && all_instances().size() <= 1);
+  c->final_snapshot = reason == SnapshotReason::kExit;
+  c->last_instance = reason == SnapshotReason::kInstanceDestroy && all_instances().size() <= 1;
   return c;
 }
 

@@ -73,9 +73,12 @@ struct Collected {
   FrameBoundary boundary = FrameBoundary::kPresent;  // in effect (see collect)
   uint32_t time_ms = 0;
   bool degraded = false;
-  // The run's last snapshot: at exit, or as its last instance is destroyed. A run whose last
-  // snapshot is not final ended early (killed, crashed, _exit()) or is still running.
+  // The run's last snapshot: at exit. A run whose last snapshot is not final ended early (killed,
+  // crashed, _exit()) or is still running. A destroy of the last instance is not final when
+  // written (the process may create another instance: a probe instance, then the real one); the
+  // writer marks it final at exit when no instance and no snapshot came after it.
   bool final_snapshot = false;
+  bool last_instance = false;  // an instance_destroy snapshot of the only instance left
   ErrorCounts errors;  // error_results, as of the copy
   std::vector<InstanceInfo> instances;
   std::vector<DeviceInfo> devices;

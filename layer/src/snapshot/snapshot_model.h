@@ -176,6 +176,9 @@ struct Snapshot {
   uint64_t time_ms = 0;
   bool degraded = false;
   bool final_snapshot = false;
+  // Set: where the value of "final" starts in the file (the layer may mark it final at exit).
+  uint64_t* final_at = nullptr;
+  std::string_view run_id;  // format::kRunIdDigits hex digits
   uint64_t unwritten_count = 0;
   std::vector<Unwritten> unwritten;
   uint64_t coalesced_signals = 0;

@@ -122,6 +122,8 @@ void write_header(JsonWriter& w, const model::Snapshot& s) {
   w.raw("}", 1);
   key(w, f::top::kPid);
   w.u64(s.pid);
+  key(w, f::top::kRunId);
+  quoted(w, s.run_id);
   key(w, f::top::kExecutable);
   w.str(s.executable.data(), s.executable.size());
   key(w, f::top::kSequence);
@@ -153,6 +155,7 @@ void write_header(JsonWriter& w, const model::Snapshot& s) {
   key(w, f::top::kDegraded);
   boolean(w, s.degraded);
   key(w, f::top::kFinal);
+  if (s.final_at) *s.final_at = w.position();
   boolean(w, s.final_snapshot);
 }
 
