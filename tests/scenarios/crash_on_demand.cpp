@@ -18,10 +18,12 @@
 //                <n> in <ms> ms", or "child <pid> hung" after killing it) and tears down; exits 0
 //                (4 if the child hung)
 //   sigterm      kill(getpid(), SIGTERM) (what a service manager sends); dies of it
-//   underscore_exit  destroys the buffers and the device, then _exit(0) before destroying the
-//                instance (no exit handlers run): exits 0
+//   underscore_exit  destroys the buffers and the device, waits (at most 5 s) for the layer's
+//                device_destroy snapshot in $VKLEAK_OUTPUT_DIR, then _exit(0) before destroying
+//                the instance (no exit handlers run): exits 0
 //   oom          --count vkAllocateMemory calls of 4x the largest heap (each fails with
 //                VK_ERROR_OUT_OF_DEVICE_MEMORY), then a normal teardown; exits 0
+#include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -169,6 +171,25 @@ int main(int argc, char** argv) {
     // The device goes (a device_destroy snapshot), the instance stays: no end-of-run snapshot.
     for (scenario::Buffer& b : alive) scenario::destroy_buffer(ctx, b);
     vkDestroyDevice(ctx.device, nullptr);
+    // The layer writes that snapshot on its writer thread: wait for it (at most 5 s), so that
+    // _exit() does not race it.
+    if (const char* dir = std::getenv("VKLEAK_OUTPUT_DIR")) {
+      const std::string want = "-" + std::to_string(getpid()) + "-";
+      for (int i = 0; i < 500; ++i) {
+        bool found = false;
+        if (DIR* d = opendir(dir)) {
+          while (const dirent* e = readdir(d)) {
+            const std::string name = e->d_name;
+            if (name.find(want) != std::string::npos && name.size() > 20 &&
+                name.compare(name.size() - 20, 20, "-device_destroy.json") == 0)
+              found = true;
+          }
+          closedir(d);
+        }
+        if (found) break;
+        usleep(10 * 1000);
+      }
+    }
     _exit(0);
   }
   if (mode == "own_handler") {
