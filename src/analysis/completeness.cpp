@@ -143,8 +143,11 @@ Completeness CompletenessCheck::finish() const {
   const Seen& end = by_sequence_.rbegin()->second;
   if (end.reason == format::name(format::Reason::kCrash)) {
     c.crash_signal = end.label.value_or("a fatal signal");
-    c.problems.push_back("the run crashed (" + c.crash_signal + ") at frame " +
-                         format_count(end.frame) + ": snapshot " + snapshot_name(last, "") +
+    // SIGTERM is no crash but a stop (a service manager, kill): the layer snapshots it the same.
+    c.problems.push_back((c.crash_signal == "SIGTERM" ? "the run was stopped by SIGTERM"
+                                                      : "the run crashed (" + c.crash_signal + ")") +
+                         " at frame " + format_count(end.frame) + ": snapshot " +
+                         snapshot_name(last, "") +
                          " shows what was alive then; leaks at exit were not checked");
   } else if (!end.final_snapshot) {
     c.problems.push_back(

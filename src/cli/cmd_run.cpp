@@ -106,6 +106,7 @@ struct ChildResult {
   int exit_code = 0;
   int exec_errno = 0;  // non-zero: the application could not be started
   int signal = 0;      // non-zero: it was killed by this signal
+  uint64_t pid = 0;    // the application's process
 };
 
 // fork + execvpe, forwarding SIGINT/SIGTERM until the child is gone.
@@ -129,6 +130,7 @@ ChildResult run_child(std::vector<std::string> argv, std::vector<std::string> en
   std::vector<char*> env_ptrs = c_strings(env);
 
   const pid_t pid = ::fork();
+  if (pid > 0) result.pid = static_cast<uint64_t>(pid);
   if (pid < 0) {
     result.exec_errno = errno;
     ::close(status_pipe[0]);
@@ -208,10 +210,32 @@ std::string shell_quoted(const std::string& path) {
   return out + "'";
 }
 
-// What the layer could not write, per process of this run: the end-of-run snapshot missing, a
-// write that failed (full disk), a hole in the sequence. Only the last snapshot of each process
+// How the application ended, in words ("was killed by SIGKILL", "exited with status 0").
+std::string how_it_ended(const ChildResult& child) {
+  if (child.signal != 0) {
+    const char* abbrev = sigabbrev_np(child.signal);
+    return "was killed by " +
+           (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(child.signal));
+  }
+  return "exited with status " + std::to_string(child.exit_code);
+}
+
+// Why the application's process has no end-of-run snapshot, as far as its exit status tells.
+std::string why_no_end_snapshot(const ChildResult& child) {
+  if (child.signal == SIGKILL)
+    return ": no program can catch SIGKILL, so the layer could not write one (stop it with "
+           "SIGTERM to get a final snapshot)";
+  if (child.signal != 0)
+    return ": the layer takes a final snapshot only on SIGTERM and on SIGABRT, SIGSEGV, SIGBUS, "
+           "SIGFPE and SIGILL, and only where the program left the signal at its default";
+  return ": the program ended through _exit() or quick_exit() (which run no exit handlers), or "
+         "the snapshot at exit is off (VKLEAK_SNAPSHOT_AT_EXIT)";
+}
+
+// What the layer could not write, per run (process and run id): the end-of-run snapshot missing, a
+// write that failed (full disk), a hole in the sequence. Only the last snapshot of each run
 // is read (it carries the layer's record of failed writes); the others are known by name.
-void report_incomplete(const std::vector<SnapshotFile>& files) {
+void report_incomplete(const std::vector<SnapshotFile>& files, const ChildResult& child) {
   std::map<std::pair<uint64_t, std::string>, std::vector<const SnapshotFile*>> by_run;
   for (const SnapshotFile& f : files) by_run[{f.pid, f.run_id}].push_back(&f);
   for (const auto& [run, list] : by_run) {
@@ -225,8 +249,14 @@ void report_incomplete(const std::vector<SnapshotFile>& files) {
       named.reason = list[i]->reason;
       check.add(named);
     }
+    bool ended = true;  // the process's last snapshot ends its run (or is a crash's)
     try {
-      check.add(read_snapshot(list.back()->path));
+      Snapshot last = read_snapshot(list.back()->path);
+      ended = last.final_snapshot.value_or(
+                  last.reason == format::name(format::Reason::kExit) ||
+                  last.reason == format::name(format::Reason::kInstanceDestroy)) ||
+              last.reason == format::name(format::Reason::kCrash);
+      check.add(last);
     } catch (const SnapshotError& e) {
       print_warning(e.what());
       continue;
@@ -234,10 +264,15 @@ void report_incomplete(const std::vector<SnapshotFile>& files) {
     for (const std::string& problem : check.finish().problems) {
       print_warning("pid " + std::to_string(pid) + ": " + printable(problem));
     }
+    if (!ended && pid == child.pid) {
+      print_warning("pid " + std::to_string(pid) + ": the program " + how_it_ended(child) +
+                    " without an end-of-run snapshot" + why_no_end_snapshot(child));
+    }
   }
 }
 
-void print_summary(const fs::path& dir, const std::set<std::string>& before) {
+void print_summary(const fs::path& dir, const std::set<std::string>& before,
+                   const ChildResult& child) {
   const std::set<std::string> after = snapshot_files(dir);
   size_t old = 0;
   for (const std::string& name : after) old += before.count(name);
@@ -254,10 +289,21 @@ void print_summary(const fs::path& dir, const std::set<std::string>& before) {
     // Listing failed after all: fall back to the names we have.
   }
   if (after.size() == old) {
-    print_warning("this run wrote no snapshot (was the layer loaded? VKLEAK_LOG_LEVEL=info says)");
+    // Say what the exit status tells; "was the layer loaded?" only where it may not have been.
+    if (child.signal != 0) {
+      print_warning("this run wrote no snapshot: the program " + how_it_ended(child) +
+                    " before the layer wrote one" + why_no_end_snapshot(child));
+    } else {
+      print_warning("this run wrote no snapshot: the program exited with status " +
+                    std::to_string(child.exit_code) +
+                    " without one; either it never created a Vulkan instance with the layer "
+                    "(VKLEAK_LOG_LEVEL=info says whether the layer was loaded), or it ended "
+                    "through _exit() or quick_exit() (which run no exit handlers), or the "
+                    "snapshot at exit is off (VKLEAK_SNAPSHOT_AT_EXIT)");
+    }
     return;
   }
-  report_incomplete(fresh);
+  report_incomplete(fresh, child);
   const std::string last = !fresh.empty() ? fresh.back().path : (dir / *after.rbegin()).string();
   print_note("last: " + last);
   print_note("view it with: vkleak show " + shell_quoted(last));
@@ -311,7 +357,7 @@ int run_command(const RunOptions& options) {
     print_note(app + " was killed by signal " + std::to_string(child.signal) + " (" +
                strsignal(child.signal) + ")");
   }
-  print_summary(out, before);
+  print_summary(out, before, child);
   return child.exit_code;
 }
 

@@ -124,16 +124,15 @@ class CrashSnapshotTest(TempDirTestCase):
                          ["trigger.json"])
 
     def test_a_forked_child_crashes_on_its_own(self):
-        # The child has its own crash thread and pipes: its crash is its snapshot, the parent
-        # goes on and tears down.
+        # The child never used Vulkan itself: no crash thread, no snapshot of its parent's
+        # objects (issue 26); it dies of its signal at once, the parent goes on and tears down.
         proc, _ = self.crash("fork_abort")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         child = int(proc.stdout.split("child ")[1].split()[0])
         self.assertIn(f"child {child} signal {int(signal.SIGABRT)}", proc.stdout)
         snaps = snapshots(self.out)
-        crashes = [s for s in snaps if s["reason"] == "crash"]
-        self.assertEqual([(s["pid"], s["label"]) for s in crashes], [(child, "SIGABRT")])
-        validate(crashes[0])
+        self.assertEqual([s for s in snaps if s["pid"] == child], [])
+        self.assertEqual([s["reason"] for s in snaps if s["reason"] == "crash"], [])
         parent = [s["reason"] for s in snaps if s["pid"] != child]
         self.assertIn("device_destroy", parent)
 

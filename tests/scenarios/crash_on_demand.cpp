@@ -14,6 +14,14 @@
 //                must give up after its bound and let the process die
 //   fork_abort   fork()s; the child aborts (SIGABRT), the parent waits for it, prints the
 //                child's status ("child <pid> signal <n>") and tears down; exits 0
+//   fork_exit    fork()s; the child calls exit(0) without touching Vulkan; the parent waits at
+//                most 10 s, prints "child <pid> exit <code> in <ms> ms" (or "child <pid> signal
+//                <n> in <ms> ms", or "child <pid> hung" after killing it) and tears down; exits 0
+//                (4 if the child hung)
+//   sigterm      kill(getpid(), SIGTERM) (what a service manager sends); dies of it
+//   underscore_exit  destroys the buffers and the device, waits (at most 5 s) for the layer's
+//                device_destroy snapshot in $VKLEAK_OUTPUT_DIR, then _exit(0) before destroying
+//                the instance (no exit handlers run): exits 0
 //   oom          --count vkAllocateMemory calls of 4x the largest heap (each fails with
 //                VK_ERROR_OUT_OF_DEVICE_MEMORY), then a normal teardown; exits 0
 #include <dirent.h>
@@ -22,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -62,6 +71,12 @@ void fault() {
   *static_cast<volatile int*>(page) = 42;
 }
 
+double now_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 // Each fault jumps back here; the counter lives in the handler's global, not in a clobbered local.
 void recover_from_faults(int n) {
   while (g_recovered < n) {
@@ -77,7 +92,8 @@ int main(int argc, char** argv) {
   uint32_t count = 100;
   options.add_string(
       "--mode", &mode, "how to crash",
-      {"abort", "segv", "fpe", "own_handler", "chain_after", "fork_abort", "abort_blocked", "oom"});
+      {"abort", "segv", "fpe", "own_handler", "chain_after", "fork_abort", "abort_blocked", "oom",
+       "fork_exit", "sigterm", "underscore_exit"});
   options.add_uint("--count", &count, "failing allocations (--mode oom)");
   options.parse(argc, argv);
 
@@ -142,6 +158,60 @@ int main(int argc, char** argv) {
     if (child < 0 || waitpid(child, &status, 0) != child) return 3;
     std::printf("child %d signal %d\n", static_cast<int>(child),
                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  }
+  if (mode == "fork_exit") {
+    const double start = now_ms();
+    const pid_t child = fork();
+    if (child == 0) std::exit(0);
+    if (child < 0) return 3;
+    int status = 0;
+    pid_t done = 0;
+    while ((done = waitpid(child, &status, WNOHANG)) == 0 && now_ms() - start < 10000) {
+      timespec ts{0, 1000 * 1000};
+      nanosleep(&ts, nullptr);
+    }
+    const double ms = now_ms() - start;
+    if (done != child) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      std::printf("child %d hung\n", static_cast<int>(child));
+      std::fflush(stdout);
+      return 4;
+    }
+    if (WIFSIGNALED(status))
+      std::printf("child %d signal %d in %.1f ms\n", static_cast<int>(child), WTERMSIG(status), ms);
+    else
+      std::printf("child %d exit %d in %.1f ms\n", static_cast<int>(child), WEXITSTATUS(status), ms);
+  }
+  if (mode == "sigterm") {
+    kill(getpid(), SIGTERM);
+    sleep(10);
+    return 3;
+  }
+  if (mode == "underscore_exit") {
+    // The device goes (a device_destroy snapshot), the instance stays: no end-of-run snapshot.
+    for (scenario::Buffer& b : alive) scenario::destroy_buffer(ctx, b);
+    vkDestroyDevice(ctx.device, nullptr);
+    // The layer writes that snapshot on its writer thread: wait for it (at most 5 s), so that
+    // _exit() does not race it.
+    if (const char* dir = std::getenv("VKLEAK_OUTPUT_DIR")) {
+      const std::string want = "-" + std::to_string(getpid()) + "-";
+      for (int i = 0; i < 500; ++i) {
+        bool found = false;
+        if (DIR* d = opendir(dir)) {
+          while (const dirent* e = readdir(d)) {
+            const std::string name = e->d_name;
+            if (name.find(want) != std::string::npos && name.size() > 20 &&
+                name.compare(name.size() - 20, 20, "-device_destroy.json") == 0)
+              found = true;
+          }
+          closedir(d);
+        }
+        if (found) break;
+        usleep(10 * 1000);
+      }
+    }
+    _exit(0);
   }
   if (mode == "own_handler") {
     recover_from_faults(100);

@@ -21,8 +21,11 @@
 namespace vkleak {
 namespace {
 
-constexpr int kSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+// The faults first (kFaultCount of them): the crash thread keeps them deliverable. SIGTERM, how
+// service managers and `kill` stop a program, stays blocked there (it goes to an app thread).
+constexpr int kSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM};
 constexpr int kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
+constexpr int kFaultCount = kSignalCount - 1;
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -36,6 +39,8 @@ const char* signal_name(int sig) {
       return "SIGFPE";
     case SIGILL:
       return "SIGILL";
+    case SIGTERM:
+      return "SIGTERM";
   }
   return "signal";
 }
@@ -125,12 +130,13 @@ void on_crash(int sig, siginfo_t* info, void*) {
     wait_until(deadline);
   }
   // The default action. A fault re-executes when we return; a signal sent (abort(), raise(),
-  // kill()) is sent again, pending until we return (it is blocked in its handler).
+  // kill()) is sent again, pending until we return (it is blocked in its handler). SIGTERM never
+  // re-executes, whoever sent it.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   sigaction(sig, &dfl, nullptr);
-  if (info == nullptr || info->si_code <= 0) raise(sig);
+  if (sig == SIGTERM || info == nullptr || info->si_code <= 0) raise(sig);
   errno = saved_errno;
 }
 
@@ -141,8 +147,13 @@ void crash_main(int wake_fd, int done_fd) {
     const ssize_t n = read(wake_fd, &b, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n != 1 || b == 'q') return;
-    const char* name = signal_name(g_crash_signal.load());
-    log().error("{}: writing a crash snapshot", name);
+    const int sig = g_crash_signal.load();
+    const char* name = signal_name(sig);
+    // A stop is no error: the program's stderr stays what it is without the layer.
+    if (sig == SIGTERM)
+      log().info("{}: writing a final snapshot", name);
+    else
+      log().error("{}: writing a crash snapshot", name);
     snapshot_sync(SnapshotReason::kCrash, name);
     const char d = 'd';
     (void)!write(done_fd, &d, 1);
@@ -172,7 +183,7 @@ bool start_thread(State& s) {
   // (blocked, a fault would kill the process at once with the thread's own signal).
   sigset_t all, old;
   sigfillset(&all);
-  for (int sig : kSignals) sigdelset(&all, sig);
+  for (int i = 0; i < kFaultCount; ++i) sigdelset(&all, kSignals[i]);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   bool ok = true;
   try {
@@ -211,18 +222,24 @@ void stop_thread(State& s) {
 }
 
 // fork() copies only the calling thread, and the pipes are shared with the parent (a crash of
-// the child would wake the parent's thread): new pipes, a new thread.
+// the child would wake the parent's thread). The child gets no thread and no pipes: it must be
+// exactly what it is without the layer (a thread started here hung children whose exit()
+// handlers join threads, and delayed every child's exit). The handlers it inherits see no crash
+// thread of this process (g_thread_pid is the parent's) and perform the default action at once.
+// A child that creates its own VkInstance starts its own thread then (start_crash_snapshots).
 void after_fork_in_child() {
   State& s = state();
   new (&s.mutex) std::mutex;
   if (!s.started) return;
   new (&s.thread) std::thread;  // the parent's: never join it
-  g_thread_pid.store(0);
   g_crash_tid.store(0);
+  g_writer_tid.store(0);
+  g_wake_fd.store(-1);
+  g_done_read_fd.store(-1);
+  g_done_write_fd.store(-1);
   close_pair(s.wake);
   close_pair(s.done);
   s.started = false;
-  start_thread(s);
 }
 
 std::once_flag g_fork_once;

@@ -1,6 +1,10 @@
 // Crash snapshots: on SIGABRT, SIGSEGV, SIGBUS, SIGFPE or SIGILL, a best-effort final snapshot
 // (reason "crash", label the signal's name), then the signal's default action, so that the
-// process still dies of the same signal with its core dump.
+// process still dies of the same signal with its core dump. SIGTERM (service managers, kill) the
+// same way: a final snapshot labelled "SIGTERM", then the program dies of SIGTERM.
+//
+// A forked child gets no crash thread and no pipes: its inherited handlers perform the default
+// action at once, until the child creates a VkInstance of its own.
 //
 // Installed only for signals the app left at SIG_DFL when the layer starts (runtimes and crash
 // reporters that own a signal keep it). The handler collects nothing (no malloc, no locks): it

@@ -358,10 +358,17 @@ int signal_from_name(const std::string& name) {
   return 0;
 }
 
+// Whether this process created a VkInstance itself (start_writer ran here). A forked child
+// inherits its parent's tables but is not the parent: until it creates an instance of its own it
+// writes nothing (no exit snapshot of its parent's objects under its pid, no frame snapshots),
+// and its exit() is what it is without the layer.
+std::atomic<bool> g_vulkan_here{false};
+
 // fork() copies only the calling thread: in the child there is no writer thread, and the
-// writer's mutex may be held by a thread that no longer exists. Start afresh (snapshots of the
-// child carry its own pid in their names).
+// writer's mutex may be held by a thread that no longer exists. Start afresh, lazily: no thread
+// until the child creates an instance (snapshots of the child carry its own pid in their names).
 void after_fork_in_child() {
+  g_vulkan_here.store(false);
   Writer& w = writer();
   new (&w.mutex) std::mutex;
   new (&w.cv) std::condition_variable;
@@ -382,6 +389,7 @@ std::once_flag g_exit_once;
 std::once_flag g_fork_once;
 void on_exit() {
   // Runs at exit(), or at dlclose() after the last vkDestroyInstance (nothing left then).
+  if (!g_vulkan_here.load()) return;  // a forked child that never created an instance
   auto instances = all_instances();
   bool want = false;
   for (auto& i : instances) want = want || i->settings.snapshot_at_exit;
@@ -414,6 +422,7 @@ void note_instance_created() noexcept {
 
 void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* instance,
                   const std::string& label) noexcept {
+  if (!g_vulkan_here.load(std::memory_order_relaxed)) return;  // a forked child's inheritance
   try {
     Job job;
     job.collected = collect(reason, device, instance, label);
@@ -441,10 +450,25 @@ void start_writer(const Settings& settings) noexcept {
     if (std::find(w.trigger_files.begin(), w.trigger_files.end(), settings.trigger_file) ==
         w.trigger_files.end())
       w.trigger_files.push_back(settings.trigger_file);
+    g_vulkan_here.store(true);
     if (w.running) return;
     std::call_once(g_fork_once, [] { pthread_atfork(nullptr, nullptr, after_fork_in_child); });
     w.stop = false;
-    w.thread = std::thread(writer_main);
+    {
+      // SIGTERM goes to an app thread, whose handler waits for the final snapshot: the writer
+      // may hold what that snapshot needs.
+      sigset_t term, old;
+      sigemptyset(&term);
+      sigaddset(&term, SIGTERM);
+      pthread_sigmask(SIG_BLOCK, &term, &old);
+      try {
+        w.thread = std::thread(writer_main);
+      } catch (...) {
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
+        throw;
+      }
+      pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    }
     w.running = true;
     start_crash_snapshots(settings);
     // The snapshot signal, only where the app left it at its default.
