@@ -8,7 +8,9 @@
 #include <string>
 #include <thread>
 
+#include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
+#include "format/snapshot_format.h"
 #include "snapshot_builder.h"
 #include "test_support.h"
 
@@ -668,6 +670,26 @@ TEST(ReaderTest, ReadsALargeSyntheticSnapshot) {
   for (size_t i = 0; i < 50; ++i) {
     EXPECT_EQ(last_use_of(s, i) != nullptr, i % 3 == 1) << i;
   }
+}
+
+// Issue 26: a call site keeps at most format::kMaxCallsiteFrames frames, the innermost, as the
+// layer writes them; the rest are still checked but not kept.
+TEST(ReaderTest, CallSiteFramesAreCappedAsTheLayerCapsThem) {
+  TempDir dir;
+  constexpr uint64_t kFrames = 300000;
+  std::vector<uint64_t> offsets(kFrames);
+  for (uint64_t i = 0; i < kFrames; ++i) offsets[i] = 0x1000 + 0x10 * i;
+  test::SnapshotBuilder b(5, 1, format::Reason::kExit, 1);
+  b.callsite_at(offsets);
+  b.callsite_at({0x20, 0x30});
+  b.write_file(dir.file("s.json"));
+  const Snapshot s = read_snapshot(dir.file("s.json"));
+  ASSERT_EQ(s.callsites.size(), 2u);
+  ASSERT_EQ(s.callsites[0].size(), format::kMaxCallsiteFrames);
+  EXPECT_EQ(s.callsites[0][1] - s.callsites[0][0], 0x10u) << "the innermost frames are kept";
+  EXPECT_EQ(s.callsites[1].size(), 2u);
+  static_assert(kMaxCallstackDepth == format::kMaxCallsiteFrames,
+                "the layer's depth range and the reader's cap are one definition");
 }
 
 TEST(SnapshotFileNameTest, Parses) {
