@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "report/output.h"
 #include "test_util.h"
 
 namespace vkleak {
@@ -99,6 +100,31 @@ TEST(EventsTest, GroupedByTypeAndNamePatternAndCounted) {
   ASSERT_NE(i, nullptr);
   EXPECT_EQ(i->callsite_source, "none");
   EXPECT_EQ(r.findings.size(), 2u) << "duplicate handles are not findings";
+}
+
+// Issue 26: a headline named the object with its name already escaped, and the renderers escaped
+// it again: "tab\\x09here". The message holds the name as it is; each output escapes it once.
+TEST(EventsTest, HeadlineNamesAreEscapedOnceByEachOutput) {
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
+  EventSpec e;
+  e.type = "VkBuffer";
+  e.object = 7;
+  e.name = "tab\there";
+  e.frame = 10;
+  e.message = "";  // the headline is the CLI's own sentence
+  s.event(e);
+  const analysis::RunReport r = test::analyse({s});
+  const analysis::Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkBuffer");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("VkBuffer \"tab\there\" (id 7)"), std::string::npos) << f->message;
+  analysis::ReportDocument doc;
+  doc.runs.push_back(r);
+  const std::string text = analysis::render_text(doc, Style(false));
+  EXPECT_NE(text.find("\"tab\\x09here\" (id 7)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("tab\\\\x09"), std::string::npos) << "escaped twice:\n" << text;
+  const std::string junit = analysis::render_junit(doc);
+  EXPECT_NE(junit.find("&quot;tab\\x09here&quot; (id 7)"), std::string::npos) << junit;
+  EXPECT_EQ(junit.find("tab\\\\x09"), std::string::npos) << junit;
 }
 
 // Issue 26: a group's distinct names were kept by sorted insertion, quadratic in the events

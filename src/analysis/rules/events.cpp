@@ -39,7 +39,7 @@ std::string describe_device(const SnapshotIndex& index, int64_t id) {
   std::string text = describe_object("VkDevice", name, static_cast<uint64_t>(id));
   for (const Device& d : index.snapshot().devices) {
     if (d.id == id && !d.physical_device.empty())
-      text += " on " + quote_printable(d.physical_device, 60);
+      text += " on " + quote_name(d.physical_device, 60);
   }
   return text;
 }
