@@ -721,6 +721,22 @@ TEST(SnapshotDirTest, SortsByPidThenSequenceAndIgnoresOtherFiles) {
   EXPECT_EQ(files[2].reason, "exit");
 }
 
+// Issue 26: a dangling link named like a snapshot was skipped in silence.
+TEST(SnapshotDirTest, DanglingSnapshotLinkIsAnError) {
+  TempDir dir;
+  write_file(dir.file("vkleak-10-1-frame.json"), "{}");
+  ASSERT_EQ(::symlink("gone.json", dir.file("vkleak-10-2-exit.json").c_str()), 0);
+  ASSERT_EQ(::symlink("gone.txt", dir.file("notes.txt").c_str()), 0);  // not a snapshot's name
+  try {
+    read_snapshot_dir(dir.path());
+    FAIL() << "a dangling snapshot link was skipped";
+  } catch (const SnapshotError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              dir.file("vkleak-10-2-exit.json") +
+                  ": is a dangling symbolic link (its target \"gone.json\" does not exist)");
+  }
+}
+
 TEST(SnapshotDirTest, MissingDirectoryIsAnError) {
   EXPECT_THROW(read_snapshot_dir("/nonexistent/run"), SnapshotError);
   TempDir dir;
