@@ -595,12 +595,13 @@ RunReport RunAnalyzer::finish() {
     report_.notes.push_back(format_count(events_.duplicate_handles()) +
                             " duplicate handles were returned by the driver (counted, not errors)");
   }
-  // A stripped program says why its frames are module+offset, once, not in every frame.
+  // A stripped program says why its frames are module+offset, once, not in every frame. Paths
+  // go in as they are: the renderers escape notes (core/escape.h).
   std::string debug_dirs;
   for (const std::string& dir : debug_file_directories())
-    debug_dirs += (debug_dirs.empty() ? "" : ", ") + printable(dir);
+    debug_dirs += (debug_dirs.empty() ? "" : ", ") + display_cut(dir);
   for (const auto& [module, why] : callsites_.modules_without_symbols()) {
-    report_.notes.push_back("call sites in " + printable(module) + " are module+offset: " + why +
+    report_.notes.push_back("call sites in " + display_cut(module) + " are module+offset: " + why +
                             " (a stripped build? its debug file is looked up by build-id under " +
                             (debug_dirs.empty() ? "no directory" : debug_dirs) + ")");
   }

@@ -1,5 +1,6 @@
 #include "analysis/messages.h"
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "core/hex.h"
 #include "core/summary.h"
@@ -51,7 +52,7 @@ std::string chain_text(const Chain& c) {
   for (const ChainLink& l : c.links) {
     if (!out.empty()) out += " -> ";
     out += l.type;
-    if (l.name) out += " " + quote_printable(*l.name, 60);
+    if (l.name) out += " " + quote_name(*l.name, 60);
     if (l.state == "destroyed") {
       out += " (destroyed";
       if (l.destroyed_frame) out += " in frame " + std::to_string(*l.destroyed_frame);
@@ -67,7 +68,7 @@ std::string chain_text(const Chain& c) {
 
 std::string quoted_pattern(const Finding& f) {
   const std::string& name = f.display_name.empty() ? f.name_pattern : f.display_name;
-  return name.empty() ? "" : quote_printable(name, 80);
+  return name.empty() ? "" : quote_name(name, 80);
 }
 
 std::string leak_message(const Finding& f, const Hits& h) {
@@ -148,9 +149,13 @@ std::string growth_message(const Finding& f, size_t first_point, const GrowthVer
   return text;
 }
 
+std::string quote_name(std::string_view name, size_t max_chars) {
+  return "\"" + display_cut(name, max_chars) + "\"";
+}
+
 std::string describe_object(const std::string& type, const std::string* name, uint64_t id) {
   std::string text = type;
-  if (name != nullptr) text += " " + quote_printable(*name, 60);
+  if (name != nullptr) text += " " + quote_name(*name, 60);
   return text + " (id " + std::to_string(id) + ")";
 }
 

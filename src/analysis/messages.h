@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "analysis/finding.h"
 #include "analysis/hits.h"
@@ -21,6 +22,11 @@ std::string orphaned_message(const Finding& f, const Hits& h, const Thresholds& 
 std::string growth_message(const Finding& f, size_t first_point, const GrowthVerdict& live);
 // headline: the first event's (event_headline).
 std::string event_message(const Finding& f, const std::string& headline);
+
+// A name in double quotes, cut to max_chars code points (display_cut) but not escaped: messages,
+// titles, stack lines and notes hold untrusted text as it is, and every renderer escapes them once
+// by the rule of its medium (core/escape.h); escaping here as well showed "tab\\x09here".
+std::string quote_name(std::string_view name, size_t max_chars);
 
 // "VkSampler \"linear\" (id 12)", "VkImage (id 7)": how headlines and stacks name an object.
 std::string describe_object(const std::string& type, const std::string* name, uint64_t id);

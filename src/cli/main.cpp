@@ -4,6 +4,7 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "cli/cmd_diff.h"
 #include "cli/cmd_gate.h"
@@ -11,15 +12,29 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_show.h"
 #include "cli/common.h"
+#include "core/format.h"
 
 namespace {
 
 // CLI11 reports --help and --version as "errors" with exit code 0; everything else is a usage
 // error, exit code 2, with a pointer to the relevant help.
-int handle_parse_error(CLI::App& app, const CLI::ParseError& e) {
+int handle_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   if (e.get_exit_code() == 0) return app.exit(e);
   std::string command = "vkleak";
   for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+  // `vkleak bogus`: CLI11 says "A subcommand is required"; name the word it did not know.
+  if (command == "vkleak" && argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    const auto all =
+        std::as_const(app).get_subcommands([](const CLI::App*) { return true; });
+    for (size_t i = 0; i < all.size(); ++i) {
+      known += (i == 0 ? "" : i + 1 == all.size() ? " and " : ", ") + all[i]->get_name();
+    }
+    vkleak::cli::print_error("unknown command " + vkleak::quote_printable(argv[1], 60) +
+                             "; the commands are " + known);
+    std::cerr << "Run 'vkleak --help' for usage." << std::endl;
+    return vkleak::cli::kExitUsage;
+  }
   vkleak::cli::print_error(e.what());
   // `vkleak run app --flag` parses --flag as vkleak's own: say how to pass it to the app.
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && command == "vkleak run") {
@@ -59,7 +74,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return handle_parse_error(app, e);
+    return handle_parse_error(app, e, argc, argv);
   }
 
   try {

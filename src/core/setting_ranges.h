@@ -4,11 +4,13 @@
 
 #include <cstdint>
 
+#include "../format/snapshot_format.h"  // the frames a call site may hold
+
 namespace vkleak {
 
 // Return addresses recorded per creation call site (frames of the Vulkan stack not counted).
 inline constexpr uint32_t kDefaultCallstackDepth = 8;
-inline constexpr uint32_t kMaxCallstackDepth = 64;
+inline constexpr uint32_t kMaxCallstackDepth = format::kMaxCallsiteFrames;
 
 // Recent destroys remembered per destroying thread to explain an invalid destroy: 48
 // bytes each (bench/RESULTS.md).

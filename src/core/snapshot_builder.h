@@ -16,6 +16,7 @@
 #include "core/snapshot_reader.h"
 #include "core/snapshot_scalar.h"
 #include "core/string_interner.h"
+#include "format/snapshot_format.h"
 
 namespace vkleak::reader_detail {
 
@@ -30,10 +31,12 @@ class SnapshotBuilder {
   void begin_child(Ctx ctx);
   // The value of `field` in an object context; false when the parse must stop.
   bool scalar(Ctx ctx, int field, const Scalar& v);
-  // An element of a call site's "frames".
+  // An element of a call site's "frames". Every one is checked; only the first (innermost)
+  // format::kMaxCallsiteFrames are kept, as many as the layer writes.
   void frame(const Scalar& v) {
     uint64_t address;
-    if (errors_.get_handle(v, &address)) frames_.push_back(address);
+    if (errors_.get_handle(v, &address) && frames_.size() < format::kMaxCallsiteFrames)
+      frames_.push_back(address);
   }
   // The key of the value of "counts" being read.
   void set_count_key(const std::string& key) { count_key_ = key; }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/format.h"
 #include "core/input_file.h"
 #include "core/snapshot_parser.h"
 #include "format/snapshot_format.h"
@@ -16,8 +17,9 @@ Snapshot read_snapshot(const std::string& path, const ReadOptions& options) {
   OpenedInput in;
   std::string error;
   if (!open_input_file(path, &in, &error)) throw SnapshotError(path, error);
+  // A size of 0 is not proof of emptiness: /proc files say 0 and have content. The parser reads
+  // to the end (bounded by max_file_bytes) and says "file is empty" when it was.
   if (!in.is_pipe) {
-    if (in.size == 0) throw SnapshotError(path, "file is empty");
     if (in.size > options.max_file_bytes) {
       throw SnapshotError(path, "file is " + std::to_string(in.size) +
                                     " bytes, more than the limit of " +
@@ -55,6 +57,17 @@ std::vector<SnapshotFile> read_snapshot_dir(const std::string& dir) {
     SnapshotFile file;
     if (!parse_snapshot_file_name(it->path().filename().string(), &file)) continue;
     std::error_code type_ec;
+    // A link named like a snapshot whose target is gone is a snapshot that cannot be read, not
+    // a file to pass over in silence (the run would look complete without it).
+    if (it->is_symlink(type_ec) && !it->exists(type_ec)) {
+      std::error_code link_ec;
+      const fs::path target = fs::read_symlink(it->path(), link_ec);
+      throw SnapshotError(it->path().string(),
+                          "is a dangling symbolic link" +
+                              (link_ec ? std::string()
+                                       : " (its target " + quote_printable(target.string(), 200) +
+                                             " does not exist)"));
+    }
     if (!it->is_regular_file(type_ec)) continue;
     file.path = it->path().string();
     files.push_back(std::move(file));

@@ -35,7 +35,9 @@ struct ReadOptions {
 // anonymous pipes are read), empty or oversized file, invalid or truncated
 // JSON, a foreign document, a newer format version, missing keys, wrong types, bad handles,
 // dangling call-site indices. Unknown keys are ignored (newer producers of the same version may
-// add some).
+// add some). A call site keeps at most format::kMaxCallsiteFrames frames, the innermost, as the
+// layer writes them: more are checked and dropped, so frames cannot grow what follows. A file
+// whose size reads 0 (a /proc file) is read all the same; "file is empty" when it was.
 Snapshot read_snapshot(const std::string& path, const ReadOptions& options = {});
 
 // One snapshot file of a run, named vkleak-<pid>-<runid>-<sequence>-<reason>.json (or, by layers
@@ -52,7 +54,8 @@ struct SnapshotFile {
 bool parse_snapshot_file_name(const std::string& name, SnapshotFile* out);
 
 // The snapshot files in dir sorted by (pid, run id, sequence). Other files (including the writer's
-// *.tmp files) are ignored. Throws SnapshotError when dir cannot be listed.
+// *.tmp files) are ignored. Throws SnapshotError when dir cannot be listed or when a link named
+// like a snapshot points nowhere.
 std::vector<SnapshotFile> read_snapshot_dir(const std::string& dir);
 
 }  // namespace vkleak

@@ -24,6 +24,13 @@ inline constexpr int kVersion = 2;
 // The oldest version the reader accepts.
 inline constexpr int kOldestVersion = 1;
 
+// --- Limits ------------------------------------------------------------------------------------
+
+// The most return addresses one call site holds ("frames" of an element of "callsites"): the
+// layer records at most this many (callstack_depth's upper bound, core/setting_ranges.h) and the
+// reader keeps at most this many, the innermost, of a call site that has more.
+inline constexpr uint32_t kMaxCallsiteFrames = 64;
+
 // --- Enums and their strings -------------------------------------------------------------------
 // Each enum's values index its kXxxNames array; name() and parse() convert.
 

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/escape.h"
 #include "report/output.h"
 
 namespace vkleak::analysis {
@@ -134,7 +135,8 @@ std::string explorer_data_json(const RunReport& run) {
     out += ',';
     append_int(&out, groups[i][1]);
     out += ',';
-    out += dump_json(lt.groups[i].name_pattern);
+    // Cut as the page shows names: a hostile name must not grow the page by its size.
+    out += dump_json(display_cut(lt.groups[i].name_pattern));
     out += lt.groups[i].attached ? ",1]" : ",0]";
   }
   out += "],\"cells\":[";

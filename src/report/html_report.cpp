@@ -964,8 +964,8 @@ std::string findings_section(const Report& r) {
          "\" data-rank=\"" + rank + "\" data-kind=\"" + html_text(analysis::kind_name(f.kind)) +
          "\" data-type=\"" + html_text(f.object_type) + "\" data-bytes=\"" +
          std::to_string(f.bytes) + "\" data-count=\"" + std::to_string(f.count) +
-         "\" data-function=\"" + html_text(f.function()) + "\" data-name=\"" +
-         html_text(f.name_pattern) + "\" data-problem=\"" + std::to_string(f.problem) +
+         "\" data-function=\"" + html_text(display_cut(f.function(), 4 * kDisplayChars)) +
+         "\" data-name=\"" + html_text(display_cut(f.name_pattern)) + "\" data-problem=\"" + std::to_string(f.problem) +
          "\" tabindex=\"0\">";
     s += "<td class=\"vk-rank\">" + rank + "</td>";
     s += "<td><span class=\"vk-kind-tag\">" + html_text(analysis::kind_info(f.kind).title) +
@@ -1199,7 +1199,7 @@ std::string retainers_section(const Report& r, const std::string& chains) {
       body += "<div class=\"vk-retainer-root" + std::string(root.shared ? " vk-shared" : "") +
               "\" data-bytes=\"" + std::to_string(root.bytes) + "\" data-objects=\"" +
               std::to_string(root.objects) + "\" data-type=\"" + html_text(root.type) +
-              "\" data-name=\"" + html_text(root.name.value_or("")) +
+              "\" data-name=\"" + html_text(display_cut(root.name.value_or(""))) +
               "\"><div class=\"vk-retainer-line\">" + html_text(retainer_text(root)) +
               "</div><svg class=\"vk-retainer-bar-svg\" width=\"100%\" height=\"8\" "
               "aria-hidden=\"true\"><rect x=\"0\" y=\"1\" height=\"6\" rx=\"3\" width=\"" +

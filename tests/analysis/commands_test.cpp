@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "format/snapshot_format.h"
 #include "snapshot_builder.h"
 #include "test_support.h"
 
@@ -239,6 +240,35 @@ TEST_F(CommandsTest, DiffTwoAndThree) {
   EXPECT_NE(three.out.find("By creation call site"), std::string::npos);
   EXPECT_EQ(vkleak({"diff", a}).exit_code, 2);
   EXPECT_EQ(vkleak({"diff", a, b, c, a}).exit_code, 2);
+}
+
+// Issue 26: a call site's frames were unbounded on read; 2M frames (a 35 MB snapshot) made
+// `report --format json` die of std::bad_alloc, 1M gave a 259 MB report. The reader keeps as many
+// as the layer writes (format::kMaxCallsiteFrames).
+TEST(HugeCallSiteTest, ReportKeepsAsManyFramesAsTheLayerWrites) {
+  TempDir dir;
+  const std::string run = dir.file("run");
+  fs::create_directories(run);
+  constexpr uint64_t kFrames = 300000;
+  std::vector<uint64_t> offsets(kFrames);
+  for (uint64_t i = 0; i < kFrames; ++i) offsets[i] = 0x1000 + 0x10 * i;
+  test::SnapshotBuilder b(900, 1, format::Reason::kExit, 10);
+  const int site = b.callsite_at(offsets);
+  b.object({1, "VkInstance", std::nullopt, 0, 0, -1});
+  b.object({2, "VkDevice", std::nullopt, 0, 0, -1});
+  b.object({3, "VkBuffer", "leaked", 1, 4096, site});
+  b.write(run);
+  const ProcessResult r = vkleak({"report", run, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_LT(r.out.size(), size_t{1} << 20) << "the report does not grow with the frames";
+  const json report = json::parse(r.out);
+  size_t callsites = 0;
+  for (const json& f : report["findings"]) {
+    if (!f.contains("callsite") || f["callsite"].empty()) continue;  // the instance, the device
+    ++callsites;
+    EXPECT_EQ(f["callsite"].size(), format::kMaxCallsiteFrames) << f.dump().substr(0, 300);
+  }
+  EXPECT_GT(callsites, 0u) << r.out.substr(0, 3000);
 }
 
 }  // namespace

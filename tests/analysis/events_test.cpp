@@ -1,6 +1,9 @@
 // destroyed_in_flight and invalid_destroy from the layer's events, with their call sites.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
+#include "report/output.h"
 #include "test_util.h"
 
 namespace vkleak {
@@ -97,6 +100,62 @@ TEST(EventsTest, GroupedByTypeAndNamePatternAndCounted) {
   ASSERT_NE(i, nullptr);
   EXPECT_EQ(i->callsite_source, "none");
   EXPECT_EQ(r.findings.size(), 2u) << "duplicate handles are not findings";
+}
+
+// Issue 26: a headline named the object with its name already escaped, and the renderers escaped
+// it again: "tab\\x09here". The message holds the name as it is; each output escapes it once.
+TEST(EventsTest, HeadlineNamesAreEscapedOnceByEachOutput) {
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
+  EventSpec e;
+  e.type = "VkBuffer";
+  e.object = 7;
+  e.name = "tab\there";
+  e.frame = 10;
+  e.message = "";  // the headline is the CLI's own sentence
+  s.event(e);
+  const analysis::RunReport r = test::analyse({s});
+  const analysis::Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkBuffer");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("VkBuffer \"tab\there\" (id 7)"), std::string::npos) << f->message;
+  analysis::ReportDocument doc;
+  doc.runs.push_back(r);
+  const std::string text = analysis::render_text(doc, Style(false));
+  EXPECT_NE(text.find("\"tab\\x09here\" (id 7)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("tab\\\\x09"), std::string::npos) << "escaped twice:\n" << text;
+  const std::string junit = analysis::render_junit(doc);
+  EXPECT_NE(junit.find("&quot;tab\\x09here&quot; (id 7)"), std::string::npos) << junit;
+  EXPECT_EQ(junit.find("tab\\\\x09"), std::string::npos) << junit;
+}
+
+// Issue 26: a group's distinct names were kept by sorted insertion, quadratic in the events
+// (200k events took 27 s). The analysis must stay near linear in a snapshot's events.
+TEST(EventsTest, ManyEventsOfOneGroupAreGroupedInLinearTime) {
+  constexpr uint64_t kEvents = 200000;
+  SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
+  for (uint64_t i = 0; i < kEvents; ++i) {
+    EventSpec e;
+    e.type = "VkBuffer";
+    e.object = 1000 + i;
+    // Descending, so that a sorted insertion would put each name at the front.
+    e.name = "staging." + std::to_string(kEvents - i);
+    e.frame = 10;
+    s.event(e);
+  }
+  const Snapshot snapshot = s.read();
+  const auto start = std::chrono::steady_clock::now();
+  analysis::RunAnalyzer analyzer(test::test_options());
+  analyzer.add(snapshot);
+  const analysis::RunReport r = analyzer.finish();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const analysis::Finding* f = test::only(r, FindingKind::kDestroyedInFlight, "VkBuffer");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->count, kEvents);
+  EXPECT_EQ(f->names.size() + f->names_omitted, kEvents) << "every name is distinct";
+  ASSERT_FALSE(f->names.empty());
+  EXPECT_EQ(f->names.front(), "staging.1") << "names are shown in natural order";
+  EXPECT_LT(seconds, 2.0) << "analysing " << kEvents << " events";
+  RecordProperty("analysis_ms", static_cast<int>(seconds * 1000));
 }
 
 }  // namespace

@@ -127,6 +127,26 @@ TEST(CliTest, UsageErrorsExitTwo) {
   }
 }
 
+// Issue 26: `vkleak bogus` said "A subcommand is required".
+TEST(CliTest, UnknownCommandIsNamed) {
+  const ProcessResult r = vkleak({"bogus", "x"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "vkleak: error: unknown command \"bogus\"; the commands are run, "
+                              "show, report, diff and gate"))
+      << describe(r);
+  EXPECT_FALSE(contains(r.err, "A subcommand is required")) << describe(r);
+  EXPECT_EQ(r.out, "");
+}
+
+// Issue 26: /proc files have a size of 0 but content; `show` said "file is empty".
+TEST(ShowTest, ProcFilesAreReadNotCalledEmpty) {
+  const ProcessResult r = vkleak({"show", "/proc/self/maps"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "vkleak: error: /proc/self/maps: ")) << describe(r);
+  EXPECT_FALSE(contains(r.err, "file is empty")) << describe(r);
+  EXPECT_EQ(r.out, "");
+}
+
 TEST(CliTest, RunExplainsWhereAppArgumentsGo) {
   const ProcessResult r = vkleak({"run", "myapp", "--level", "3"});
   EXPECT_EQ(r.exit_code, 2) << describe(r);

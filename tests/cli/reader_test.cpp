@@ -8,7 +8,9 @@
 #include <string>
 #include <thread>
 
+#include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
+#include "format/snapshot_format.h"
 #include "snapshot_builder.h"
 #include "test_support.h"
 
@@ -670,6 +672,26 @@ TEST(ReaderTest, ReadsALargeSyntheticSnapshot) {
   }
 }
 
+// Issue 26: a call site keeps at most format::kMaxCallsiteFrames frames, the innermost, as the
+// layer writes them; the rest are still checked but not kept.
+TEST(ReaderTest, CallSiteFramesAreCappedAsTheLayerCapsThem) {
+  TempDir dir;
+  constexpr uint64_t kFrames = 300000;
+  std::vector<uint64_t> offsets(kFrames);
+  for (uint64_t i = 0; i < kFrames; ++i) offsets[i] = 0x1000 + 0x10 * i;
+  test::SnapshotBuilder b(5, 1, format::Reason::kExit, 1);
+  b.callsite_at(offsets);
+  b.callsite_at({0x20, 0x30});
+  b.write_file(dir.file("s.json"));
+  const Snapshot s = read_snapshot(dir.file("s.json"));
+  ASSERT_EQ(s.callsites.size(), 2u);
+  ASSERT_EQ(s.callsites[0].size(), format::kMaxCallsiteFrames);
+  EXPECT_EQ(s.callsites[0][1] - s.callsites[0][0], 0x10u) << "the innermost frames are kept";
+  EXPECT_EQ(s.callsites[1].size(), 2u);
+  static_assert(kMaxCallstackDepth == format::kMaxCallsiteFrames,
+                "the layer's depth range and the reader's cap are one definition");
+}
+
 TEST(SnapshotFileNameTest, Parses) {
   SnapshotFile f;
   ASSERT_TRUE(parse_snapshot_file_name("vkleak-1234-17-device_destroy.json", &f));
@@ -703,6 +725,22 @@ TEST(SnapshotDirTest, SortsByPidThenSequenceAndIgnoresOtherFiles) {
   EXPECT_EQ(files[1].path, dir.file("vkleak-10-2-frame.json"));
   EXPECT_EQ(files[2].path, dir.file("vkleak-10-10-exit.json"));
   EXPECT_EQ(files[2].reason, "exit");
+}
+
+// Issue 26: a dangling link named like a snapshot was skipped in silence.
+TEST(SnapshotDirTest, DanglingSnapshotLinkIsAnError) {
+  TempDir dir;
+  write_file(dir.file("vkleak-10-1-frame.json"), "{}");
+  ASSERT_EQ(::symlink("gone.json", dir.file("vkleak-10-2-exit.json").c_str()), 0);
+  ASSERT_EQ(::symlink("gone.txt", dir.file("notes.txt").c_str()), 0);  // not a snapshot's name
+  try {
+    read_snapshot_dir(dir.path());
+    FAIL() << "a dangling snapshot link was skipped";
+  } catch (const SnapshotError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              dir.file("vkleak-10-2-exit.json") +
+                  ": is a dangling symbolic link (its target \"gone.json\" does not exist)");
+  }
 }
 
 TEST(SnapshotDirTest, MissingDirectoryIsAnError) {

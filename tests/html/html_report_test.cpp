@@ -247,6 +247,33 @@ TEST(HtmlReport, LongNamesAreCut) {
   EXPECT_NE(page.find(std::string(200, 'n') + "\xe2\x80\xa6 (1,000,000 bytes)"), std::string::npos);
 }
 
+// Issue 26: a long name pattern and a root's name were written whole, twice (data-name and the
+// explorer's data): a 1 MB name made a 2.2 MB page.
+TEST(HtmlReport, LongNamePatternsRootsAndGroupsAreCut) {
+  const std::string huge(1'000'000, 'n');
+  Finding f = finding(FindingKind::kLeakAtExit);
+  f.name_pattern = huge;
+  f.display_name = huge;
+  f.names = {huge};
+  f.message = "VkBuffer \"" + huge + "\" still alive";
+  f.lifetime_group = 0;
+  analysis::RetainerRoot root;
+  root.id = 7;
+  root.type = "VkDescriptorPool";
+  root.name = huge;
+  root.objects = 1;
+  root.bytes = 10;
+  f.retainers = {root};
+  ReportDocument doc = doc_of({f});
+  analysis::LifetimeGroup group;
+  group.object_type = "VkBuffer";
+  group.name_pattern = huge;
+  doc.runs.back().lifetimes.groups = {group};
+  const std::string page = render_html(doc);
+  EXPECT_LT(page.size(), 200'000u);
+  EXPECT_NE(page.find(std::string(200, 'n') + "\xe2\x80\xa6 (1,000,000 bytes)"), std::string::npos);
+}
+
 TEST(HtmlReport, UserStringsNeverBecomeMarkup) {
   const std::string evil = "<script>alert(1)</script>";
   const std::string attr = "x\" onmouseover=\"alert(2)";

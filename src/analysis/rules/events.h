@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -33,7 +34,7 @@ class EventRule {
     uint64_t first_frame = UINT64_MAX;
     uint64_t last_frame = 0;
     std::vector<EventExample> examples;
-    std::vector<std::string> names;  // sorted, distinct
+    std::vector<std::string> names;  // distinct, in order of first appearance
     uint32_t callsite = UINT32_MAX;
     std::string callsite_source = "none";
     std::optional<std::string> lookup_name;  // for a call site by name, while none is found
@@ -59,12 +60,17 @@ class EventRule {
   // made again after the event, usually by the same code).
   void resolve_by_name(const SnapshotIndex& index);
 
-  std::vector<Group> take() { return std::move(groups_); }
+  std::vector<Group> take() {
+    names_seen_.clear();
+    by_key_.clear();
+    return std::move(groups_);
+  }
   uint64_t duplicate_handles() const { return duplicate_handles_; }
 
  private:
   const AnalysisOptions& options_;
   std::vector<Group> groups_;
+  std::vector<std::unordered_set<std::string>> names_seen_;  // per group: its names
   std::map<std::tuple<int, std::string, std::string>, size_t> by_key_;
   uint64_t duplicate_handles_ = 0;
 };
