@@ -17,8 +17,8 @@ import subprocess
 import time
 import unittest
 
-from harness import (SANITIZE, TempDirTestCase, explicit_env, load, run, scenario,
-                     snapshot_files)
+from harness import (SANITIZE, VKLEAK, TempDirTestCase, base_env, explicit_env, load, run,
+                     scenario, snapshot_files)
 
 REASONS = ["device_destroy", "instance_destroy", "exit", "frame", "signal", "trigger", "crash",
            "out_of_device_memory", "out_of_host_memory", "device_lost"]
@@ -162,6 +162,17 @@ class PlantedFilesTest(TempDirTestCase):
                        explicit_env(self.tmp, theirs))
             self.assertEqual(os.listdir(theirs), [])
             self.assertIn("the directory belongs to another user", proc.stderr)
+
+    def test_vkleak_run_makes_a_directory_the_layer_accepts(self):
+        # With umask 002 a new directory is group-writable, which the layer refuses: the one
+        # vkleak run makes is the user's alone.
+        out = os.path.join(self.tmp, "run-out")
+        proc = subprocess.run([VKLEAK, "run", "--out", out, "--", scenario("leak_named_buffers"),
+                               "--count", "1"], env=base_env(self.tmp), capture_output=True,
+                              text=True, timeout=300, preexec_fn=lambda: os.umask(0o002))
+        self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o700)
+        self.assertTrue(snapshot_files(out), proc.stderr[-3000:])
 
     def test_fifo_or_link_as_the_log_file(self):
         fifo = os.path.join(self.tmp, "log.fifo")
