@@ -12,6 +12,7 @@ hang, redirect or delete anything (issue 26, items 3, 8, 9 and 10).
   every 250 ms."""
 
 import os
+import re
 import stat
 import subprocess
 import time
@@ -24,9 +25,9 @@ REASONS = ["device_destroy", "instance_destroy", "exit", "frame", "signal", "tri
            "out_of_device_memory", "out_of_host_memory", "device_lost"]
 
 
-def temp_names(pid, sequences=range(16)):
-    """Every temporary name the layer would use first for this pid."""
-    return [f".vkleak-{pid}-{seq:04d}-{reason}.json.tmp" for seq in sequences
+def temp_names(pid, run_id, sequences=range(1, 16)):
+    """Every temporary name the layer would use first for this pid and run."""
+    return [f".vkleak-{pid}-{run_id}-{seq:04d}-{reason}.json.tmp" for seq in sequences
             for reason in REASONS]
 
 
@@ -44,6 +45,19 @@ class WaitingApp:
             self.proc.kill()
             out, err = self.proc.communicate()
             raise AssertionError(f"not ready: {line!r} {out} {err[-3000:]}")
+
+    def run_id(self, out):
+        """Takes snapshot #0 (a trigger) and returns the run id its name shows."""
+        open(os.path.join(out, "vkleak.trigger"), "w").close()
+        end = time.time() + 20
+        while time.time() < end:
+            for name in os.listdir(out):
+                m = re.fullmatch(rf"vkleak-{self.proc.pid}-([0-9a-f]{{16}})-0000-trigger\.json",
+                                 name)
+                if m:
+                    return m.group(1)
+            time.sleep(0.05)
+        raise AssertionError("no trigger snapshot")
 
     def finish(self, timeout=60):
         """Lets it tear down; (stdout, stderr). A hang fails the test, never the suite."""
@@ -88,7 +102,8 @@ class PlantedFilesTest(TempDirTestCase):
 
     def test_fifo_at_the_temporary_name_does_not_hang_the_app(self):
         app = WaitingApp(self, self.env)
-        fifos = [os.path.join(self.out, n) for n in temp_names(app.proc.pid)]
+        run_id = app.run_id(self.out)
+        fifos = [os.path.join(self.out, n) for n in temp_names(app.proc.pid, run_id)]
         for path in fifos:
             os.mkfifo(path)
         app.finish(timeout=60)
@@ -103,7 +118,8 @@ class PlantedFilesTest(TempDirTestCase):
             f.write("secret\n")
         os.chmod(victim, 0o600)
         app = WaitingApp(self, self.env)
-        links = [os.path.join(self.out, n) for n in temp_names(app.proc.pid)]
+        run_id = app.run_id(self.out)
+        links = [os.path.join(self.out, n) for n in temp_names(app.proc.pid, run_id)]
         for path in links:
             os.symlink(victim, path)
         app.finish()
