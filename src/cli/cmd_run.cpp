@@ -321,7 +321,9 @@ int run_command(const RunOptions& options) {
   const fs::path out = fs::absolute(options.out_dir.empty() ? default_out_dir() : options.out_dir)
                            .lexically_normal();
   std::error_code ec;
-  fs::create_directories(out, ec);
+  // A directory it makes is the user's alone, whatever the umask: the layer refuses one that
+  // other users may write (README: the layer's files).
+  if (fs::create_directories(out, ec) && !ec) fs::permissions(out, fs::perms::owner_all, ec);
   if (ec || !fs::is_directory(out)) {
     print_error("cannot create the output directory " + out.string() + ": " +
                 (ec ? ec.message() : "a file of that name exists"));

@@ -114,14 +114,12 @@ class CrashSnapshotTest(TempDirTestCase):
 
 
     def test_a_snapshot_that_cannot_be_written_does_not_hang_the_crash(self):
-        # The crash snapshot's temporary file is a FIFO: open() blocks the crash thread.
+        # The crash thread blocks on its first log line (stderr, a full pipe nobody reads).
         proc, elapsed = self.crash("abort_blocked")
         self.assertEqual(proc.returncode, -signal.SIGABRT, proc.stderr)
         self.assertGreaterEqual(elapsed, 4.5)  # it waited for the snapshot, 5 s at most
         self.assertLess(elapsed, 20)
-        # Only the trigger snapshot that showed the scenario its run id (to name the FIFO).
-        self.assertEqual([os.path.basename(p).split("-")[-1] for p in snapshot_files(self.out)],
-                         ["trigger.json"])
+        self.assertEqual(snapshot_files(self.out), [])
 
     def test_a_forked_child_crashes_on_its_own(self):
         # The child never used Vulkan itself: no crash thread, no snapshot of its parent's

@@ -8,10 +8,11 @@
 //                flow (100 faults recovered with siglongjmp, like a JVM); exits 0
 //   chain_after  installs a SIGSEGV handler after the instance exists that calls through to the
 //                one it replaced, then faults (a crash reporter installed late)
-//   abort_blocked  takes a trigger snapshot (queue label "vkleak.snapshot:run_id") to learn the
-//                run id, makes the file the crash snapshot (#1) would be written to first a FIFO
-//                (in $VKLEAK_OUTPUT_DIR), so that writing it blocks, then abort()s: the layer
-//                must give up after its bound and let the process die
+//   abort_blocked  makes its stderr a pipe that nobody reads and that is full, so that the
+//                crash thread blocks on its first log line ("SIGABRT: writing a crash
+//                snapshot"), then abort()s: the layer must give up after its bound and let the
+//                process die. (A FIFO at the temporary name blocked it once; the layer creates
+//                files exclusively and without blocking now: test_hostile_files.py.)
 //   fork_abort   fork()s; the child aborts (SIGABRT), the parent waits for it, prints the
 //                child's status ("child <pid> signal <n>") and tears down; exits 0
 //   fork_exit    fork()s; the child calls exit(0) without touching Vulkan; the parent waits at
@@ -25,6 +26,7 @@
 //   oom          --count vkAllocateMemory calls of 4x the largest heap (each fails with
 //                VK_ERROR_OUT_OF_DEVICE_MEMORY), then a normal teardown; exits 0
 #include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -113,33 +115,17 @@ int main(int argc, char** argv) {
 
   if (mode == "abort") std::abort();
   if (mode == "abort_blocked") {
-    const char* dir = std::getenv("VKLEAK_OUTPUT_DIR");
-    if (!dir) return 3;
-    mkdir(dir, 0755);
-    // The crash temporary's name has the run's random id: a trigger snapshot (#0) shows it;
-    // the crash is #1.
-    ctx.insert_label("vkleak.snapshot:run_id");
-    const std::string prefix = "vkleak-" + std::to_string(getpid()) + "-";
-    const std::string suffix = "-0000-trigger.json";
-    std::string run_id;
-    for (int tries = 0; tries < 500 && run_id.empty(); ++tries) {
-      if (DIR* d = opendir(dir)) {
-        while (const dirent* e = readdir(d)) {
-          const std::string name = e->d_name;
-          if (name.size() == prefix.size() + 16 + suffix.size() &&
-              name.compare(0, prefix.size(), prefix) == 0 &&
-              name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-            run_id = name.substr(prefix.size(), 16);
-        }
-        closedir(d);
-      }
-      if (run_id.empty()) usleep(10000);
+    int p[2];
+    if (pipe(p) != 0) return 3;
+    const int flags = fcntl(p[1], F_GETFL);
+    fcntl(p[1], F_SETFL, flags | O_NONBLOCK);
+    static char fill[4096];
+    while (write(p[1], fill, sizeof(fill)) > 0) {
     }
-    if (run_id.empty()) return 3;
-    const std::string fifo = std::string(dir) + "/.vkleak-" + std::to_string(getpid()) + "-" +
-                             run_id + "-0001-crash.json.tmp";
-    if (mkfifo(fifo.c_str(), 0644) != 0) return 3;
-    std::abort();
+    fcntl(p[1], F_SETFL, flags);  // full, and blocking again
+    fflush(stderr);
+    dup2(p[1], 2);
+    std::abort();  // p[0] stays open: writes block rather than fail
   }
   if (mode == "segv") fault();
   if (mode == "fpe") raise(SIGFPE);

@@ -1,6 +1,7 @@
 #include "base/settings.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,13 +9,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <mutex>
+#include <sstream>
 
 #include "base/log.h"
+#include "base/safe_file.h"
 #include "format/snapshot_format.h"
 
 extern char** environ;
@@ -27,10 +30,11 @@ constexpr const char* kLayerName = "VK_LAYER_VKLEAK_tracker";
 
 // Every setting the layer knows. VKLEAK_ENABLE / VKLEAK_DISABLE belong to the loader (manifest).
 constexpr const char* kSettingKeys[] = {
-    "output_dir",         "snapshot_every",       "frame_boundary", "callstack_depth",
-    "snapshot_at_exit",   "snapshot_signal",      "trigger_file",   "log_level",
-    "log_file",           "vulkan_stack_modules", "crash_snapshot", "graveyard_size",
-    "destroy_callstacks",
+    "output_dir",           "snapshot_every",   "frame_boundary",
+    "callstack_depth",      "snapshot_at_exit", "snapshot_signal",
+    "trigger_file",         "log_level",        "log_file",
+    "vulkan_stack_modules", "crash_snapshot",   "graveyard_size",
+    "destroy_callstacks",   "file_mode",
 };
 constexpr const char* kLoaderKeys[] = {"enable", "disable", "layer_dir"};
 
@@ -83,8 +87,12 @@ void apply_or_warn(Settings& s, const std::string& key, const std::string& value
                    const std::string& source) {
   std::string error;
   if (!apply_setting(s, key, value, &error))
-    warn_once("setting:" + source + key + value, source + ": " + error);
+    warn_once("setting:" + source + key + value, shown(source) + ": " + error);
 }
+
+// A settings file larger than this is not a settings file (VK_LAYER_SETTINGS_PATH=/dev/zero
+// read 2.1 GB before the limit).
+constexpr size_t kSettingsFileLimit = 1 << 20;
 
 // VkLayerSettingsCreateInfoEXT (VK_EXT_layer_settings) is newer than the 1.3.239 headers, so its
 // layout is declared here. sType 1000496000.
@@ -155,8 +163,13 @@ void apply_api_settings(Settings& s, const VkInstanceCreateInfo* ci) {
 
 void apply_file_settings(Settings& s) {
   std::string path = settings_file_path();
-  std::ifstream in(path);
-  if (!in) return;
+  std::string text, error;
+  if (!read_small_file(path, kSettingsFileLimit, &text, &error)) {
+    if (!error.empty())
+      warn_once("settings-file:" + path, "settings file '" + shown(path) + "' ignored: " + error);
+    return;
+  }
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     line = trim(line);
@@ -204,11 +217,12 @@ const char* to_string(FrameBoundary b) noexcept {
 bool apply_setting(Settings& s, const std::string& key, const std::string& value,
                    std::string* error) {
   auto bad = [&](const std::string& what) {
-    if (error) *error = "invalid value '" + value + "' for setting '" + key + "': " + what;
+    if (error)
+      *error = "invalid value '" + shown(value) + "' for setting '" + shown(key) + "': " + what;
     return false;
   };
   if (!is_known(key)) {
-    if (error) *error = "unknown setting '" + key + "' ignored";
+    if (error) *error = "unknown setting '" + shown(key) + "' ignored";
     return false;
   }
   if (key == "output_dir") {
@@ -254,6 +268,17 @@ bool apply_setting(Settings& s, const std::string& key, const std::string& value
     s.log_file = value;
   } else if (key == "vulkan_stack_modules") {
     s.vulkan_stack_modules = value;
+  } else if (key == "file_mode") {
+    // Octal; read and write for the owner always, execute and write for others never.
+    uint32_t mode = 0;
+    bool ok = value.size() >= 3 && value.size() <= 4;
+    for (char c : value) {
+      ok = ok && c >= '0' && c <= '7';
+      mode = mode * 8 + static_cast<uint32_t>(c - '0');
+    }
+    if (!ok || (mode & 0600) != 0600 || (mode & ~0644u) != 0)
+      return bad("expected an octal mode from 0600 to 0644 (owner rw, others at most r)");
+    s.file_mode = mode;
   }
   return true;
 }
@@ -285,6 +310,12 @@ std::vector<std::pair<std::string, std::string>> describe(const Settings& s) {
       {"log_level", s.log_level},
       {"log_file", s.log_file},
       {"vulkan_stack_modules", s.vulkan_stack_modules},
+      {"file_mode",
+       [&] {
+         char buf[8];
+         std::snprintf(buf, sizeof(buf), "%04o", s.file_mode);
+         return std::string(buf);
+       }()},
   };
 }
 
@@ -305,7 +336,7 @@ namespace {
 // A snapshot writer killed mid-write (SIGKILL, power loss) leaves its ".vkleak-<pid>-....tmp"
 // behind. Removed here when that process is gone and the file has not changed for a minute (a
 // process of another pid namespace sharing the directory may still be writing a recent one).
-void remove_stale_in(DIR* d, const std::string& dir, time_t now) {
+void remove_stale_in(DIR* d, int dir_fd, const std::string& dir, time_t now) {
   const std::string prefix(format::kTempPrefix), suffix(format::kTempSuffix);
   while (const dirent* e = readdir(d)) {
     const std::string name = e->d_name;
@@ -315,18 +346,28 @@ void remove_stale_in(DIR* d, const std::string& dir, time_t now) {
     const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
     if (pid <= 0 || pid == getpid() || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
       continue;
-    const std::string path = dir + "/" + name;
+    // Only a regular file of this user's: the layer deletes nothing but its own files.
     struct stat st;
-    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || now - st.st_mtime < 60) continue;
-    if (unlink(path.c_str()) == 0) log().info("removed {}: left by a writer that was killed", path);
+    if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != geteuid() || now - st.st_mtime < 60)
+      continue;
+    if (unlinkat(dir_fd, name.c_str(), 0) == 0)
+      log().info("removed {}/{}: left by a writer that was killed", shown(dir), shown(name));
   }
 }
 
+// Only in a directory open_checked_dir() accepts (else the writer says why at its first snapshot).
 void remove_stale_temporaries(const std::string& dir) noexcept {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return;
+  std::string error;
+  const int fd = open_checked_dir(dir, &error);
+  if (fd < 0) return;
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return;
+  }
   try {
-    remove_stale_in(d, dir, time(nullptr));
+    remove_stale_in(d, dirfd(d), dir, time(nullptr));
   } catch (...) {
   }
   closedir(d);
@@ -334,14 +375,14 @@ void remove_stale_temporaries(const std::string& dir) noexcept {
 
 }  // namespace
 
-void prepare_output_dir(const std::string& dir) noexcept {
+void prepare_output_dir(const std::string& dir, uint32_t file_mode) noexcept {
   try {
     MadeDirs& m = made_dirs();
     std::lock_guard<std::mutex> lock(m.mutex);
     std::string cur;
     for (size_t i = 0; i <= dir.size(); ++i) {
       if ((i == dir.size() || dir[i] == '/') && !cur.empty()) {
-        if (mkdir(cur.c_str(), 0755) == 0) {
+        if (mkdir(cur.c_str(), directory_mode(file_mode)) == 0) {
           m.dirs.push_back(cur);
           m.pid = getpid();
         } else if (errno != EEXIST) {

@@ -48,6 +48,9 @@ struct Settings {
   std::string trigger_file;                 // default: <output_dir>/vkleak.trigger
   std::string log_level = "warn";
   std::string log_file;  // empty: stderr
+  // Mode of snapshot files (octal setting, 0600..0644); directories the layer makes get rwx for
+  // the owner and r-x where this lets others read (safe_file.h).
+  uint32_t file_mode = 0600;
 };
 
 // Reads all sources for one instance. `create_info` may be null.
@@ -62,7 +65,7 @@ const char* to_string(FrameBoundary b) noexcept;
 // trigger file can be made before the first snapshot. The directories it made are removed at
 // exit (remove_empty_output_dirs, registered with atexit) if they are still empty: programs
 // that never write a snapshot leave nothing behind. Failures are left to the snapshot writer.
-void prepare_output_dir(const std::string& dir) noexcept;
+void prepare_output_dir(const std::string& dir, uint32_t file_mode) noexcept;
 void remove_empty_output_dirs() noexcept;
 
 // Parses one value into `s`; returns false (and leaves `s` unchanged) when key or value is bad.

@@ -114,11 +114,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
       if (!passthrough()) start_writer(settings);
     }
     // Trigger files work before the first snapshot (not made after the final one).
-    if (!passthrough()) prepare_output_dir(settings.output_dir);
+    if (!passthrough()) prepare_output_dir(settings.output_dir, settings.file_mode);
     static std::once_flag remove_once;  // registered first: runs after the exit snapshot
     std::call_once(remove_once, [] { std::atexit(remove_empty_output_dirs); });
     install_exit_handler();
-    log().info("tracking instance {:#x}; snapshots in '{}'", state->handle, settings.output_dir);
+    log().info("tracking instance {:#x}; snapshots in '{}'", state->handle,
+               shown(settings.output_dir));
   } catch (...) {
     log().error("out of memory while setting up instance tracking; instance not tracked");
   }

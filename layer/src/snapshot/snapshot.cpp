@@ -5,11 +5,13 @@
 #include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -22,6 +24,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/passthrough.h"
+#include "base/safe_file.h"
 #include "callsite/callsite.h"
 #include "snapshot/crash_snapshot.h"
 #include "snapshot/error_snapshot.h"
@@ -68,8 +71,8 @@ void record_unwritten(int64_t sequence, SnapshotReason reason, const std::string
     // Out of memory: the count above still tells.
   }
   if (count <= kLogFailuresInFull || count % kLogEvery == 0) {
-    log().warn("snapshot {} not written: {} ({} snapshot{} not written so far)", path, error, count,
-               count == 1 ? "" : "s");
+    log().warn("snapshot {} not written: {} ({} snapshot{} not written so far)", shown(path), error,
+               count, count == 1 ? "" : "s");
   }
 }
 
@@ -87,16 +90,60 @@ void add_unwritten(model::Snapshot* m, std::vector<Unwritten>* keep) {
 // Signals that arrive while one is pending are folded into its snapshot; they are counted.
 std::atomic<uint64_t> g_coalesced_signals{0};
 
-bool make_dirs(const std::string& dir) {
+bool make_dirs(const std::string& dir, mode_t mode) {
   std::string cur;
   for (size_t i = 0; i <= dir.size(); ++i) {
     if (i == dir.size() || dir[i] == '/') {
-      if (!cur.empty() && mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+      if (!cur.empty() && mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return false;
     }
     if (i < dir.size()) cur += dir[i];
   }
-  struct stat st;
-  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return true;  // open_checked_dir() says what is there
+}
+
+// The temporary's name: format::file_name()'s, or (when something is already there: an old
+// file, or a FIFO or link planted by someone else) the same with a random part before the
+// suffix, still a ".vkleak-<pid>-....json.tmp" that stale-temporary clean-up recognizes.
+constexpr int kTempAttempts = 8;
+std::string temp_name(uint64_t pid, uint64_t run, uint32_t seq, SnapshotReason reason,
+                      int attempt) {
+  char name[format::kMaxFileName];
+  format::file_name(name, pid, run, seq, reason, /*temporary=*/true);
+  std::string out(name);
+  if (attempt == 0) return out;
+  uint64_t r = 0;
+  if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != static_cast<ssize_t>(sizeof(r))) {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    r = static_cast<uint64_t>(ts.tv_nsec) ^ (static_cast<uint64_t>(ts.tv_sec) << 30);
+  }
+  r ^= static_cast<uint64_t>(attempt) << 56;
+  r ^= r >> 33;
+  r *= 0xff51afd7ed558ccdull;
+  r ^= r >> 33;
+  char part[24];
+  std::snprintf(part, sizeof(part), ".%016llx", static_cast<unsigned long long>(r));
+  out.insert(out.size() - format::kTempSuffix.size(), part);
+  return out;
+}
+
+// Puts the finished temporary under its final name without replacing anything but a regular
+// file of this user's there (an earlier run's snapshot of the same pid, as in containers; the
+// layer deletes nothing but its own files: never a link, FIFO or another user's file). Where the
+// file system cannot say "no replace", a plain rename.
+int rename_no_replace(int dir_fd, const char* from, const char* to) {
+  if (renameat2(dir_fd, from, dir_fd, to, RENAME_NOREPLACE) == 0) return 0;
+  if (errno == EEXIST) {
+    struct stat st;
+    if (fstatat(dir_fd, to, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != geteuid()) {
+      errno = EEXIST;
+      return -1;
+    }
+  } else if (errno != EINVAL && errno != ENOSYS) {
+    return -1;
+  }
+  return renameat(dir_fd, from, dir_fd, to);
 }
 
 std::atomic<uint32_t> g_sequence{0};
@@ -152,22 +199,28 @@ void mark_final_at_exit() noexcept {
     f.set = false;
     if (g_sequence.load(std::memory_order_relaxed) != f.sequence + 1) {
       log().info("the last instance's snapshot {} is not the last snapshot: not marked final",
-                 f.path);
+                 shown(f.path));
       return;
     }
-    const int fd = open(f.path.c_str(), O_RDWR | O_CLOEXEC);
+    // The file the layer wrote, reopened: never through a link, never blocking, a regular file.
+    const int fd = open(f.path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-      log().warn("cannot mark {} final: {}", f.path, std::strerror(errno));
+      log().warn("cannot mark {} final: {}", shown(f.path), std::strerror(errno));
+      return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      log().warn("cannot mark {} final: not a regular file", shown(f.path));
+      close(fd);
       return;
     }
     char was[5] = {};
     const auto at = static_cast<off_t>(f.final_at);
     if (pread(fd, was, sizeof(was), at) == static_cast<ssize_t>(sizeof(was)) &&
-        std::memcmp(was, "false", sizeof(was)) == 0 &&
-        pwrite(fd, "true ", 5, at) == 5) {
-      log().info("snapshot {} marked final (the process ends with no instance)", f.path);
+        std::memcmp(was, "false", sizeof(was)) == 0 && pwrite(fd, "true ", 5, at) == 5) {
+      log().info("snapshot {} marked final (the process ends with no instance)", shown(f.path));
     } else {
-      log().warn("cannot mark {} final", f.path);
+      log().warn("cannot mark {} final", shown(f.path));
     }
     close(fd);
   } catch (...) {
@@ -182,21 +235,38 @@ void write_snapshot(Collected& c) noexcept {
   std::string final_path = "#" + std::to_string(seq);
   try {
     const std::string& dir = c.settings.output_dir;
-    char name[format::kMaxFileName], tmp_name[format::kMaxFileName];
+    char name[format::kMaxFileName];
     const auto pid = static_cast<uint64_t>(getpid());
     const uint64_t run = run_id();
     char run_text[format::kRunIdDigits + 1];
     format::run_id_text(run_text, run);
     format::file_name(name, pid, run, seq, c.reason);
-    format::file_name(tmp_name, pid, run, seq, c.reason, /*temporary=*/true);
     final_path = dir + "/" + name;
-    const std::string tmp_path = dir + "/" + tmp_name;
-    if (!make_dirs(dir)) {
+    const mode_t mode = static_cast<mode_t>(c.settings.file_mode);
+    if (!make_dirs(dir, directory_mode(mode))) {
       record_unwritten(seq, c.reason, final_path,
                        std::string("cannot create its directory: ") + std::strerror(errno));
       return;
     }
-    int fd = open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // Every file operation below is relative to this one checked directory: a directory
+    // swapped for a link after the check changes nothing.
+    std::string dir_error;
+    const int dir_fd = open_checked_dir(dir, &dir_error);
+    if (dir_fd < 0) {
+      record_unwritten(seq, c.reason, final_path, "its directory: " + dir_error);
+      return;
+    }
+    struct DirCloser {
+      int fd;
+      ~DirCloser() { close(fd); }
+    } dir_closer{dir_fd};
+    std::string tmp_name;
+    int fd = -1;
+    for (int attempt = 0; attempt < kTempAttempts && fd < 0; ++attempt) {
+      tmp_name = temp_name(pid, run, seq, c.reason, attempt);
+      fd = create_exclusive(dir_fd, tmp_name.c_str(), mode);
+      if (fd < 0 && errno != EEXIST) break;
+    }
     if (fd < 0) {
       record_unwritten(seq, c.reason, final_path, std::strerror(errno));
       return;
@@ -217,13 +287,13 @@ void write_snapshot(Collected& c) noexcept {
       ok = false;
       err = errno;
     }
-    if (!ok || rename(tmp_path.c_str(), final_path.c_str()) != 0) {
+    if (!ok || rename_no_replace(dir_fd, tmp_name.c_str(), name) != 0) {
       if (ok) err = errno;
-      unlink(tmp_path.c_str());
+      unlinkat(dir_fd, tmp_name.c_str(), 0);  // made by this call (O_EXCL)
       record_unwritten(seq, c.reason, final_path, std::strerror(err));
       return;
     }
-    log().info("snapshot written: {} ({} objects)", final_path, c.objects.size());
+    log().info("snapshot written: {} ({} objects)", shown(final_path), c.objects.size());
     if (c.last_instance) {
       FinalCandidate& f = final_candidate();
       std::lock_guard<std::mutex> lock(f.mutex);
@@ -254,6 +324,45 @@ void on_snapshot_signal(int) {
   g_signals_pending.fetch_add(1, std::memory_order_relaxed);
 }
 
+// A trigger file: creating it, or touching it (a new modification or change time, or another
+// file put there), takes one snapshot. The layer never deletes it: it did not make it. Watched
+// with lstat() (no link followed); a path that is not a regular file (a directory, "/", a link,
+// a FIFO) is refused once, loudly, and no longer watched.
+struct TriggerFile {
+  std::string path;
+  bool refused = false;
+  bool present = false;  // as of the last look; then its identity and times
+  dev_t dev = 0;
+  ino_t ino = 0;
+  timespec mtime{}, ctime{};
+};
+
+// Looks at a trigger file: true when it appeared or changed since the last look.
+bool look_at(TriggerFile& t, bool first) {
+  if (t.refused) return false;
+  struct stat st;
+  if (lstat(t.path.c_str(), &st) != 0) {
+    t.present = false;
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    t.refused = true;
+    log().error("trigger_file '{}' refused: it {}, not a regular file; no trigger file is watched",
+                shown(t.path), file_kind(st.st_mode));
+    return false;
+  }
+  const bool changed = !t.present || st.st_dev != t.dev || st.st_ino != t.ino ||
+                       st.st_mtim.tv_sec != t.mtime.tv_sec ||
+                       st.st_mtim.tv_nsec != t.mtime.tv_nsec ||
+                       st.st_ctim.tv_sec != t.ctime.tv_sec || st.st_ctim.tv_nsec != t.ctime.tv_nsec;
+  t.present = true;
+  t.dev = st.st_dev;
+  t.ino = st.st_ino;
+  t.mtime = st.st_mtim;
+  t.ctime = st.st_ctim;
+  return changed && !first;
+}
+
 struct Writer {
   std::mutex mutex;
   std::condition_variable cv;
@@ -263,7 +372,7 @@ struct Writer {
   bool stop = false;
   int signal_number = 0;
   struct sigaction previous_action {};
-  std::vector<std::string> trigger_files;
+  std::vector<TriggerFile> trigger_files;
 };
 Writer& writer() {
   static auto* w = new Writer;  // never destroyed (see log.cpp)
@@ -297,14 +406,12 @@ void poll_triggers(Writer& w) {
     job.reason = SnapshotReason::kSignal;
     run_job(job);
   }
-  std::vector<std::string> files;
+  size_t fired = 0;
   {
     std::lock_guard<std::mutex> lock(w.mutex);
-    files = w.trigger_files;
+    for (TriggerFile& t : w.trigger_files) fired += look_at(t, /*first=*/false) ? 1 : 0;
   }
-  for (const std::string& f : files) {
-    if (access(f.c_str(), F_OK) != 0) continue;
-    unlink(f.c_str());
+  for (size_t i = 0; i < fired; ++i) {
     Job job;
     job.reason = SnapshotReason::kTrigger;
     job.label = "file";
@@ -447,9 +554,15 @@ void start_writer(const Settings& settings) noexcept {
   Writer& w = writer();
   try {
     std::lock_guard<std::mutex> lock(w.mutex);
-    if (std::find(w.trigger_files.begin(), w.trigger_files.end(), settings.trigger_file) ==
-        w.trigger_files.end())
-      w.trigger_files.push_back(settings.trigger_file);
+    if (std::none_of(w.trigger_files.begin(), w.trigger_files.end(),
+                     [&](const TriggerFile& t) { return t.path == settings.trigger_file; })) {
+      TriggerFile t;
+      t.path = settings.trigger_file;
+      // What is there already is no request (the layer never deletes the file, so one may be
+      // left from an earlier run); a directory or other non-file is refused now.
+      look_at(t, /*first=*/true);
+      w.trigger_files.push_back(std::move(t));
+    }
     g_vulkan_here.store(true);
     if (w.running) return;
     std::call_once(g_fork_once, [] { pthread_atfork(nullptr, nullptr, after_fork_in_child); });
