@@ -13,7 +13,10 @@ import unittest
 
 BUILD = os.environ.get("VKLEAK_TEST_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build"))
 SOURCE = os.environ.get("VKLEAK_TEST_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "../.."))
+# "address", "thread", or "" for the main tree (CMake's option may pass OFF: not a sanitizer).
 SANITIZE = os.environ.get("VKLEAK_TEST_SANITIZE", "")
+if SANITIZE.upper() in ("OFF", "FALSE", "NO", "0"):
+    SANITIZE = ""
 LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 LAYER_NAME = "VK_LAYER_VKLEAK_tracker"
 VALIDATION = "VK_LAYER_KHRONOS_validation"
