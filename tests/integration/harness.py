@@ -9,11 +9,12 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 BUILD = os.environ.get("VKLEAK_TEST_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build"))
 SOURCE = os.environ.get("VKLEAK_TEST_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "../.."))
-# "address", "thread", or "" for the main tree (CMake's option may pass OFF: not a sanitizer).
+# "address", "thread", or "" for the main tree (CMake's option may pass OFF: no sanitizer).
 SANITIZE = os.environ.get("VKLEAK_TEST_SANITIZE", "")
 if SANITIZE.upper() in ("OFF", "FALSE", "NO", "0"):
     SANITIZE = ""
@@ -294,3 +295,19 @@ class TempDirTestCase(unittest.TestCase):
     def tearDown(self):
         if os.environ.get("VKLEAK_KEEP_TMP") != "1":
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def wait_bounded(proc, timeout, what):
+    """Waits for proc at most timeout seconds: (exit code, peak RSS in KiB of that child alone).
+    A process still running then is killed and fails the test (a hang, not a hung suite)."""
+    end = time.time() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage.ru_maxrss
+        if time.time() > end:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            raise AssertionError(f"{what} still running after {timeout} s: it hangs")
+        time.sleep(0.02)

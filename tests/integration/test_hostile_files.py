@@ -19,7 +19,7 @@ import time
 import unittest
 
 from harness import (SANITIZE, VKLEAK, TempDirTestCase, base_env, explicit_env, load, run,
-                     scenario, snapshot_files)
+                     scenario, snapshot_files, wait_bounded)
 
 REASONS = ["device_destroy", "instance_destroy", "exit", "frame", "signal", "trigger", "crash",
            "out_of_device_memory", "out_of_host_memory", "device_lost"]
@@ -78,20 +78,10 @@ def run_bounded(cmd, env, timeout=60, cwd=None):
     with open(os.devnull, "wb") as null, open(err_path, "wb") as err_file:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=null,
                                 stderr=err_file)
-    end = time.time() + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.time() > end:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            raise AssertionError(f"{cmd} still running after {timeout} s: the layer hangs it")
-        time.sleep(0.05)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    rc, rss_kb = wait_bounded(proc, timeout, str(cmd))
     with open(err_path, "rb") as f:
         err = f.read().decode("utf-8", "replace")
-    return proc.returncode, err, usage.ru_maxrss
+    return rc, err, rss_kb
 
 
 class PlantedFilesTest(TempDirTestCase):

@@ -19,7 +19,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 from harness import (SANITIZE, SOURCE, VKLEAK, TempDirTestCase, explicit_env, load, run,
-                     scenario, snapshot_files, validate)
+                     scenario, snapshot_files, validate, wait_bounded)
 
 # The scenario's bytes (hostile_inputs.cpp), and what the snapshot must show: each maximal
 # invalid subpart one U+FFFD, as Python's errors="replace".
@@ -219,21 +219,12 @@ def run_cli(args, timeout=20, pass_fds=()):
     err = []
     reader = threading.Thread(target=lambda: err.append(proc.stderr.read()))
     reader.start()
-    end = time.time() + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.time() > end:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            reader.join()
-            raise AssertionError(f"vkleak {args} still running after {timeout} s: it hangs")
-        time.sleep(0.02)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    reader.join()
+    try:
+        rc, rss_kb = wait_bounded(proc, timeout, f"vkleak {args}")
+    finally:
+        reader.join()  # the pipe closes when the process ends or is killed
     proc.stderr.close()
-    return proc.returncode, err[0].decode("utf-8", "replace"), usage.ru_maxrss
+    return rc, err[0].decode("utf-8", "replace"), rss_kb
 
 
 class CliHostileInputsTest(TempDirTestCase):
