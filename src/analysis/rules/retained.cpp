@@ -63,25 +63,21 @@ GroupHits collect_retained(const SnapshotIndex& index, const RetainedMarks& mark
 
 namespace vkleak::analysis {
 
-namespace {
-
-bool is_pool(const std::string& type) {
-  return type == "VkCommandPool" || type == "VkDescriptorPool";
-}
-
-}  // namespace
-
-bool is_pool_child(const SnapshotIndex& index, size_t i) {
+size_t pool_of(const SnapshotIndex& index, size_t i) {
   const int64_t parent = index.object(i).parent;
   const size_t p = parent != kNullId ? index.find(parent) : kNotFound;
-  return p != kNotFound && is_pool(index.type(p));
+  if (p == kNotFound) return kNotFound;
+  const std::string& type = index.type(p);
+  return type == "VkCommandPool" || type == "VkDescriptorPool" ? p : kNotFound;
+}
+
+bool is_pool_child(const SnapshotIndex& index, size_t i) {
+  return pool_of(index, i) != kNotFound;
 }
 
 bool is_set_in_pool(const SnapshotIndex& index, size_t i) {
-  if (index.type(i) != "VkDescriptorSet") return false;
-  const int64_t parent = index.object(i).parent;
-  const size_t p = parent != kNullId ? index.find(parent) : kNotFound;
-  return p != kNotFound && index.type(p) == "VkDescriptorPool";
+  // A set's parent is its descriptor pool.
+  return index.type(i) == "VkDescriptorSet" && is_pool_child(index, i);
 }
 
 void ReuseTracker::observe(const SnapshotIndex& index, const Thresholds& thresholds) {
@@ -92,8 +88,8 @@ void ReuseTracker::observe(const SnapshotIndex& index, const Thresholds& thresho
     const Object& o = index.object(i);
     const uint32_t g = index.group(i);
     // Only pools make siblings: every object has a parent (its device at least).
-    const size_t parent = o.parent != kNullId ? index.find(o.parent) : kNotFound;
-    const bool pooled = parent != kNotFound && is_pool(index.type(parent));
+    const size_t parent = pool_of(index, i);
+    const bool pooled = parent != kNotFound;
     if (pooled) parents_[g].insert(o.parent);
     const auto active = static_cast<uint32_t>(std::min<uint64_t>(index.last_active(i), kNever));
     auto it = std::lower_bound(seen_.begin(), seen_.end(), Seen{o.id, 0, false});

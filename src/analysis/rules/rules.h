@@ -19,7 +19,10 @@ using GroupHits = std::unordered_map<uint32_t, Hits>;
 // leak_at_exit: what a device_destroy, instance_destroy or exit snapshot still holds.
 GroupHits find_leaks_at_exit(const SnapshotIndex& index, const AnalysisOptions& options);
 
-// Allocated from a pool (VkCommandPool, VkDescriptorPool) that is alive in the snapshot.
+// The index of the pool (VkCommandPool, VkDescriptorPool) alive in the snapshot that object i
+// was allocated from, or kNotFound.
+size_t pool_of(const SnapshotIndex& index, size_t i);
+// Allocated from a pool that is alive in the snapshot.
 bool is_pool_child(const SnapshotIndex& index, size_t i);
 // A VkDescriptorSet allocated from a VkDescriptorPool that is alive in the snapshot.
 bool is_set_in_pool(const SnapshotIndex& index, size_t i);
