@@ -228,8 +228,9 @@ std::string why_no_end_snapshot(const ChildResult& child) {
   if (child.signal != 0)
     return ": the layer takes a final snapshot only on SIGTERM and on SIGABRT, SIGSEGV, SIGBUS, "
            "SIGFPE and SIGILL, and only where the program left the signal at its default";
-  return ": the program ended through _exit() or quick_exit() (which run no exit handlers), or "
-         "the snapshot at exit is off (VKLEAK_SNAPSHOT_AT_EXIT)";
+  return ": either the snapshot at exit is off (VKLEAK_SNAPSHOT_AT_EXIT), or the program ended "
+         "through _exit(), _Exit() or quick_exit() (which run no exit handlers) while the "
+         "layer's crash thread, which writes their snapshot, was off (VKLEAK_CRASH_SNAPSHOT)";
 }
 
 // What the layer could not write, per run (process and run id): the end-of-run snapshot missing, a
@@ -252,9 +253,9 @@ void report_incomplete(const std::vector<SnapshotFile>& files, const ChildResult
     bool ended = true;  // the process's last snapshot ends its run (or is a crash's)
     try {
       Snapshot last = read_snapshot(list.back()->path);
-      ended = last.final_snapshot.value_or(
-                  last.reason == format::name(format::Reason::kExit) ||
-                  last.reason == format::name(format::Reason::kInstanceDestroy)) ||
+      ended = last.final_snapshot.value_or(last.reason == format::name(format::Reason::kExit) ||
+                                           last.reason ==
+                                               format::name(format::Reason::kInstanceDestroy)) ||
               last.reason == format::name(format::Reason::kCrash);
       check.add(last);
     } catch (const SnapshotError& e) {
@@ -265,8 +266,17 @@ void report_incomplete(const std::vector<SnapshotFile>& files, const ChildResult
       print_warning("pid " + std::to_string(pid) + ": " + printable(problem));
     }
     if (!ended && pid == child.pid) {
+      // After its last instance's destroy the layer handles no signal: a crash there is the
+      // process's end, not the run's (README: a crash after teardown is an incomplete run).
+      const bool after_teardown =
+          child.signal != 0 && child.signal != SIGKILL &&
+          list.back()->reason == format::name(format::Reason::kInstanceDestroy);
       print_warning("pid " + std::to_string(pid) + ": the program " + how_it_ended(child) +
-                    " without an end-of-run snapshot" + why_no_end_snapshot(child));
+                    " without an end-of-run snapshot" +
+                    (after_teardown ? std::string(" after its last vkDestroyInstance, where the "
+                                                  "layer no longer handles signals: a crash after "
+                                                  "teardown leaves the run incomplete")
+                                    : why_no_end_snapshot(child)));
     }
   }
 }
@@ -340,6 +350,17 @@ int run_command(const RunOptions& options) {
   if (!options.frame_boundary.empty()) env["VKLEAK_FRAME_BOUNDARY"] = options.frame_boundary;
   if (options.callstack_depth >= 0) {
     env["VKLEAK_CALLSTACK_DEPTH"] = std::to_string(options.callstack_depth);
+  }
+  // A program ending in _exit()/_Exit() (a browser's GPU process) still gets its exit snapshot:
+  // the hook library tells the layer (layer/preload/exit_hook.h). After what is preloaded
+  // already (a sanitizer's runtime must stay first).
+  const std::string exit_hook = exit_hook_library(layer.dir);
+  if (!exit_hook.empty()) {
+    env["LD_PRELOAD"] = append_to_list(getenv_string("LD_PRELOAD"), exit_hook);
+  } else {
+    print_warning("the exit hook library " + std::string(VKLEAK_EXIT_HOOK_LIBRARY) +
+                  " is not beside the layer library: a program ending in _exit() gets no exit "
+                  "snapshot");
   }
 
   const std::set<std::string> before = snapshot_files(out);

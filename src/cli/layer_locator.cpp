@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <system_error>
 
 namespace vkleak::cli {
@@ -74,6 +76,22 @@ LayerSearch locate_layer_dir(const LayerSearchInputs& in) {
   if (search.looked.empty()) search.error += "(nowhere: the vkleak binary's path is unknown)";
   search.error += ". Set VKLEAK_LAYER_DIR to the directory that holds it.";
   return search;
+}
+
+std::string exit_hook_library(const std::string& manifest_dir) {
+  std::ifstream in(fs::path(manifest_dir) / kManifestName);
+  const nlohmann::json manifest = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!manifest.is_object() || !manifest.contains("layer") || !manifest["layer"].is_object())
+    return {};
+  const nlohmann::json& path = manifest["layer"].value("library_path", nlohmann::json());
+  if (!path.is_string()) return {};
+  const fs::path library = path.get<std::string>();
+  if (!library.has_parent_path()) return {};
+  const fs::path dir =
+      (library.is_absolute() ? library : fs::path(manifest_dir) / library).parent_path();
+  const fs::path hook = dir / VKLEAK_EXIT_HOOK_LIBRARY;
+  std::error_code ec;
+  return fs::is_regular_file(hook, ec) ? absolute_string(hook) : std::string();
 }
 
 LayerSearchInputs current_layer_search_inputs() {

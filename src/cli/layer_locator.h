@@ -26,6 +26,11 @@ struct LayerSearchInputs {
 // <exe dir>/../share/vulkan/explicit_layer.d (an installed vkleak).
 LayerSearch locate_layer_dir(const LayerSearchInputs& inputs);
 
+// libvkleak_exit_hook.so beside the layer library the manifest in `manifest_dir` names (its
+// library_path, relative to the manifest or absolute); empty when the manifest names a bare
+// file name (found by the loader's search) or the library is not there.
+std::string exit_hook_library(const std::string& manifest_dir);
+
 // The inputs of this process: environment, /proc/self/exe and the compiled-in build paths.
 LayerSearchInputs current_layer_search_inputs();
 

@@ -25,8 +25,7 @@ int handle_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char**
   // `vkleak bogus`: CLI11 says "A subcommand is required"; name the word it did not know.
   if (command == "vkleak" && argc > 1 && argv[1][0] != '-') {
     std::string known;
-    const auto all =
-        std::as_const(app).get_subcommands([](const CLI::App*) { return true; });
+    const auto all = std::as_const(app).get_subcommands([](const CLI::App*) { return true; });
     for (size_t i = 0; i < all.size(); ++i) {
       known += (i == 0 ? "" : i + 1 == all.size() ? " and " : ", ") + all[i]->get_name();
     }

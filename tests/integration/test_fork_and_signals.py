@@ -1,7 +1,9 @@
-"""fork() and SIGTERM (issue 26, items 1, 2 and 7): a forked child is exactly what it is without
-the layer (no thread, no pipe, no snapshot of its parent's objects, the same exit time); SIGTERM
-leaves a final snapshot and still kills the program with SIGTERM; `vkleak run` says how a run
-without an end snapshot ended."""
+"""fork(), SIGTERM and _exit() (issue 26, items 1, 2 and 7): a forked child is exactly what it
+is without the layer (no thread, no pipe, no snapshot of its parent's objects, the same exit
+time); SIGTERM leaves a final snapshot and still kills the program with SIGTERM; under `vkleak
+run`, a program ending in _exit(), _Exit() or quick_exit() gets the exit snapshot exit() would
+have written (the preloaded exit hook library); `vkleak run` says how a run without an end
+snapshot ended."""
 
 import os
 import re
@@ -12,6 +14,7 @@ from harness import (TempDirTestCase, VKLEAK, base_env, explicit_env, run, scena
                      snapshot_files, snapshots, validate, without_layer_env)
 
 APP = scenario("crash_on_demand")
+PROBE = scenario("probe_instance")
 CHILD = re.compile(r"child (\d+) (exit|signal) (\d+) in ([0-9.]+) ms")
 
 
@@ -123,12 +126,94 @@ class RunMessagesTest(TempDirTestCase):
         self.assertNotIn("was the layer loaded", proc.stderr)
 
     def test_snapshots_but_no_end_one_says_how_it_ended(self):
-        # A device_destroy snapshot, then _exit(): the program's pid is named with its exit.
-        proc = self.vkleak_run(APP, "--mode", "underscore_exit")
+        # A device_destroy snapshot, then _exit() with the crash thread (which writes _exit()'s
+        # snapshot) off: the program's pid is named with its exit and what may have happened.
+        env = base_env(self.tmp)
+        env["VKLEAK_CRASH_SNAPSHOT"] = "false"
+        proc = self.vkleak_run(APP, "--mode", "underscore_exit", env=env)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual([s["reason"] for s in snapshots(self.out)], ["device_destroy"])
         self.assertRegex(proc.stderr, r"pid \d+: the program exited with status 0 without an "
-                                      r"end-of-run snapshot: the program ended through _exit\(\)")
+                                      r"end-of-run snapshot: either the snapshot at exit is off "
+                                      r"\(VKLEAK_SNAPSHOT_AT_EXIT\), or the program ended through "
+                                      r"_exit\(\)")
+
+
+class QuickExitTest(TempDirTestCase):
+    """Item 7: a program that ends without exit handlers is a complete run under `vkleak run`."""
+
+    def vkleak_run(self, out, *args, env=None):
+        return run([VKLEAK, "run", "--out", out, "--", *args], env or base_env(self.tmp),
+                   timeout=120, check=False)
+
+    def gate(self, out):
+        return run([VKLEAK, "gate", out, "--color", "never"], base_env(self.tmp), check=False)
+
+    def test_exit_without_handlers_gets_the_exit_snapshot(self):
+        for end in ("_exit", "_Exit", "quick_exit"):
+            with self.subTest(end=end):
+                out = os.path.join(self.tmp, end)
+                # A vfork() child ends in _exit() first: it shares its parent's memory, and its
+                # _exit() must neither snapshot nor use up the parent's.
+                proc = self.vkleak_run(out, PROBE, "--leak", "5", "--end", end, "--vfork", "1")
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertNotIn("without an end-of-run snapshot", proc.stderr)
+                snaps = snapshots(out)
+                self.assertEqual(len({s["pid"] for s in snaps}), 1, snapshot_files(out))
+                last = snaps[-1]
+                validate(last)
+                self.assertEqual((last["reason"], last["final"]), ("exit", True))
+                names = {o["name"] for o in last["objects"]}
+                self.assertTrue({f"leaked.{i}" for i in range(5)} <= names, names)
+                gate = self.gate(out)
+                self.assertEqual(gate.returncode, 1, gate.stdout + gate.stderr)
+                self.assertIn("leaked.0", gate.stdout)
+
+    def test_teardown_then_exit_is_a_complete_clean_run(self):
+        # A browser's GPU process: everything destroyed, then _exit(). The last instance's
+        # destroy is the run's end, marked final by the hook.
+        proc = self.vkleak_run(self.out, PROBE, "--end", "teardown_exit")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        snaps = snapshots(self.out)
+        self.assertEqual((snaps[-1]["reason"], snaps[-1]["final"]), ("instance_destroy", True))
+        gate = self.gate(self.out)
+        self.assertEqual(gate.returncode, 0, gate.stdout + gate.stderr)
+
+    def test_exit_from_a_signal_handler(self):
+        # The app's own SIGSEGV handler calls _exit(3): the same status as without the layer,
+        # and the snapshot is taken from inside the handler (by the crash thread).
+        without = run([APP, "--mode", "handler_exit"], without_layer_env(self.tmp), timeout=60,
+                      check=False)
+        self.assertEqual(without.returncode, 3, without.stderr)
+        proc = self.vkleak_run(self.out, APP, "--mode", "handler_exit")
+        self.assertEqual(proc.returncode, 3, proc.stderr)
+        snaps = snapshots(self.out)
+        self.assertEqual([(s["reason"], s["final"]) for s in snaps], [("exit", True)])
+        names = {o["name"] for o in snaps[0]["objects"]}
+        self.assertTrue({"alive.0", "alive.1", "alive.2"} <= names, names)
+
+    def test_a_crash_after_teardown_is_incomplete(self):
+        # Everything was destroyed, then abort(): the process did not end as a run ends (the
+        # layer's signal handlers are gone with the last instance), so the gate cannot be green.
+        proc = self.vkleak_run(self.out, PROBE, "--end", "teardown_abort")
+        self.assertEqual(proc.returncode, 128 + signal.SIGABRT, proc.stderr)
+        self.assertIn("killed by SIGABRT without an end-of-run snapshot after its last "
+                      "vkDestroyInstance", proc.stderr)
+        self.assertFalse(any(s["final"] for s in snapshots(self.out)))
+        gate = self.gate(self.out)
+        self.assertEqual(gate.returncode, 3, gate.stdout + gate.stderr)
+
+    def test_without_the_hook_library(self):
+        # The layer alone (no `vkleak run`): quick_exit() runs its at_quick_exit handler, but
+        # _exit() cannot be seen, and that run stays incomplete, never wrongly complete.
+        quick = os.path.join(self.tmp, "quick")
+        run([PROBE, "--leak", "2", "--end", "quick_exit"], explicit_env(self.tmp, quick))
+        self.assertEqual([(s["reason"], s["final"]) for s in snapshots(quick)][-1],
+                         ("exit", True))
+        under = os.path.join(self.tmp, "under")
+        run([PROBE, "--leak", "2", "--end", "_exit"], explicit_env(self.tmp, under))
+        self.assertFalse(any(s["final"] for s in snapshots(under)))
+        self.assertEqual(self.gate(under).returncode, 3)
 
 
 if __name__ == "__main__":

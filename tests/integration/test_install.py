@@ -15,6 +15,9 @@ class InstallTest(TempDirTestCase):
         lib = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(prefix, "lib"))
                for f in fs if f == "libVkLayer_vkleak.so"]
         self.assertEqual(len(lib), 1)
+        # The exit hook library beside it, where `vkleak run` looks (the manifest's library).
+        self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(lib[0]),
+                                                    "libvkleak_exit_hook.so")))
         explicit = os.path.join(prefix, "share/vulkan/explicit_layer.d/VkLayer_vkleak.json")
         implicit = os.path.join(prefix, "share/vulkan/implicit_layer.d/VkLayer_vkleak.json")
         self.assertTrue(os.path.isfile(explicit) and os.path.isfile(implicit))
@@ -23,10 +26,16 @@ class InstallTest(TempDirTestCase):
 
         # The installed CLI finds the installed manifest (relative library path) by itself.
         out = os.path.join(self.tmp, "via-cli")
-        run([vkleak, "run", "--out", out, "--", scenario("leak_named_buffers"), "--count", "2"],
-            base_env(self.tmp))
+        proc = run([vkleak, "run", "--out", out, "--", scenario("leak_named_buffers"), "--count",
+                    "2"], base_env(self.tmp))
+        self.assertNotIn("exit hook library", proc.stderr)
         [snap] = snapshots(out, "device_destroy")
         self.assertEqual(sorted(o["name"] for o in snap["objects"]), ["leak.0", "leak.1"])
+        # ... and preloads the installed exit hook: _exit() gets its exit snapshot.
+        out = os.path.join(self.tmp, "via-cli-exit")
+        run([vkleak, "run", "--out", out, "--", scenario("probe_instance"), "--leak", "1",
+             "--end", "_exit"], base_env(self.tmp))
+        self.assertEqual([s["final"] for s in snapshots(out, "exit")], [True])
 
         # The standard explicit activation against the installed manifest.
         env = base_env(self.tmp)

@@ -23,6 +23,9 @@
 //   underscore_exit  destroys the buffers and the device, waits (at most 5 s) for the layer's
 //                device_destroy snapshot in $VKLEAK_OUTPUT_DIR, then _exit(0) before destroying
 //                the instance (no exit handlers run): exits 0
+//   handler_exit installs a SIGSEGV handler before Vulkan starts that calls _exit(3) (a crash
+//                reporter's way out), then faults: exits 3 (the layer's snapshot is taken from
+//                inside that handler)
 //   oom          --count vkAllocateMemory calls of 4x the largest heap (each fails with
 //                VK_ERROR_OUT_OF_DEVICE_MEMORY), then a normal teardown; exits 0
 #include <dirent.h>
@@ -48,6 +51,10 @@ namespace {
 sigjmp_buf g_recover;
 volatile sig_atomic_t g_recovered = 0;
 struct sigaction g_previous;
+
+void exiting_handler(int) {
+  _exit(3);
+}
 
 void recovering_handler(int) {
   ++g_recovered;
@@ -95,13 +102,13 @@ int main(int argc, char** argv) {
   options.add_string(
       "--mode", &mode, "how to crash",
       {"abort", "segv", "fpe", "own_handler", "chain_after", "fork_abort", "abort_blocked", "oom",
-       "fork_exit", "sigterm", "underscore_exit"});
+       "fork_exit", "sigterm", "underscore_exit", "handler_exit"});
   options.add_uint("--count", &count, "failing allocations (--mode oom)");
   options.parse(argc, argv);
 
-  if (mode == "own_handler") {
+  if (mode == "own_handler" || mode == "handler_exit") {
     struct sigaction act {};
-    act.sa_handler = recovering_handler;
+    act.sa_handler = mode == "own_handler" ? recovering_handler : exiting_handler;
     sigemptyset(&act.sa_mask);
     sigaction(SIGSEGV, &act, nullptr);
   }
@@ -127,7 +134,7 @@ int main(int argc, char** argv) {
     dup2(p[1], 2);
     std::abort();  // p[0] stays open: writes block rather than fail
   }
-  if (mode == "segv") fault();
+  if (mode == "segv" || mode == "handler_exit") fault();
   if (mode == "fpe") raise(SIGFPE);
   if (mode == "chain_after") {
     struct sigaction act {};
@@ -167,7 +174,8 @@ int main(int argc, char** argv) {
     if (WIFSIGNALED(status))
       std::printf("child %d signal %d in %.1f ms\n", static_cast<int>(child), WTERMSIG(status), ms);
     else
-      std::printf("child %d exit %d in %.1f ms\n", static_cast<int>(child), WEXITSTATUS(status), ms);
+      std::printf("child %d exit %d in %.1f ms\n", static_cast<int>(child), WEXITSTATUS(status),
+                  ms);
   }
   if (mode == "sigterm") {
     kill(getpid(), SIGTERM);

@@ -2,11 +2,16 @@
 // so), then the real instance and device, creates --leak N buffers "leaked.<i>" (4 KiB, with
 // memory "leaked.<i>.memory"; default 0) that it never destroys, submits --frames frames (default
 // 1), and ends by --end: "teardown" (destroys the device and the instance, returns 0), "exit"
-// (exit(0) without teardown), "_exit" (_exit(0): no exit handlers), "kill" (SIGKILL to itself).
-// --pause-ms N sleeps after each probe's destroy (default 0). stdout: "done: ..." before the end.
+// (exit(0) without teardown), "_exit" (_exit(0): no exit handlers), "_Exit", "quick_exit",
+// "teardown_exit" (teardown, then _exit(0): a browser's GPU process), "teardown_abort" (teardown,
+// then abort()), "kill" (SIGKILL to itself).
+// --pause-ms N sleeps after each probe's destroy (default 0). --vfork: before the end, a vfork()
+// child that calls _exit(7) at once (it shares the parent's memory). stdout: "done: ..." before
+// the end.
 // vkleak: a probe's instance_destroy snapshot is never the run's end; only teardown and exit
 // runs are complete.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -43,8 +48,11 @@ int main(int argc, char** argv) {
   options.add_uint("--probes", &probes, "bare instances created and destroyed first (1)");
   options.add_uint("--leak", &leak, "buffers created and never destroyed (0)");
   options.add_uint("--pause-ms", &pause_ms, "sleep after each probe's destroy, in ms (0)");
+  uint32_t vfork_child = 0;
   options.add_string("--end", &end, "how the program ends (teardown)",
-                     {"teardown", "exit", "_exit", "kill"});
+                     {"teardown", "exit", "_exit", "_Exit", "quick_exit", "teardown_exit",
+                      "teardown_abort", "kill"});
+  options.add_uint("--vfork", &vfork_child, "1: a vfork() child calls _exit(7) before the end (0)");
   options.parse(argc, argv);
 
   for (uint32_t i = 0; i < probes; ++i) {
@@ -65,10 +73,20 @@ int main(int argc, char** argv) {
     loop.end_frame();
   }
   loop.wait_last_submit();
+  if (vfork_child) {
+    const pid_t child = vfork();
+    if (child == 0) _exit(7);
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 7)
+      return 3;
+  }
   std::printf("done: %u probes, %u leaked, end %s\n", probes, leak, end.c_str());
   std::fflush(stdout);
   if (end == "exit") std::exit(0);
   if (end == "_exit") _exit(0);
+  if (end == "_Exit") _Exit(0);
+  if (end == "quick_exit") std::quick_exit(0);
   if (end == "kill") {
     // Long enough for the writer to finish what it has queued (the device has no destroy
     // snapshot here, nothing is queued but frame snapshots); then the process dies at once.
@@ -77,5 +95,7 @@ int main(int argc, char** argv) {
   }
   loop.destroy();
   ctx.destroy();
+  if (end == "teardown_exit") _exit(0);
+  if (end == "teardown_abort") std::abort();
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "snapshot/crash_snapshot.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "exit_hook.h"
 #include "snapshot/snapshot.h"
 
 namespace vkleak {
@@ -26,6 +28,8 @@ namespace {
 constexpr int kSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM};
 constexpr int kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
 constexpr int kFaultCount = kSignalCount - 1;
+// In g_crash_signal: the program called _exit() or _Exit() (or quick_exit()); no signal.
+constexpr int kQuickExit = -1;
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -52,7 +56,7 @@ std::atomic<int> g_done_write_fd{-1};
 std::atomic<pid_t> g_thread_pid{0};  // the process whose crash thread runs (0: none)
 std::atomic<pid_t> g_crash_tid{0};
 std::atomic<pid_t> g_writer_tid{0};
-std::atomic<int> g_crash_signal{0};  // the first fatal signal taken
+std::atomic<int> g_crash_signal{0};  // the first fatal signal taken, or kQuickExit
 std::atomic<int64_t> g_deadline_ns{0};
 
 struct State {
@@ -148,6 +152,12 @@ void crash_main(int wake_fd, int done_fd) {
     if (n < 0 && errno == EINTR) continue;
     if (n != 1 || b == 'q') return;
     const int sig = g_crash_signal.load();
+    if (sig == kQuickExit) {
+      snapshot_at_quick_exit();
+      const char d = 'd';
+      (void)!write(done_fd, &d, 1);
+      continue;
+    }
     const char* name = signal_name(sig);
     // A stop is no error: the program's stderr stays what it is without the layer.
     if (sig == SIGTERM)
@@ -158,6 +168,43 @@ void crash_main(int wake_fd, int done_fd) {
     const char d = 'd';
     (void)!write(done_fd, &d, 1);
   }
+}
+
+// The program ends without exit handlers: _exit()/_Exit() through the preloaded hook library
+// (preload/exit_hook.h), or quick_exit(). Maybe inside a signal handler, so only what on_crash
+// does: the crash thread writes the snapshot, this thread waits at most kCrashWaitMs. Without
+// the thread (after the last instance's destroy, or crash_snapshot=false) only the run's end is
+// marked (snapshot.h).
+void on_quick_exit_hook(int /*status*/) {
+  const int saved_errno = errno;
+  const pid_t tid = current_tid();
+  if (g_thread_pid.load() == getpid()) {
+    if (tid == g_crash_tid.load() || tid == g_writer_tid.load()) {
+      errno = saved_errno;
+      return;  // the layer's own threads: they would wait for themselves
+    }
+    int expected = 0;
+    if (g_crash_signal.compare_exchange_strong(expected, kQuickExit)) {
+      const int64_t deadline = now_ns() + int64_t{kCrashWaitMs} * 1000000;
+      g_deadline_ns.store(deadline);
+      const char b = 'x';
+      const int fd = g_wake_fd.load();
+      if (fd >= 0) (void)!write(fd, &b, 1);
+      wait_until(deadline);
+    } else {
+      // A crash or another thread's _exit() first: its snapshot, then the process ends.
+      int64_t deadline = g_deadline_ns.load();
+      if (deadline == 0) deadline = now_ns() + int64_t{kCrashWaitMs} * 1000000;
+      wait_until(deadline);
+    }
+  } else {
+    mark_run_end_at_quick_exit();
+  }
+  errno = saved_errno;
+}
+
+void on_quick_exit_handler() {
+  on_quick_exit_hook(0);
 }
 
 void close_pair(int* fds) {
@@ -291,6 +338,16 @@ void stop_crash_snapshots() noexcept {
     }
     stop_thread(s);
   } catch (...) {
+  }
+}
+
+void install_quick_exit_hooks() noexcept {
+  // quick_exit() runs at_quick_exit handlers on the calling thread, then _Exit() inside libc
+  // (which the preloaded library does not see).
+  at_quick_exit(on_quick_exit_handler);
+  if (void* setter = dlsym(RTLD_DEFAULT, VKLEAK_EXIT_HOOK_SETTER)) {
+    reinterpret_cast<vkleak_exit_hook_setter>(setter)(on_quick_exit_hook);
+    log().info("_exit() and _Exit() are watched (the exit hook library is preloaded)");
   }
 }
 

@@ -24,6 +24,11 @@ constexpr int kCrashWaitMs = 5000;
 void start_crash_snapshots(const Settings& settings) noexcept;
 void stop_crash_snapshots() noexcept;
 
+// Once, with the exit handler: the end of a program in _exit()/_Exit() (where `vkleak run`
+// preloads libvkleak_exit_hook.so, preload/exit_hook.h) or quick_exit() gets the snapshot exit()
+// would have written, taken the crash snapshot's way (bounded by kCrashWaitMs).
+void install_quick_exit_hooks() noexcept;
+
 // Called on the writer thread: a crash there is not waited for (it may hold what the crash
 // thread needs).
 void note_writer_thread() noexcept;

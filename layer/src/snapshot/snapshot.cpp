@@ -191,38 +191,42 @@ FinalCandidate& final_candidate() {
 std::atomic<bool> g_closing{false};
 
 // Marks the candidate final when it is still the last snapshot; at exit, with no instance.
-void mark_final_at_exit() noexcept {
+// `quiet`: at _exit(), maybe in a signal handler: no waiting for the lock, no log.
+void mark_final_at_exit(bool quiet = false) noexcept {
   try {
     FinalCandidate& f = final_candidate();
-    std::lock_guard<std::mutex> lock(f.mutex);
+    std::unique_lock<std::mutex> lock(f.mutex, std::defer_lock);
+    if (quiet) {
+      if (!lock.try_lock()) return;
+    } else {
+      lock.lock();
+    }
     if (!f.set) return;
     f.set = false;
+    const char* failure = nullptr;  // why it was not marked, for the log
     if (g_sequence.load(std::memory_order_relaxed) != f.sequence + 1) {
-      log().info("the last instance's snapshot {} is not the last snapshot: not marked final",
-                 shown(f.path));
-      return;
-    }
-    // The file the layer wrote, reopened: never through a link, never blocking, a regular file.
-    const int fd = open(f.path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-      log().warn("cannot mark {} final: {}", shown(f.path), std::strerror(errno));
-      return;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      log().warn("cannot mark {} final: not a regular file", shown(f.path));
-      close(fd);
-      return;
-    }
-    char was[5] = {};
-    const auto at = static_cast<off_t>(f.final_at);
-    if (pread(fd, was, sizeof(was), at) == static_cast<ssize_t>(sizeof(was)) &&
-        std::memcmp(was, "false", sizeof(was)) == 0 && pwrite(fd, "true ", 5, at) == 5) {
-      log().info("snapshot {} marked final (the process ends with no instance)", shown(f.path));
+      failure = "it is not the last snapshot";
     } else {
-      log().warn("cannot mark {} final", shown(f.path));
+      // The file the layer wrote, reopened: never through a link, never blocking, a regular file.
+      const int fd = open(f.path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      struct stat st;
+      char was[5] = {};
+      const auto at = static_cast<off_t>(f.final_at);
+      if (fd < 0) {
+        failure = "cannot open it";
+      } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        failure = "not a regular file";
+      } else if (pread(fd, was, sizeof(was), at) != static_cast<ssize_t>(sizeof(was)) ||
+                 std::memcmp(was, "false", sizeof(was)) != 0 || pwrite(fd, "true ", 5, at) != 5) {
+        failure = "cannot rewrite it";
+      }
+      if (fd >= 0) close(fd);
     }
-    close(fd);
+    if (quiet) return;
+    if (failure)
+      log().info("the last instance's snapshot {} not marked final: {}", shown(f.path), failure);
+    else
+      log().info("snapshot {} marked final (the process ends with no instance)", shown(f.path));
   } catch (...) {
     // Out of memory at exit: the run stays not final (incomplete), never wrong.
   }
@@ -370,6 +374,7 @@ struct Writer {
   std::thread thread;
   bool running = false;
   bool stop = false;
+  bool busy = false;  // running a job (its sequence number may be taken)
   int signal_number = 0;
   struct sigaction previous_action {};
   std::vector<TriggerFile> trigger_files;
@@ -428,9 +433,11 @@ void writer_main() {
     while (!w.queue.empty()) {
       Job job = std::move(w.queue.front());
       w.queue.pop_front();
+      w.busy = true;
       lock.unlock();
       run_job(job);
       lock.lock();
+      w.busy = false;
     }
     if (w.stop) break;
     lock.unlock();
@@ -470,6 +477,8 @@ int signal_from_name(const std::string& name) {
 // writes nothing (no exit snapshot of its parent's objects under its pid, no frame snapshots),
 // and its exit() is what it is without the layer.
 std::atomic<bool> g_vulkan_here{false};
+// The process that started the writer: a vfork() child shares g_vulkan_here with its parent.
+std::atomic<pid_t> g_vulkan_pid{0};
 
 // fork() copies only the calling thread: in the child there is no writer thread, and the
 // writer's mutex may be held by a thread that no longer exists. Start afresh, lazily: no thread
@@ -564,6 +573,7 @@ void start_writer(const Settings& settings) noexcept {
       w.trigger_files.push_back(std::move(t));
     }
     g_vulkan_here.store(true);
+    g_vulkan_pid.store(getpid());
     if (w.running) return;
     std::call_once(g_fork_once, [] { pthread_atfork(nullptr, nullptr, after_fork_in_child); });
     w.stop = false;
@@ -624,7 +634,47 @@ void stop_writer() noexcept {
 }
 
 void install_exit_handler() noexcept {
-  std::call_once(g_exit_once, [] { std::atexit(on_exit); });
+  std::call_once(g_exit_once, [] {
+    std::atexit(on_exit);
+    install_quick_exit_hooks();
+  });
+}
+
+void snapshot_at_quick_exit() noexcept {
+  if (!g_vulkan_here.load() || g_vulkan_pid.load() != getpid()) return;
+  try {
+    // What the writer has queued goes first, in order (the process ends after this); a job it is
+    // writing now is waited for, within the caller's bound.
+    Writer& w = writer();
+    std::deque<Job> queued;
+    {
+      std::unique_lock<std::mutex> lock(w.mutex);
+      queued.swap(w.queue);
+      while (w.busy) {
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        lock.lock();
+      }
+    }
+    for (Job& job : queued) run_job(job);
+    auto instances = all_instances();
+    bool want = false;
+    for (auto& i : instances) want = want || i->settings.snapshot_at_exit;
+    if (want) {
+      log().info("_exit(): writing the exit snapshot");
+      auto c = collect(SnapshotReason::kExit, nullptr, nullptr, "_exit");
+      write_snapshot(*c);
+    }
+    if (instances.empty()) mark_final_at_exit();
+  } catch (...) {
+    // Out of memory or a lock that failed: the run stays incomplete, never wrong.
+  }
+}
+
+void mark_run_end_at_quick_exit() noexcept {
+  if (!g_vulkan_here.load() || g_vulkan_pid.load() != getpid()) return;
+  if (!g_closing.load(std::memory_order_relaxed)) return;  // instances left: not the run's end
+  mark_final_at_exit(/*quiet=*/true);
 }
 
 }  // namespace vkleak

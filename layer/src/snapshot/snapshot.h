@@ -46,7 +46,15 @@ void start_writer(const Settings& settings) noexcept;
 void stop_writer() noexcept;
 
 // Registered once: at process exit, snapshots what is still alive, then makes hooks pass
-// through.
+// through. Also watches _exit(), _Exit() and quick_exit() (install_quick_exit_hooks()).
 void install_exit_handler() noexcept;
+
+// The program ends without exit handlers (_exit(), _Exit(), quick_exit()). On the crash thread,
+// within its bound: the writer's queue, then what exit() would have written (the exit snapshot;
+// with no instance left, the last instance's snapshot marked as the run's end).
+void snapshot_at_quick_exit() noexcept;
+// Without the crash thread (none after the last instance's destroy), maybe in a signal handler:
+// only marks the run's end, without waiting for a lock or logging.
+void mark_run_end_at_quick_exit() noexcept;
 
 }  // namespace vkleak

@@ -79,7 +79,7 @@ struct Collected {
   // writer marks it final at exit when no instance and no snapshot came after it.
   bool final_snapshot = false;
   bool last_instance = false;  // an instance_destroy snapshot of the only instance left
-  ErrorCounts errors;  // error_results, as of the copy
+  ErrorCounts errors;          // error_results, as of the copy
   std::vector<InstanceInfo> instances;
   std::vector<DeviceInfo> devices;
   // Copied on the requesting thread (exact at that point of the app's calls): the records.
