@@ -192,9 +192,14 @@ std::string event_headline(const Event& e, const std::string& device) {
   }
   const std::string call = std::string(is_freed(e.type) ? "free of " : "destroy of ") + object;
   if (e.reason == format::name(format::InvalidDestroy::kAlreadyDestroyed)) {
+    const bool which_unknown = e.object == kNullId && !e.name && !e.has_created;
     return call + (is_freed(e.type) ? ", already freed" : ", already destroyed") +
            (e.has_first_destroy ? " at frame " + std::to_string(e.first_destroy_frame) : "") +
-           " (again at frame " + std::to_string(e.frame) + ")";
+           " (again at frame " + std::to_string(e.frame) + ")" +
+           (which_unknown ? ": the handle belonged to more than one object (destroyed by "
+                            "different threads in one frame, or not all remembered: "
+                            "graveyard_size), and which of them this was cannot be told"
+                          : "");
   }
   if (e.reason == format::name(format::InvalidDestroy::kWrongDevice)) {
     return call + " at frame " + std::to_string(e.frame) + " with the wrong device" +

@@ -352,7 +352,7 @@ int run_command(const RunOptions& options) {
     env["VKLEAK_CALLSTACK_DEPTH"] = std::to_string(options.callstack_depth);
   }
   // A program ending in _exit()/_Exit() (a browser's GPU process) still gets its exit snapshot:
-  // the hook library tells the layer (layer/preload/exit_hook.h). After what is preloaded
+  // the hook library tells the layer (layer/src/preload/exit_hook.h). After what is preloaded
   // already (a sanitizer's runtime must stay first).
   const std::string exit_hook = exit_hook_library(layer.dir);
   if (!exit_hook.empty()) {

@@ -271,6 +271,29 @@ class MisuseStacksTest(TempDirTestCase):
         self.assertEqual(event["first_destroy"]["frame"], 0, event)
         self.assertIsNone(event["first_destroy"]["callsite"], event)
 
+    def test_double_destroy_of_a_handle_reused_across_threads(self):
+        # Issue 26, item 11: "loader.A" destroyed on a loader thread; its handle reused by
+        # "frame.B" on the main thread, destroyed there, then destroyed again. Per-thread object
+        # ids do not order the two destroys: the layer names neither rather than the wrong one,
+        # whether B is still remembered (a tie in one frame) or forgotten (graveyard_size 16).
+        for size in ("4096", "16"):
+            with self.subTest(graveyard_size=size):
+                self.out = os.path.join(self.tmp, "graveyard-" + size)
+                proc = self.run_mode("reused-double-destroy", {"VKLEAK_GRAVEYARD_SIZE": size})
+                self.assertIn("handle reused: yes", proc.stdout)
+                [(event, snap)] = self.events("invalid_destroy")
+                self.assertEqual(event["reason"], "already_destroyed", event)
+                self.assertIsNone(event.get("name"), event)
+                self.assertIsNone(event.get("object"), event)
+                self.assertIn("cannot be told", event["message"])
+                self.assert_stack(snap, event["callsite"], "teardown_frame", (),
+                                  ["retire_frame", "release_materials"])
+                rep = run([VKLEAK, "report", self.out, "--color", "never"],
+                          base_env(self.tmp), check=False)
+                self.assertNotIn("loader.A", rep.stdout)
+                self.assertIn("which of them this was cannot be told", rep.stdout)
+                self.assertNotIn("created here", rep.stdout)
+
     def test_double_destroy_with_destroy_callstacks(self):
         self.run_mode("double-destroy", {"VKLEAK_DESTROY_CALLSTACKS": "true"})
         [(event, snap)] = self.events("invalid_destroy")

@@ -15,7 +15,7 @@ import sys
 # Lowest first. Rooms in one list are one level: tracking owns the state (state.h), whose scopes
 # hold the graph's tables, and the graph resolves handles through the tracker.
 LEVELS = [
-    ["base"],
+    ["base", "preload"],  # preload: the exit hook library's contract with the layer (C)
     ["callsite"],
     ["tracking", "graph"],
     ["snapshot"],

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 namespace vkleak {
@@ -18,17 +19,17 @@ TEST(RecentDestroys, FindsTheLatestDestroyOfAHandleInItsScope) {
   remember_destroy(101, 0xabc, kSampler, 7, 0, name, 3, 0);
   remember_destroy(101, 0xabc, kSampler, 9, 0, 0, 5, 0);  // the handle reused, destroyed again
   DestroyedInfo d;
-  ASSERT_TRUE(find_destroy(101, 0xabc, kSampler, &d));
+  ASSERT_EQ(find_destroy(101, 0xabc, kSampler, &d), DestroyLookup::kFound);
   EXPECT_EQ(d.id, 9u);
   EXPECT_EQ(d.destroyed_frame, 5u);
-  EXPECT_FALSE(find_destroy(102, 0xabc, kSampler, &d));  // another device
-  EXPECT_FALSE(find_destroy(101, 0xabc, ObjectType::kBuffer, &d));
-  EXPECT_FALSE(find_destroy(101, 0xabd, kSampler, &d));
+  EXPECT_EQ(find_destroy(102, 0xabc, kSampler, &d), DestroyLookup::kNotFound);  // another device
+  EXPECT_EQ(find_destroy(101, 0xabc, ObjectType::kBuffer, &d), DestroyLookup::kNotFound);
+  EXPECT_EQ(find_destroy(101, 0xabd, kSampler, &d), DestroyLookup::kNotFound);
   // The ring holds the name: it stays readable until the entry is overwritten.
   remember_destroy(103, 0x1, kSampler, 1, 0, 0, 0, 0);
   std::thread([&] {
     DestroyedInfo other;
-    ASSERT_TRUE(find_destroy(101, 0xabc, kSampler, &other));  // from another thread
+    ASSERT_EQ(find_destroy(101, 0xabc, kSampler, &other), DestroyLookup::kFound);  // elsewhere
     EXPECT_EQ(other.id, 9u);
   }).join();
 }
@@ -42,7 +43,7 @@ TEST(RecentDestroys, KeepsTheLastEntriesOfEachThread) {
     for (uint64_t i = 1; i <= 20; ++i) {
       // A reused ring holds 8 or more entries: the last 8 are always there.
       if (i > 12) {
-        EXPECT_TRUE(find_destroy(201, 0x1000 + i, kSampler, &d)) << i;
+        EXPECT_EQ(find_destroy(201, 0x1000 + i, kSampler, &d), DestroyLookup::kFound) << i;
       }
     }
   }).join();
@@ -56,7 +57,49 @@ TEST(RecentDestroys, ThreadsThatExitedHandTheirRingsOn) {
     std::thread([i] { remember_destroy(302, 0x10 + i, kSampler, 2, 0, 0, 0, 0); }).join();
   EXPECT_EQ(destroy_ring_count(), rings);  // one thread at a time: one ring, reused
   DestroyedInfo d;
-  EXPECT_TRUE(find_destroy(302, 0x10 + 49, kSampler, &d));
+  EXPECT_EQ(find_destroy(302, 0x10 + 49, kSampler, &d), DestroyLookup::kFound);
+}
+
+// Issue 26, item 11: "loader.A" destroyed on one thread; its handle reused by "frame.B" on
+// another thread, destroyed there, and forgotten as that thread goes on destroying. A second
+// destroy of the handle was named "loader.A"; it must say it cannot tell.
+TEST(RecentDestroys, NeverNamesAnOlderObjectOfAReusedHandle) {
+  set_graveyard_size(8);
+  const uint64_t scope = 601, handle = 0xbeef0;
+  const uint32_t name_a = intern_name("loader.A");
+  std::atomic<bool> a_destroyed{false}, frame_done{false};
+  // The loader thread stays alive meanwhile: its ring (and A in it) is not handed on.
+  std::thread loader([&] {
+    remember_destroy(scope, handle, kSampler, 10, 0, name_a, 1, 0);
+    a_destroyed = true;
+    while (!frame_done) std::this_thread::yield();
+  });
+  while (!a_destroyed) std::this_thread::yield();
+  std::thread([&] {
+    const uint32_t name_b = intern_name("frame.B");
+    remember_destroy(scope, handle, kSampler, 20, 0, name_b, 3, 0);
+    DestroyedInfo d;
+    ASSERT_EQ(find_destroy(scope, handle, kSampler, &d), DestroyLookup::kFound);
+    EXPECT_EQ(d.name, "frame.B");  // while remembered, the latest object is named
+    // B is forgotten (more destroys than any ring of this process holds, whichever this
+    // thread got).
+    for (uint64_t i = 0; i < 5000; ++i)
+      remember_destroy(scope, 0x50000 + i, kSampler, 21 + i, 0, 0, 4, 0);
+    EXPECT_EQ(find_destroy(scope, handle, kSampler, &d), DestroyLookup::kReused);
+    EXPECT_EQ(d.id, 0u);
+    EXPECT_EQ(d.name, "");
+    // Other handles are not affected: the latest destroy is still found.
+    ASSERT_EQ(find_destroy(scope, 0x50000 + 4999, kSampler, &d), DestroyLookup::kFound);
+    EXPECT_EQ(d.id, 21u + 4999);
+  }).join();
+  frame_done = true;
+  loader.join();
+  // Without a later object forgotten, an old destroy is still named.
+  DestroyedInfo d;
+  remember_destroy(scope + 1, handle, kSampler, 9000, 0, name_a, 5, 0);
+  ASSERT_EQ(find_destroy(scope + 1, handle, kSampler, &d), DestroyLookup::kFound);
+  EXPECT_EQ(d.name, "loader.A");
+  set_graveyard_size(4096);
 }
 
 TEST(RecentDestroys, SizeZeroKeepsNothing) {
@@ -65,7 +108,7 @@ TEST(RecentDestroys, SizeZeroKeepsNothing) {
     const size_t rings = destroy_ring_count();
     remember_destroy(401, 0x7, kSampler, 1, 0, 0, 0, 0);
     DestroyedInfo d;
-    EXPECT_FALSE(find_destroy(401, 0x7, kSampler, &d));
+    EXPECT_EQ(find_destroy(401, 0x7, kSampler, &d), DestroyLookup::kNotFound);
     EXPECT_EQ(destroy_ring_count(), rings);
   }).join();
   set_graveyard_size(4096);

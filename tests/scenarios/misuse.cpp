@@ -8,14 +8,24 @@
 //   wrong-device    VkBuffer "buffer.on_a" made on device A, destroyed with device B
 //   in-flight       VkBuffer "staging.fill" destroyed in drop_staging() while a fill of it is
 //                   pending (after a 50 ms sleep: lavapipe has finished it)
+//   reused-double-destroy  VkSampler "loader.A" made and destroyed on a loader thread (which
+//                   stays alive); its handle reused by "frame.B" on the main thread, destroyed
+//                   there in retire_frame(), then 64 other samplers destroyed (with
+//                   VKLEAK_GRAVEYARD_SIZE=16 the layer forgets B), then B destroyed again in
+//                   teardown_frame(). On a device whose allocator recycles freed blocks (so the
+//                   handle is reused) and ignores a second free. Prints "handle reused: yes|no"
 //   reuse           10,000 samplers created and destroyed (the driver reuses handle values),
 //                   then "sampler.last" destroyed once: all valid, nothing to report; prints
 //                   how many distinct handle values the loop saw
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -162,6 +172,114 @@ void double_destroy(const Context& ctx) {
   release_quarantine();
 }
 
+// ---- reused-double-destroy
+
+// A device allocator that recycles freed blocks of the same size, last freed first (so the driver
+// gives a new object the handle of the one just destroyed), and ignores a second free of a block.
+struct Recycler {
+  std::mutex mutex;
+  std::unordered_map<size_t, std::vector<void*>> free_by_size;
+  std::set<void*> free_blocks;
+  std::unordered_map<void*, size_t> sizes;
+};
+Recycler g_recycler;
+
+void* VKAPI_PTR recycler_alloc(void* user, size_t size, size_t alignment, VkSystemAllocationScope) {
+  auto* r = static_cast<Recycler*>(user);
+  std::lock_guard<std::mutex> lock(r->mutex);
+  std::vector<void*>& list = r->free_by_size[size];
+  for (auto it = list.rbegin(); it != list.rend(); ++it) {
+    if (reinterpret_cast<uintptr_t>(*it) % alignment != 0) continue;
+    void* p = *it;
+    list.erase(std::next(it).base());
+    r->free_blocks.erase(p);
+    return p;
+  }
+  void* p = nullptr;
+  if (posix_memalign(&p, std::max(alignment, sizeof(void*)), size) != 0) return nullptr;
+  r->sizes[p] = size;
+  return p;
+}
+
+void VKAPI_PTR recycler_free(void* user, void* p) {
+  auto* r = static_cast<Recycler*>(user);
+  std::lock_guard<std::mutex> lock(r->mutex);
+  if (p == nullptr || !r->free_blocks.insert(p).second) return;  // a second free: ignored
+  r->free_by_size[r->sizes[p]].push_back(p);
+}
+
+void* VKAPI_PTR recycler_realloc(void* user, void* old, size_t size, size_t alignment,
+                                 VkSystemAllocationScope scope) {
+  void* p = recycler_alloc(user, size, alignment, scope);
+  if (p != nullptr && old != nullptr) {
+    size_t old_size = 0;
+    {
+      auto* r = static_cast<Recycler*>(user);
+      std::lock_guard<std::mutex> lock(r->mutex);
+      old_size = r->sizes[old];
+    }
+    std::memcpy(p, old, std::min(size, old_size));
+    recycler_free(user, old);
+  }
+  return p;
+}
+
+void release_recycler() {
+  for (const auto& [p, size] : g_recycler.sizes) std::free(p);
+  g_recycler.free_by_size.clear();
+  g_recycler.free_blocks.clear();
+  g_recycler.sizes.clear();
+}
+
+// A side effect of their own in each: -O2's identical code folding would merge them with
+// release_materials() and shutdown_renderer() (one address, one name in the stacks).
+volatile int g_frames_retired = 0;
+volatile int g_frames_torn_down = 0;
+
+__attribute__((noinline)) void retire_frame(VkDevice device, VkSampler sampler) {
+  vkDestroySampler(device, sampler, nullptr);
+  g_frames_retired = g_frames_retired + 1;
+  KEEP_FRAME();
+}
+
+// The bug: the frame's teardown destroys the sampler retire_frame() already destroyed.
+__attribute__((noinline)) void teardown_frame(VkDevice device, VkSampler stale) {
+  vkDestroySampler(device, stale, nullptr);
+  g_frames_torn_down = g_frames_torn_down + 1;
+  KEEP_FRAME();
+}
+
+bool reused_double_destroy(const Context& ctx) {
+  VkAllocationCallbacks allocator{};
+  allocator.pUserData = &g_recycler;
+  allocator.pfnAllocation = recycler_alloc;
+  allocator.pfnReallocation = recycler_realloc;
+  allocator.pfnFree = recycler_free;
+  VkDevice device = create_device(ctx, &allocator);
+  std::vector<VkSampler> others;
+  for (int i = 0; i < 64; ++i) others.push_back(make_sampler(ctx, device, nullptr));
+  std::atomic<bool> a_destroyed{false}, done{false};
+  uint64_t a_handle = 0;
+  std::thread loader([&] {
+    VkSampler a = make_sampler(ctx, device, "loader.A");
+    a_handle = scenario::handle_u64(a);
+    vkDestroySampler(device, a, nullptr);
+    a_destroyed = true;
+    while (!done) std::this_thread::yield();  // its destroys stay in its own ring
+  });
+  while (!a_destroyed) std::this_thread::yield();
+  VkSampler b = make_sampler(ctx, device, "frame.B");
+  const bool reused = scenario::handle_u64(b) == a_handle;
+  retire_frame(device, b);
+  for (VkSampler s : others) vkDestroySampler(device, s, nullptr);
+  teardown_frame(device, b);
+  done = true;
+  loader.join();
+  vkDestroyDevice(device, &allocator);
+  release_recycler();
+  return reused;
+}
+
 // ---- wrong-device
 
 __attribute__((noinline)) VkBuffer make_on_a(const Context& ctx) {
@@ -271,8 +389,9 @@ int main(int argc, char** argv) {
       0);
   std::string mode = "double-destroy";
   uint32_t count = 10000;
-  options.add_string("--mode", &mode, "the misuse (default double-destroy)",
-                     {"double-destroy", "wrong-device", "in-flight", "reuse"});
+  options.add_string(
+      "--mode", &mode, "the misuse (default double-destroy)",
+      {"double-destroy", "wrong-device", "in-flight", "reuse", "reused-double-destroy"});
   options.add_uint("--count", &count, "reuse: samplers created and destroyed (default 10000)");
   options.parse(argc, argv);
 
@@ -284,6 +403,8 @@ int main(int argc, char** argv) {
     wrong_device(ctx);
   } else if (mode == "in-flight") {
     in_flight(ctx);
+  } else if (mode == "reused-double-destroy") {
+    std::printf("handle reused: %s\n", reused_double_destroy(ctx) ? "yes" : "no");
   } else {
     distinct = reuse(ctx, count);
   }

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "base/log.h"
-#include "exit_hook.h"
+#include "preload/exit_hook.h"
 #include "snapshot/snapshot.h"
 
 namespace vkleak {

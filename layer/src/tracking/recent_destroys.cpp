@@ -69,12 +69,15 @@ DestroyRing* acquire_destroy_ring() noexcept {
       r.all.reserve(r.all.size() + 1);
       auto* made = new (std::nothrow) DestroyRing;
       auto* entries = made ? new (std::nothrow) DestroyedEntry[capacity] : nullptr;
-      if (!entries) {
+      auto* forgotten = entries ? new (std::nothrow) uint32_t[kForgottenBuckets]() : nullptr;
+      if (!forgotten) {
+        delete[] entries;
         delete made;
         return no_ring();
       }
       made->capacity = capacity;
       made->entries = entries;
+      made->forgotten = forgotten;
       r.all.push_back(made);
       ring = made;
     }
@@ -92,30 +95,58 @@ size_t destroy_ring_count() noexcept {
   return r.all.size();
 }
 
-bool find_destroy(uint64_t scope, uint64_t handle, ObjectType type, DestroyedInfo* out) noexcept {
-  bool found = false;
+DestroyLookup find_destroy(uint64_t scope, uint64_t handle, ObjectType type,
+                           DestroyedInfo* out) noexcept {
+  // Per ring, its latest destroy of the handle (a ring is written in order, by one thread at a
+  // time); across rings, the latest frame. Two rings' in the same frame cannot be ordered.
+  const DestroyRing* best_ring = nullptr;
+  uint32_t best_frame = 0;
+  bool tie = false;
+  const uint32_t bucket = forgotten_bucket(scope, handle);
+  uint32_t forgotten_elsewhere = 0;  // per ring: frame + 1 of its latest forgotten destroy
+  std::vector<std::pair<const DestroyRing*, uint32_t>> forgotten;
   try {
     Rings& r = rings();
     std::lock_guard<std::mutex> rings_lock(r.mutex);
+    forgotten.reserve(r.all.size());
     for (DestroyRing* ring : r.all) {
       std::lock_guard<SpinLock> lock(ring->lock);
-      for (uint32_t i = 0; i < ring->capacity; ++i) {
+      forgotten.emplace_back(ring, ring->forgotten[bucket]);
+      // From the newest entry back: the first match is this ring's latest.
+      for (uint32_t age = 0; age < ring->capacity; ++age) {
+        const uint32_t i = (ring->next + ring->capacity - 1 - age) % ring->capacity;
         const DestroyedEntry& e = ring->entries[i];
-        // Ids grow with creation: of two destroys of one handle value, the later-made object's
-        // is the later destroy.
-        if (e.handle != handle || e.type != type || e.scope != scope || (found && e.id < out->id))
-          continue;
-        out->id = e.id;
-        out->made = context_of(e.context);
-        out->name = name_string(e.name);
-        out->destroyed_frame = e.destroyed_frame;
-        out->destroy_callsite = e.destroy_callsite;
-        found = true;
+        if (e.id == 0 || e.handle != handle || e.type != type || e.scope != scope) continue;
+        if (best_ring == nullptr || e.destroyed_frame > best_frame) {
+          best_ring = ring;
+          best_frame = e.destroyed_frame;
+          tie = false;
+          out->id = e.id;
+          out->made = context_of(e.context);
+          out->name = name_string(e.name);
+          out->destroyed_frame = e.destroyed_frame;
+          out->destroy_callsite = e.destroy_callsite;
+        } else if (e.destroyed_frame == best_frame) {
+          tie = true;
+        }
+        break;
       }
     }
   } catch (...) {
+    *out = DestroyedInfo();
+    return DestroyLookup::kNotFound;
   }
-  return found;
+  if (best_ring == nullptr) return DestroyLookup::kNotFound;
+  // What the found entry's own ring forgot is older than it; what other rings forgot in its
+  // frame or later may be a later object of the handle.
+  for (const auto& [ring, frame_plus_one] : forgotten)
+    if (ring != best_ring && frame_plus_one > forgotten_elsewhere)
+      forgotten_elsewhere = frame_plus_one;
+  if (tie || forgotten_elsewhere >= best_frame + 1) {
+    *out = DestroyedInfo();
+    return DestroyLookup::kReused;
+  }
+  return DestroyLookup::kFound;
 }
 
 }  // namespace vkleak

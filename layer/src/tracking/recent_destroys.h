@@ -40,6 +40,17 @@ struct DestroyedInfo {
   uint32_t destroy_callsite = 0;
 };
 
+// What a ring overwrote, by handle bucket: the latest frame (+1; 0: none) among the destroys
+// it forgot. Object ids come from per-thread blocks, so they order creations within a thread
+// only; frames (per scope) and a ring's own order are what orders destroys across threads. A
+// lookup that finds a destroy of a handle cannot tell it from a later object of the same
+// handle that another ring forgot in the same frame or later: it says so rather than name the
+// wrong object.
+inline constexpr uint32_t kForgottenBuckets = 256;
+inline uint32_t forgotten_bucket(uint64_t scope, uint64_t handle) noexcept {
+  return static_cast<uint32_t>(((handle ^ (scope << 32)) * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
 // A cache line of its own: the rings of two threads must not share one (their headers are
 // written on every destroy).
 struct alignas(64) DestroyRing {
@@ -47,6 +58,7 @@ struct alignas(64) DestroyRing {
   uint32_t next = 0;
   uint32_t capacity = 0;
   DestroyedEntry* entries = nullptr;  // capacity of them
+  uint32_t* forgotten = nullptr;      // kForgottenBuckets of them
 };
 
 // Entries per ring for rings made from now on (0: none are made, destroys keep nothing).
@@ -84,6 +96,10 @@ __attribute__((always_inline)) inline void remember_destroy(uint64_t scope, uint
   DestroyedEntry& e = ring->entries[ring->next];
   const ContextId old_context = e.context;
   const uint32_t old_name = e.name;
+  if (e.id != 0) {
+    uint32_t& forgotten = ring->forgotten[forgotten_bucket(e.scope, e.handle)];
+    if (e.destroyed_frame + 1 > forgotten) forgotten = e.destroyed_frame + 1;
+  }
   e = {scope, handle, id, context, name, frame, destroy_callsite, type};
   if (++ring->next == ring->capacity) ring->next = 0;
   ring->lock.unlock();
@@ -93,7 +109,14 @@ __attribute__((always_inline)) inline void remember_destroy(uint64_t scope, uint
 // Rings made so far (tests and budgets): the most threads that destroyed at once.
 size_t destroy_ring_count() noexcept;
 
+enum class DestroyLookup {
+  kNotFound,  // no destroy of the handle is remembered
+  kFound,     // the latest destroy of the handle, in *out
+  kReused,    // destroys are remembered, but which is the latest cannot be told (two threads'
+              // in one frame, or a later one of the handle may have been forgotten): *out empty
+};
 // The latest remembered destroy of (handle, type) in the scope, in any thread's ring.
-bool find_destroy(uint64_t scope, uint64_t handle, ObjectType type, DestroyedInfo* out) noexcept;
+DestroyLookup find_destroy(uint64_t scope, uint64_t handle, ObjectType type,
+                           DestroyedInfo* out) noexcept;
 
 }  // namespace vkleak

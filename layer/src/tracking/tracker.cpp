@@ -204,7 +204,17 @@ void note_invalid_destroy(Scope& scope, ObjectType type, uint64_t handle, const 
     e.callsite = callsite;
     std::string message = std::string(what) + " of ";
     DestroyedInfo earlier;
-    if (find_destroy(scope.object_id, handle, type, &earlier)) {
+    const DestroyLookup lookup = find_destroy(scope.object_id, handle, type, &earlier);
+    if (lookup == DestroyLookup::kReused) {
+      // Destroyed before, but by which object cannot be told: never name the wrong one.
+      e.reason = format::name(format::InvalidDestroy::kAlreadyDestroyed).data();
+      char hex[32];
+      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(handle));
+      message += std::string(object_type_name(type)) + " " + hex +
+                 ", already destroyed; the handle belonged to more than one object (destroyed "
+                 "by different threads in one frame, or not all remembered: graveyard_size), "
+                 "and which of them this was cannot be told";
+    } else if (lookup == DestroyLookup::kFound) {
       e.reason = format::name(format::InvalidDestroy::kAlreadyDestroyed).data();
       e.object_id = earlier.id;
       e.name = earlier.name;

@@ -99,6 +99,8 @@ std::vector<EventRule::Group::Stack> event_stacks(const SnapshotIndex& index, co
   }
   out.push_back(call("invalid call here", e.callsite, kNotRecorded));
   if (e.reason == format::name(format::InvalidDestroy::kAlreadyDestroyed)) {
+    // No object: the handle was reused and the layer cannot tell which object it was.
+    if (e.object == kNullId && !e.name && !e.has_created) return out;
     out.push_back(created());
     if (e.has_first_destroy) {
       Stack first = call("first destroyed here", e.first_destroy_callsite, "");

@@ -3,7 +3,7 @@
  * no hook set (the layer not loaded, or a forked child that never used Vulkan) the call goes
  * straight on. glibc's own exit() and its internal calls do not come through here. */
 #define _GNU_SOURCE
-#include "exit_hook.h"
+#include "preload/exit_hook.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
