@@ -72,6 +72,29 @@ class ForkTest(TempDirTestCase):
         self.assertEqual([s for s in snapshots(self.out) if s["pid"] == child], [])
 
 
+class ForkedChildInstanceTest(TempDirTestCase):
+    def test_a_child_with_its_own_instance_snapshots_only_its_own_objects(self):
+        # The child creates an instance, a device and "child.0", then _exit(0) (lavapipe hangs
+        # in a forked child's exit() handlers, with or without the layer). Its snapshot holds its
+        # own objects, never the parent's "alive.*" it inherited with the layer's tables.
+        proc = run([VKLEAK, "run", "--out", self.out, "--", APP, "--mode", "fork_instance"],
+                   base_env(self.tmp), timeout=120, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        child = int(re.search(r"child (\d+) exit 0", proc.stdout).group(1))
+        snaps = snapshots(self.out)
+        mine = [s for s in snaps if s["pid"] == child]
+        self.assertEqual([(s["reason"], s["final"]) for s in mine], [("exit", True)])
+        names = {o.get("name") for o in mine[0]["objects"]}
+        self.assertIn("child.0", names)
+        self.assertFalse({n for n in names if n and n.startswith("alive.")}, names)
+        self.assertEqual(len(mine[0]["devices"]), 1, mine[0]["devices"])
+        self.assertEqual(len(mine[0]["instances"]), 1, mine[0]["instances"])
+        # The parent's run is its own, complete.
+        parent = [s for s in snaps if s["pid"] != child]
+        self.assertTrue(parent and parent[-1]["final"], [(s["pid"], s["reason"]) for s in snaps])
+        self.assertNotEqual(parent[0]["run_id"], mine[0]["run_id"])
+
+
 class SigtermTest(TempDirTestCase):
     def test_sigterm_final_snapshot_and_same_status(self):
         without = run([APP, "--mode", "sigterm"], without_layer_env(self.tmp), timeout=60,

@@ -23,6 +23,11 @@
 //   underscore_exit  destroys the buffers and the device, waits (at most 5 s) for the layer's
 //                device_destroy snapshot in $VKLEAK_OUTPUT_DIR, then _exit(0) before destroying
 //                the instance (no exit handlers run): exits 0
+//   fork_instance  fork()s; the child creates a VkInstance and device of its own, a buffer
+//                "child.0" it never destroys, and ends with _exit(0) (lavapipe's exit handler
+//                hangs in a forked child that used Vulkan, with or without the layer); the
+//                parent waits at most 20 s, prints "child <pid> exit <code>" (or "child <pid>
+//                hung" after killing it) and tears down; exits 0 (4 if the child hung)
 //   handler_exit installs a SIGSEGV handler before Vulkan starts that calls _exit(3) (a crash
 //                reporter's way out), then faults: exits 3 (the layer's snapshot is taken from
 //                inside that handler)
@@ -102,7 +107,7 @@ int main(int argc, char** argv) {
   options.add_string(
       "--mode", &mode, "how to crash",
       {"abort", "segv", "fpe", "own_handler", "chain_after", "fork_abort", "abort_blocked", "oom",
-       "fork_exit", "sigterm", "underscore_exit", "handler_exit"});
+       "fork_exit", "sigterm", "underscore_exit", "handler_exit", "fork_instance"});
   options.add_uint("--count", &count, "failing allocations (--mode oom)");
   options.parse(argc, argv);
 
@@ -176,6 +181,32 @@ int main(int argc, char** argv) {
     else
       std::printf("child %d exit %d in %.1f ms\n", static_cast<int>(child), WEXITSTATUS(status),
                   ms);
+  }
+  if (mode == "fork_instance") {
+    std::fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      scenario::Context own({"crash_on_demand.child", false});
+      scenario::create_buffer(own, 4096, VK_BUFFER_USAGE_TRANSFER_DST_BIT, "child.0");
+      _exit(0);
+    }
+    if (child < 0) return 3;
+    const double start = now_ms();
+    int status = 0;
+    pid_t done = 0;
+    while ((done = waitpid(child, &status, WNOHANG)) == 0 && now_ms() - start < 20000) {
+      timespec ts{0, 1000 * 1000};
+      nanosleep(&ts, nullptr);
+    }
+    if (done != child) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      std::printf("child %d hung\n", static_cast<int>(child));
+      std::fflush(stdout);
+      return 4;
+    }
+    std::printf("child %d exit %d\n", static_cast<int>(child),
+                WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   }
   if (mode == "sigterm") {
     kill(getpid(), SIGTERM);

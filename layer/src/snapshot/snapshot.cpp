@@ -485,6 +485,7 @@ std::atomic<pid_t> g_vulkan_pid{0};
 // until the child creates an instance (snapshots of the child carry its own pid in their names).
 void after_fork_in_child() {
   g_vulkan_here.store(false);
+  note_forked_child();  // the parent's instances and devices are not the child's
   Writer& w = writer();
   new (&w.mutex) std::mutex;
   new (&w.cv) std::condition_variable;

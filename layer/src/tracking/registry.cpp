@@ -87,11 +87,35 @@ void register_device(const std::shared_ptr<DeviceState>& s, const void* key) noe
 std::shared_ptr<DeviceState> unregister_device(const void* key) noexcept {
   return devices().remove(key);
 }
+namespace {
+std::atomic<uint32_t> g_process_generation{0};
+
+// The scopes this process made (not inherited from a parent across fork()).
+template <typename State>
+std::vector<std::shared_ptr<State>> own(std::vector<std::shared_ptr<State>> all) {
+  const uint32_t now = process_generation();
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [now](const std::shared_ptr<State>& s) { return s->generation != now; }),
+            all.end());
+  return all;
+}
+}  // namespace
+
+uint32_t process_generation() noexcept {
+  return g_process_generation.load(std::memory_order_relaxed);
+}
+
+void note_forked_child() noexcept {
+  g_process_generation.fetch_add(1, std::memory_order_relaxed);
+  instances().reset_lock_in_child();
+  devices().reset_lock_in_child();
+}
+
 std::vector<std::shared_ptr<InstanceState>> all_instances() {
-  return instances().all();
+  return own(instances().all());
 }
 std::vector<std::shared_ptr<DeviceState>> all_devices() {
-  return devices().all();
+  return own(devices().all());
 }
 
 namespace {

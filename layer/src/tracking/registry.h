@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace vkleak {
@@ -32,6 +33,8 @@ class KeyRegistry {
   void add(const std::shared_ptr<State>& s, const void* key) noexcept;
   std::shared_ptr<State> remove(const void* key) noexcept;
   std::vector<std::shared_ptr<State>> all() const;
+  // In a forked child (one thread): the parent's threads that may have held the mutex are gone.
+  void reset_lock_in_child() noexcept { new (&mutex_) std::mutex; }
 
  private:
   static constexpr size_t kSlots = 1024;
@@ -56,6 +59,13 @@ struct DestroyedDevice {
 void remember_destroyed_device(const DestroyedDevice& d) noexcept;
 bool find_destroyed_device(uint64_t handle, DestroyedDevice* out) noexcept;
 void forget_destroyed_device(uint64_t handle) noexcept;  // the handle value is a live device again
+
+// Which process made a scope: bumped in a forked child (note_forked_child). A child inherits
+// its parent's instances and devices (their tables, their hooks still work) but they are not
+// its own: all_instances()/all_devices() and so every snapshot of the child leave them out.
+uint32_t process_generation() noexcept;
+// From the snapshot writer's pthread_atfork child handler (the child has one thread).
+void note_forked_child() noexcept;
 
 extern KeyRegistry<InstanceState>* const g_instance_registry;
 extern KeyRegistry<DeviceState>* const g_device_registry;

@@ -99,6 +99,8 @@ struct Scope {
   EventLog events;
   std::atomic<uint64_t> frame{0};
   std::atomic<bool> degraded{false};
+  // The process that made it (registry.h): a forked child's snapshots leave its parent's out.
+  const uint32_t generation = process_generation();
 
   Scope() = default;
   Scope(const Scope&) = delete;
