@@ -157,7 +157,11 @@ class PlantedFilesTest(TempDirTestCase):
                 if refused:
                     self.assertEqual(snapshot_files(out), [])
                     self.assertEqual(os.listdir(out), [])
-                    self.assertIn("the directory is writable by other users", proc.stderr)
+                    self.assertIn("the directory is writable by other users (" +
+                                  ("everyone" if mode & 0o002 else "its group") + ")",
+                                  proc.stderr)
+                    # What to do about it (a umask of 002 makes such directories).
+                    self.assertIn("make it private (chmod go-w)", proc.stderr)
                 else:
                     self.assertTrue(snapshot_files(out))
         if os.geteuid() == 0:

@@ -63,9 +63,12 @@ int open_checked_dir(const std::string& dir, std::string* error) noexcept {
       return -1;
     }
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !((st.st_mode & S_ISVTX) && st.st_uid == me)) {
-      *error =
-          "refused: the directory is writable by other users, and not a sticky directory of "
-          "this user's";
+      // Group-writable too: a umask of 002 makes directories so, and the layer cannot tell a
+      // private group from a shared one without a user database lookup (which may block).
+      *error = std::string("refused: the directory is writable by other users (") +
+               ((st.st_mode & S_IWOTH) ? "everyone" : "its group") +
+               "), and not a sticky directory of this user's; make it private (chmod go-w) or "
+               "choose another (output_dir, VKLEAK_OUTPUT_DIR)";
       close(fd);
       return -1;
     }
