@@ -1,6 +1,7 @@
 #include "analysis/analyzer.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 
@@ -66,7 +67,14 @@ void RunAnalyzer::add(Snapshot snapshot) {
       if (teardown) at_teardown_.insert(index->group(i));
       outlived_.insert(index->object(i).id);
     }
-    for (auto& [group, h] : find_leaks_at_exit(*index, options_)) {
+    auto leaks = find_leaks_at_exit(*index, options_);
+    // What holds a leak is read in the snapshot that shows it, through its live edges only: a
+    // buffer destroyed before its device holds nothing (issue 27: the last snapshot taken
+    // during the run named a pool for memory no live object referenced any more).
+    std::optional<Retainers> retainers;
+    if (!leaks.empty()) retainers.emplace(*index);
+    for (auto& [group, h] : leaks) {
+      h.retainers = retainers->of_group(group, options_.max_examples, &h.retainers_omitted);
       auto it = leaks_.find(group);
       if (it == leaks_.end()) {
         leaks_.emplace(group, std::move(h));
@@ -252,9 +260,20 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
   f.objects = std::move(h.objects);
   f.lifetime_group = group;  // an analysis group until finish_lifetimes() maps it
   f.chains_omitted = h.chains_total > f.chains.size() ? h.chains_total - f.chains.size() : 0;
-  if (last_index_) {
+  if (h.retainers) {
+    f.retainers = std::move(*h.retainers);
+    f.retainers_omitted = h.retainers_omitted;
+  } else if (last_index_) {
+    // The finding's own objects, not their whole group: an orphaned allocation is not held by
+    // the pool that holds the group's one allocation in use.
     if (!retainers_) retainers_ = std::make_unique<Retainers>(*last_index_);
-    f.retainers = retainers_->of_group(group, options_.max_examples, &f.retainers_omitted);
+    std::vector<size_t> mine;
+    mine.reserve(f.objects.size());
+    for (const auto& [id, bytes] : f.objects) {
+      const size_t i = last_index_->find(static_cast<int64_t>(id));
+      if (i != kNotFound) mine.push_back(i);
+    }
+    f.retainers = retainers_->of(mine, options_.max_examples, &f.retainers_omitted);
   }
   f.pid = report_.pid;
   f.snapshot = h.snapshot_path;

@@ -76,6 +76,19 @@ void Hits::merge(Hits&& other, size_t max_examples) {
   std::merge(objects.begin(), objects.end(), other.objects.begin(), other.objects.end(),
              std::back_inserter(all_objects));
   objects = std::move(all_objects);
+  if (other.retainers) {
+    // Each teardown snapshot's own roots (another device's): together, largest first, capped.
+    if (!retainers) retainers.emplace();
+    for (RetainerRoot& r : *other.retainers) retainers->push_back(std::move(r));
+    retainers_omitted += other.retainers_omitted;
+    std::stable_sort(
+        retainers->begin(), retainers->end(),
+        [](const RetainerRoot& a, const RetainerRoot& b) { return a.bytes > b.bytes; });
+    if (retainers->size() > max_examples) {
+      retainers_omitted += retainers->size() - max_examples;
+      retainers->resize(max_examples);
+    }
+  }
   // The latest snapshot speaks for the merged hits.
   snapshot_frame = other.snapshot_frame;
   snapshot_path = std::move(other.snapshot_path);

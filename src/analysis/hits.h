@@ -46,6 +46,10 @@ struct Hits {
   uint64_t stale_pinning = 0;   // referrers of retained objects
   std::optional<StaleTarget> stale_target;
   std::vector<std::pair<uint64_t, uint64_t>> objects;  // (id, bytes counted), sorted by id
+  // What holds them alive in the snapshot of the evidence (leak_at_exit: its teardown
+  // snapshot), through that snapshot's live edges; unset: the finding takes the last snapshot's.
+  std::optional<std::vector<RetainerRoot>> retainers;
+  uint64_t retainers_omitted = 0;
   // Where the evidence is.
   uint64_t snapshot_frame = 0;
   std::string snapshot_path;

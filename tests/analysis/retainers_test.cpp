@@ -220,5 +220,41 @@ TEST(RetainersTest, FindingsCarryTheirRetainers) {
   EXPECT_TRUE(found);
 }
 
+// Issue 27, point 4: a leak is held by what its own snapshot's live edges say. During the run
+// the pool's set referenced a buffer bound to one "tensor.memory"; at vkDestroyDevice the buffer
+// is gone, so nothing live holds the leaked memory, though the set's edge to it remains (its
+// target destroyed).
+TEST(RetainersTest, ALeakIsHeldOnlyThroughItsOwnSnapshotsLiveEdges) {
+  const auto common = [](SnapshotBuilder& s) {
+    s.object({test::kDeviceId, "VkDevice", "device", 0, 0});
+    s.object({10, "VkDescriptorPool", "frame.pool", 1, 0});
+    ObjectSpec set{11, "VkDescriptorSet", "frame.set", 1, 0, -1, format::Origin::kAllocated};
+    set.parent = 10;
+    s.object(set);
+    for (uint64_t k = 0; k < 4; ++k)
+      s.object(
+          {60 + k, "VkDeviceMemory", "tensor.memory", 2 + k, 1024, -1, format::Origin::kAllocated});
+    s.edge({11, "descriptor", 50, "VkBuffer"});
+  };
+  SnapshotBuilder during(kPid, 0, format::Reason::kFrame, 10);
+  common(during);
+  during.object({50, "VkBuffer", "tensor.buffer", 5, 1024});
+  during.bind(50, 63, 1024);
+  SnapshotBuilder end(kPid, 1, format::Reason::kDeviceDestroy, 20);
+  common(end);  // the buffer destroyed: the set's edge points at nothing live
+  const analysis::RunReport r = test::analyse({during, end});
+  const analysis::Finding* memory = test::only(r, FindingKind::kLeakAtExit, "VkDeviceMemory");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->count, 4u);
+  EXPECT_TRUE(memory->retainers.empty()) << memory->retainers[0].type;
+  analysis::ReportDocument doc;
+  doc.runs.push_back(r);
+  const std::string text = analysis::render_text(doc, Style(false));
+  EXPECT_EQ(text.find("retained by: VkDescriptorPool \"frame.pool\" #10 -> 1 VkDescriptorSet, "
+                      "1 VkDeviceMemory"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace vkleak
