@@ -7,12 +7,16 @@
 # own count is the one to compare for a hot-path change.
 #   bench/callgrind_pair.sh BUILD_DIR [DEPTH]        # DEPTH: VKLEAK_CALLSTACK_DEPTH, default 0
 #   bench/callgrind_pair.sh BUILD_DIR none           # no layer
+#   PAIR=DescriptorSet bench/callgrind_pair.sh ...   # another pair: Buffer (default), ImageView,
+#                                                    # DescriptorSet, Memory
+# CALLGRIND_KEEP=DIR keeps the larger run's callgrind file there (for callgrind_annotate).
 # Other VKLEAK_* settings in the environment are passed on (VKLEAK_GRAVEYARD_SIZE=0).
 # The layer comes from BUILD_DIR; the benchmark program from BENCH_BUILD_DIR (default BUILD_DIR),
 # so that an older layer runs under the same program.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 depth=${2:-0}
+pair=${PAIR:-Buffer}
 bench=$(cd "${BENCH_BUILD_DIR:-$build}" && pwd)/bench/vkleak_bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -29,14 +33,15 @@ count() {  # pairs -> "total layer_own"
   env -i PATH="$PATH" HOME="$work" VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json \
     VK_LOADER_LAYERS_DISABLE=VK_LAYER_MESA_device_select XDG_DATA_HOME="$work/empty" \
     MESA_SHADER_CACHE_DISABLE=true "${layer_env[@]}" \
-    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='*BM_BufferPair*' \
-    "$bench" --benchmark_filter='BM_BufferPair/live:0' --live=0 --pair-iterations="$1" \
+    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*BM_${pair}Pair*" \
+    "$bench" --benchmark_filter="BM_${pair}Pair/live:0" --live=0 --pair-iterations="$1" \
     >/dev/null 2>&1
   local total own
   total=$(awk '/^totals:/ {print $2}' "$out")
   own=$(callgrind_annotate --inclusive=no --tree=none --threshold=100 "$out" 2>/dev/null |
         { grep -E "libVkLayer_vkleak|/layer/(src|generated)/|/layer/\.\./" || true; } |
         awk '{gsub(",", "", $1); s += $1} END {print s + 0}')
+  if [ -n "${CALLGRIND_KEEP:-}" ]; then cp "$out" "$CALLGRIND_KEEP/"; fi
   echo "$total $own"
 }
 read -r t1 o1 < <(count 2000)

@@ -59,6 +59,22 @@ class FrameBoundaryTest(TempDirTestCase):
         shown = json.loads(vkleak(["show", first, "--format", "json"]))
         self.assertTrue(shown["snapshot"]["frames_at_submits_auto"])
 
+    def test_never_presenting_program_is_numbered_by_submits_from_its_first(self):
+        # Issue 27, point 7: objects made during the first 64 submits (before auto decides) read
+        # the submit count they were made at, exactly as with frame_boundary=submit, not frame 0.
+        def frames(boundary):
+            out = os.path.join(self.tmp, boundary)
+            env = explicit_env(self.tmp, out)
+            env["VKLEAK_FRAME_BOUNDARY"] = boundary
+            run([scenario("incident4_orphaned_memory")], env)
+            [end] = snapshots(out, "device_destroy")
+            return sorted((o["frame"], (o.get("last_use") or {}).get("frame"))
+                          for o in end["objects"] if o.get("name") == "tensor.memory")
+        auto, submit = frames("auto"), frames("submit")
+        self.assertEqual(auto, submit)
+        self.assertEqual([f for f, _ in auto[:5]], [0, 1, 2, 3, 4])
+        self.assertEqual(len({f for f, _ in auto if f < 64}), 64)
+
     def test_explicit_present_keeps_frame_zero_and_says_why(self):
         env = self.env(50)
         env["VKLEAK_FRAME_BOUNDARY"] = "present"

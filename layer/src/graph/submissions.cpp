@@ -130,7 +130,8 @@ void SubmissionTracker::stamp_command_buffer(DeviceState& device, VkCommandBuffe
 
 void SubmissionTracker::submit(DeviceState& device, QueueState& queue, const Batch* batches,
                                uint32_t count, uint64_t fence) noexcept {
-  const uint32_t frame = static_cast<uint32_t>(device.frame.load(std::memory_order_relaxed));
+  // Stamped like a creation (Scope::creation_frame): read as a submit count or frame 0 later.
+  const uint32_t frame = device.creation_frame.load(std::memory_order_relaxed);
   try {
     std::lock_guard<std::mutex> qlock(queue.mutex);
     const uint64_t serial = queue.submitted.load(std::memory_order_relaxed) + 1;
@@ -176,7 +177,8 @@ void SubmissionTracker::present(DeviceState& device, QueueState& queue, const ui
   // Presentation is ordered after the queue's submissions: the images count as used by the
   // last one (proven complete with it).
   const uint64_t serial = queue.submitted.load(std::memory_order_acquire);
-  const uint32_t frame = static_cast<uint32_t>(device.frame.load(std::memory_order_relaxed));
+  // Stamped like a creation (Scope::creation_frame): read as a submit count or frame 0 later.
+  const uint32_t frame = device.creation_frame.load(std::memory_order_relaxed);
   if (serial == 0) return;
   for (uint32_t i = 0; i < count; ++i)
     stamp_use(device, ObjectType::kImage, images[i], 0, queue.index, serial, frame, kMaxDepth);

@@ -22,11 +22,14 @@ namespace {
 // the submits made so far count, so that frames equal submits as with frame_boundary=submit).
 void end_frame(DeviceState& state, uint64_t count) noexcept {
   const uint64_t frame = state.frame.fetch_add(count, std::memory_order_relaxed) + count;
+  state.creation_frame.store(static_cast<uint32_t>(frame), std::memory_order_relaxed);
   refresh_clock();  // creation times are to the frame (see recent_ms)
   if (InstanceState* inst = state.instance) {
     uint64_t seen = inst->frame.load(std::memory_order_relaxed);
     while (seen < frame && !inst->frame.compare_exchange_weak(seen, frame)) {
     }
+    inst->creation_frame.store(static_cast<uint32_t>(inst->frame.load(std::memory_order_relaxed)),
+                               std::memory_order_relaxed);
   }
   const uint64_t every = state.snapshot_every;
   const bool crossed =
@@ -40,13 +43,18 @@ void after_submit(DeviceState& state, VkResult result) noexcept {
   const uint64_t submits = state.submits.fetch_add(1, std::memory_order_relaxed) + 1;
   if (state.frame_boundary == FrameBoundary::kSubmit) {
     end_frame(state, 1);
-  } else if (state.frame_boundary == FrameBoundary::kAuto && submits >= kAutoSubmitFrames &&
+  } else if (state.frame_boundary == FrameBoundary::kAuto &&
              state.presents.load(std::memory_order_relaxed) == 0) {
-    if (submits == kAutoSubmitFrames) {
+    if (submits < kAutoSubmitFrames) {
+      // Not decided yet: what is made now is stamped with the submit count (Scope).
+      state.creation_frame.store(kUndecidedFrame | static_cast<uint32_t>(submits),
+                                 std::memory_order_relaxed);
+    } else if (submits == kAutoSubmitFrames) {
       log().info(
           "device {:#x}: {} submits and no present: frames end at submits "
           "(frame_boundary=auto)",
           state.handle, submits);
+      state.frames_were_submits.store(true, std::memory_order_relaxed);
       end_frame(state, submits);
     } else {
       end_frame(state, 1);

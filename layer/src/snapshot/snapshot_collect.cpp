@@ -147,12 +147,18 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
       if (ep != explicit_parents.end()) parent = ep->second;
     }
     bool in_flight = device && device->submissions.in_flight(r);
-    c->objects.push_back({r, scope.object_id, parent, in_flight, context_of(r.context)});
+    CreationContext made = context_of(r.context);
+    made.frame = reported_creation_frame(scope, made.frame);
+    c->objects.push_back({r, scope.object_id, parent, in_flight, made});
+    c->objects.back().rec.use_frame = reported_creation_frame(scope, r.use_frame);
   }
   add_layout_edges(recs, copy.graves, c);
   if (device) add_binding_edges(recs, copy.graves, device->memories, c);
   for (const auto& [key, e] : copy.edges) c->edges[key].push_back(e);
-  for (const GraveRecord& g : copy.graves) c->destroyed.emplace_back(scope.object_id, g);
+  for (const GraveRecord& g : copy.graves) {
+    c->destroyed.emplace_back(scope.object_id, g);
+    c->destroyed.back().second.made.frame = reported_creation_frame(scope, g.made.frame);
+  }
   if (scope.degraded.load(std::memory_order_relaxed)) c->degraded = true;
 }
 
@@ -183,8 +189,11 @@ void prune_destroyed(Collected* c) {
 
 void take_events(Scope& scope, Collected* c) {
   uint64_t dropped = 0;
-  for (Event& e : scope.events.take(&dropped))
+  for (Event& e : scope.events.take(&dropped)) {
+    e.created_frame = reported_creation_frame(scope, static_cast<uint32_t>(e.created_frame));
+    e.use_frame = reported_creation_frame(scope, static_cast<uint32_t>(e.use_frame));
     c->events.emplace_back(scope.object_id, std::move(e));
+  }
   c->events_dropped += dropped;
 }
 

@@ -98,6 +98,13 @@ struct Scope {
   Graveyard graveyard;  // recently destroyed objects, to describe what stale edges point at
   EventLog events;
   std::atomic<uint64_t> frame{0};
+  // What new objects are stamped with: the frame, or while frame_boundary=auto has not decided
+  // (a device's first kAutoSubmitFrames submits without a present) kUndecidedFrame | submits,
+  // which snapshots read as the submit count if the device then counts frames at submits, else
+  // as frame 0 (reported_creation_frame). So a program that never presents is numbered by
+  // submits from its first submit, and one that presents keeps its present-counted frames.
+  std::atomic<uint32_t> creation_frame{0};
+  std::atomic<bool> frames_were_submits{false};  // auto: switched to submits (sticky)
   std::atomic<bool> degraded{false};
   // The process that made it (registry.h): a forked child's snapshots leave its parent's out.
   const uint32_t generation = process_generation();
@@ -166,6 +173,14 @@ inline FrameBoundary boundary_in_effect(const DeviceState& d) noexcept {
                  d.submits.load(std::memory_order_relaxed) >= kAutoSubmitFrames
              ? FrameBoundary::kSubmit
              : FrameBoundary::kPresent;
+}
+
+inline constexpr uint32_t kUndecidedFrame = 1u << 31;
+
+// A creation frame as snapshots report it (see Scope::creation_frame).
+inline uint32_t reported_creation_frame(const Scope& scope, uint32_t stamped) noexcept {
+  if (!(stamped & kUndecidedFrame)) return stamped;
+  return scope.frames_were_submits.load(std::memory_order_relaxed) ? stamped & ~kUndecidedFrame : 0;
 }
 
 // The object table's owner (inline: every generated hook calls it).

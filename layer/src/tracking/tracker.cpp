@@ -297,9 +297,9 @@ void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action,
       e.path.push_back({step.id, step.type, step_name, step.relation});
       msg += std::string(", ") + step.relation + " " + describe(step.type, step_name, step.id);
     }
-    msg += ", submitted at frame " + std::to_string(r.use_frame) + " (queue " +
-           std::to_string(r.use_queue) + ", submission " + std::to_string(r.use_serial) +
-           "), not proven complete";
+    msg += ", submitted at frame " + std::to_string(reported_creation_frame(device, r.use_frame)) +
+           " (queue " + std::to_string(r.use_queue) + ", submission " +
+           std::to_string(r.use_serial) + "), not proven complete";
     e.message = msg;
     if (g_in_flight_logged.fetch_add(1, std::memory_order_relaxed) < kInFlightLogLimit)
       log().warn("{}", msg);

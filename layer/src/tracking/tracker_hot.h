@@ -85,8 +85,8 @@ __attribute__((always_inline)) inline uint64_t record(
   }
   const uint64_t id = next_id() & ((uint64_t{1} << 40) - 1);
   const uint64_t meta = record_meta(id, type, static_cast<uint64_t>(origin), 1, has_edges);
-  const ContextId context = intern_context(
-      callsite, static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)), recent_ms());
+  const ContextId context =
+      intern_context(callsite, scope.creation_frame.load(std::memory_order_relaxed), recent_ms());
   // Every field written once, whole (see ObjectTable::insert).
   const ObjectTable::InsertResult inserted = scope.table.insert(
       handle, type, !retrieved, [&](ObjectRecord & r) __attribute__((always_inline)) {
