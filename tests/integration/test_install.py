@@ -21,6 +21,16 @@ class InstallTest(TempDirTestCase):
         explicit = os.path.join(prefix, "share/vulkan/explicit_layer.d/VkLayer_vkleak.json")
         implicit = os.path.join(prefix, "share/vulkan/implicit_layer.d/VkLayer_vkleak.json")
         self.assertTrue(os.path.isfile(explicit) and os.path.isfile(implicit))
+        # The C API's headers, usable from C99 with nothing but the installed include dir.
+        header = os.path.join(prefix, "include/vkleak/vkleak.h")
+        self.assertTrue(os.path.isfile(header))
+        self.assertTrue(os.path.isfile(os.path.join(prefix, "include/vkleak/vkleak_gtest.h")))
+        user = os.path.join(self.tmp, "user.c")
+        with open(user, "w") as f:
+            f.write("#include <vkleak/vkleak.h>\n"
+                    "int main(void) { return (int)vkleak_checkpoint(VK_NULL_HANDLE); }\n")
+        subprocess.run(["cc", "-std=c99", "-Wall", "-Werror", "-I", os.path.join(prefix, "include"),
+                        "-c", user, "-o", os.path.join(self.tmp, "user.o")], check=True)
         vkleak = os.path.join(prefix, "bin/vkleak")
         self.assertTrue(os.access(vkleak, os.X_OK))
 

@@ -18,9 +18,12 @@
 #define UNW_LOCAL_ONLY  // this process only: the fast local unwinder
 #include <libunwind.h>
 
+#include <cxxabi.h>
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -566,6 +569,46 @@ CallsiteId capture_stack_here() noexcept {
   const uint32_t depth = g_callstack_depth.load(std::memory_order_relaxed);
   if (depth == 0 || passthrough()) return 0;
   return walk_and_intern(0, 0, depth, nullptr);
+}
+
+std::string describe_callsite(CallsiteId id) {
+  if (id == kNoCallsite) return {};
+  std::vector<uintptr_t> frames;
+  {
+    CallsiteTable& t = table();
+    std::lock_guard<std::mutex> lock(t.list_mutex);
+    if (id >= t.frames.size()) return {};
+    frames = t.frames[id];
+  }
+  if (frames.empty()) return {};
+  const StackModules* stack = stack_modules();
+  uintptr_t pc = frames.front();
+  for (uintptr_t f : frames) {
+    if (!in_stack(stack, f)) {
+      pc = f;
+      break;
+    }
+  }
+  Dl_info info{};
+  // A return address: the call is the byte before it.
+  if (dladdr(reinterpret_cast<void*>(pc - 1), &info) == 0 || info.dli_fname == nullptr) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(pc));
+    return hex;
+  }
+  std::string module = info.dli_fname;
+  if (const size_t slash = module.rfind('/'); slash != std::string::npos)
+    module.erase(0, slash + 1);
+  char where[64];
+  std::snprintf(where, sizeof where, "+0x%llx",
+                static_cast<unsigned long long>(pc - reinterpret_cast<uintptr_t>(info.dli_fbase)));
+  std::string place = module + where;
+  if (info.dli_sname == nullptr) return place;
+  int status = -1;
+  char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+  std::string function = status == 0 && demangled ? demangled : info.dli_sname;
+  std::free(demangled);
+  return function + " (" + place + ")";
 }
 
 void copy_callsites(std::vector<std::vector<uintptr_t>>* out) {

@@ -44,6 +44,11 @@ uint32_t callstack_depth() noexcept;
 // toward the depth. Call when the set may change (instance creation).
 void refresh_foreign_modules(const char* user_patterns) noexcept;
 
+// Where call site `id` was, for a program to print without symbol files: its first frame
+// outside the Vulkan stack, "function (module+0xoffset)" (the nearest dynamic symbol,
+// demangled) or "module+0xoffset". Empty for kNoCallsite.
+std::string describe_callsite(CallsiteId id);
+
 // Copies the frames of call sites [1, count] (index 0 is an empty placeholder).
 void copy_callsites(std::vector<std::vector<uintptr_t>>* out);
 

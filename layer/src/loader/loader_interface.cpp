@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "hook_table.h"
+#include "hooks/leak_check_api.h"
 #include "manual_hooks.h"
 #include "tracking/state.h"
 
@@ -48,6 +49,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device,
     return reinterpret_cast<PFN_vkVoidFunction>(&GetDeviceProcAddr);
   DeviceState* state = get_device_state(device);
   if (!state) return nullptr;
+  // The C API (include/vkleak/vkleak.h): ours, whatever the layers below have.
+  if (PFN_vkVoidFunction api = leak_check_entry_point(name)) return api;
   PFN_vkVoidFunction next = state->next_gdpa(device, name);
   if (!next) return nullptr;  // also NULL for instance-level names, as the spec asks
   const HookEntry* hook = find_hook(name);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -233,8 +234,8 @@ void mark_final_at_exit(bool quiet = false) noexcept {
 }
 
 // Writes one snapshot atomically. Failures (unwritable directory, full disk) are recorded and
-// logged, never fatal.
-void write_snapshot(Collected& c) noexcept {
+// logged, never fatal. Returns 0, or the errno of the failure (EIO when there is none).
+int write_snapshot(Collected& c) noexcept {
   const uint32_t seq = g_sequence.fetch_add(1, std::memory_order_relaxed);
   std::string final_path = "#" + std::to_string(seq);
   try {
@@ -248,17 +249,19 @@ void write_snapshot(Collected& c) noexcept {
     final_path = dir + "/" + name;
     const mode_t mode = static_cast<mode_t>(c.settings.file_mode);
     if (!make_dirs(dir, directory_mode(mode))) {
+      const int err = errno ? errno : EIO;
       record_unwritten(seq, c.reason, final_path,
-                       std::string("cannot create its directory: ") + std::strerror(errno));
-      return;
+                       std::string("cannot create its directory: ") + std::strerror(err));
+      return err;
     }
     // Every file operation below is relative to this one checked directory: a directory
     // swapped for a link after the check changes nothing.
     std::string dir_error;
     const int dir_fd = open_checked_dir(dir, &dir_error);
     if (dir_fd < 0) {
+      const int err = errno ? errno : EIO;
       record_unwritten(seq, c.reason, final_path, "its directory: " + dir_error);
-      return;
+      return err;
     }
     struct DirCloser {
       int fd;
@@ -272,8 +275,9 @@ void write_snapshot(Collected& c) noexcept {
       if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) {
-      record_unwritten(seq, c.reason, final_path, std::strerror(errno));
-      return;
+      const int err = errno ? errno : EIO;
+      record_unwritten(seq, c.reason, final_path, std::strerror(err));
+      return err;
     }
     SnapshotData data(&c);
     std::vector<Unwritten> unwritten;
@@ -294,8 +298,9 @@ void write_snapshot(Collected& c) noexcept {
     if (!ok || rename_no_replace(dir_fd, tmp_name.c_str(), name) != 0) {
       if (ok) err = errno;
       unlinkat(dir_fd, tmp_name.c_str(), 0);  // made by this call (O_EXCL)
+      if (err == 0) err = EIO;
       record_unwritten(seq, c.reason, final_path, std::strerror(err));
-      return;
+      return err;
     }
     log().info("snapshot written: {} ({} objects)", shown(final_path), c.objects.size());
     if (c.last_instance) {
@@ -310,7 +315,9 @@ void write_snapshot(Collected& c) noexcept {
     }
   } catch (...) {
     record_unwritten(seq, c.reason, final_path, "out of memory");
+    return ENOMEM;
   }
+  return 0;
 }
 
 // ---- The writer thread ----
@@ -548,6 +555,17 @@ void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* ins
     enqueue(std::move(job));
   } catch (...) {
     record_unwritten(-1, reason, "(collecting)", "out of memory");
+  }
+}
+
+int snapshot_requested(const std::string& label) noexcept {
+  if (!g_vulkan_here.load(std::memory_order_relaxed)) return 0;
+  try {
+    auto c = collect(SnapshotReason::kTrigger, nullptr, nullptr, label);
+    if (c->instances.empty()) return 0;  // nothing to snapshot (no instance of this process)
+    return write_snapshot(*c);
+  } catch (...) {
+    return ENOMEM;
   }
 }
 

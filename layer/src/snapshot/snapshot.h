@@ -35,6 +35,10 @@ void snapshot_now(SnapshotReason reason, DeviceState* device, InstanceState* ins
 // be busy or be the thread that crashed).
 void snapshot_sync(SnapshotReason reason, const std::string& label) noexcept;
 
+// vkleak_snapshot() of the C API (include/vkleak/vkleak.h): a trigger snapshot with this label,
+// written on the calling thread now. 0, or the errno of the failed write.
+int snapshot_requested(const std::string& label) noexcept;
+
 // An instance was created: a destroy of the last instance before it is not the run's end, and
 // triggers are taken again.
 void note_instance_created() noexcept;

@@ -1,9 +1,15 @@
 // The object bookkeeping behind every hook (see tracker.h).
 #include "tracking/tracker.h"
 
+#include <pthread.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/clock.h"
@@ -147,12 +153,38 @@ namespace hot {
 
 __thread IdBlock t_ids __attribute__((tls_model("initial-exec"))) = {0, 0};
 
+namespace {
+constexpr uint64_t kIdBlock = 256;  // blocks start at 1 + k * kIdBlock
+
+// The id blocks this thread took since its first checkpoint (the C API's vkleak_checkpoint):
+// which later ids are its own. Only threads that took a checkpoint keep one; bounded. Kept
+// through a pthread key, not TLS: the layer's TLS block is nearly all spent (thread_box.h).
+struct BlockLog {
+  static constexpr size_t kMax = 4096;  // a million creations
+  std::vector<uint64_t> starts;         // a ring once full
+  size_t next = 0;
+};
+pthread_key_t g_block_log_key;
+std::atomic<bool> g_block_log_key_made{false};
+BlockLog* block_log() noexcept {
+  if (!g_block_log_key_made.load(std::memory_order_acquire)) return nullptr;
+  return static_cast<BlockLog*>(pthread_getspecific(g_block_log_key));
+}
+}  // namespace
+
 uint64_t next_id_block() noexcept {
-  constexpr uint64_t kIdBlock = 256;
   static std::atomic<uint64_t> next_block{1};
   IdBlock& b = t_ids;
   b.next = next_block.fetch_add(kIdBlock, std::memory_order_relaxed);
   b.end = b.next + kIdBlock;
+  if (BlockLog* log = block_log()) {
+    if (log->starts.size() < BlockLog::kMax) {
+      log->starts.push_back(b.next);  // reserved at the checkpoint: no allocation here
+    } else {
+      log->starts[log->next] = b.next;
+      log->next = (log->next + 1) % BlockLog::kMax;
+    }
+  }
   return b.next++;
 }
 
@@ -252,6 +284,49 @@ void destroy_whole(Scope& scope, ObjectType type, uint64_t handle, const ObjectR
 }
 
 }  // namespace hot
+
+// A token: this thread's next id, and whether its current block is used up (then its next id
+// comes from a block not taken yet). Never 0.
+constexpr uint64_t kCheckpointExhausted = uint64_t{1} << 63;
+
+uint64_t thread_checkpoint() noexcept {
+  static std::once_flag key_once;
+  try {
+    std::call_once(key_once, [] {
+      if (pthread_key_create(&hot::g_block_log_key,
+                             [](void* p) { delete static_cast<hot::BlockLog*>(p); }) == 0)
+        hot::g_block_log_key_made.store(true, std::memory_order_release);
+    });
+    if (!hot::g_block_log_key_made.load(std::memory_order_acquire)) return 0;
+    if (!hot::block_log()) {
+      auto log = std::make_unique<hot::BlockLog>();
+      log->starts.reserve(hot::BlockLog::kMax);
+      if (pthread_setspecific(hot::g_block_log_key, log.get()) != 0) return 0;
+      log.release();  // the key's destructor frees it when this thread exits
+    }
+  } catch (...) {
+    return 0;  // out of memory: no checkpoint
+  }
+  const hot::IdBlock& b = hot::t_ids;
+  return b.next != b.end ? b.next : (b.next | kCheckpointExhausted);
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> thread_ids_since(uint64_t checkpoint) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  const hot::BlockLog* log = hot::block_log();
+  if (checkpoint == 0 || !log) return ranges;
+  const uint64_t from = checkpoint & ~kCheckpointExhausted;
+  uint64_t first_block_end = from;  // the checkpoint's block, from the checkpoint on
+  if (!(checkpoint & kCheckpointExhausted) && from != 0) {
+    first_block_end = ((from - 1) / hot::kIdBlock + 1) * hot::kIdBlock + 1;
+    ranges.emplace_back(from, first_block_end);
+  }
+  for (uint64_t start : log->starts)
+    if (start >= first_block_end && start >= from)
+      ranges.emplace_back(start, start + hot::kIdBlock);
+  std::sort(ranges.begin(), ranges.end());
+  return ranges;
+}
 
 uint64_t record_object(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
                        uint64_t parent_handle, ObjectType parent_type, uint64_t size,

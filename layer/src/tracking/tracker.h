@@ -14,6 +14,8 @@
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "callsite/callsite.h"       // CallsiteId, capture_callsite()
 #include "format/snapshot_format.h"  // Origin
@@ -103,5 +105,12 @@ inline void edge_targets_changed() noexcept {
 // `callsite`: the call's stack when the caller has it (else it is captured here).
 void check_in_flight(Scope& scope, const ObjectRecord& r, const char* action,
                      CallsiteId callsite = kNoCallsite) noexcept;
+
+// The C API's checkpoints (include/vkleak/vkleak.h). Object ids come in per-thread blocks, so
+// a thread's ids after a checkpoint are the rest of its block and the blocks it takes later
+// (logged from its first checkpoint on). thread_checkpoint(): a token (0: none, out of memory);
+// thread_ids_since(): the id ranges [first, end) this thread has handed out since, sorted.
+uint64_t thread_checkpoint() noexcept;
+std::vector<std::pair<uint64_t, uint64_t>> thread_ids_since(uint64_t checkpoint);
 
 }  // namespace vkleak
