@@ -8,6 +8,7 @@
 #include "analysis/messages.h"
 #include "analysis/problems.h"
 #include "analysis/rules/rules.h"
+#include "analysis/vuids.h"
 #include "core/escape.h"
 #include "core/format.h"
 #include "core/summary.h"
@@ -277,6 +278,7 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
   }
   f.pid = report_.pid;
   f.snapshot = h.snapshot_path;
+  f.vuids = vuids_for(kind, f.object_type, h.snapshot_reason);
   const Thresholds& t = options_.thresholds;
   switch (kind) {
     case FindingKind::kLeakAtExit:
@@ -544,6 +546,10 @@ RunReport RunAnalyzer::finish() {
     f.events_omitted = g.count - f.events.size();
     f.pid = report_.pid;
     f.snapshot = g.snapshot;
+    for (const std::string& reason : g.reasons.empty() ? std::vector<std::string>{""} : g.reasons)
+      for (std::string& v : vuids_for(f.kind, f.object_type, reason))
+        if (std::find(f.vuids.begin(), f.vuids.end(), v) == f.vuids.end())
+          f.vuids.push_back(std::move(v));
     f.message = event_message(f, g.headline);
     for (EventRule::Group::Stack& st : g.stacks) {
       LabeledStack out{std::move(st.label), {}, std::move(st.lines), std::move(st.note)};

@@ -244,6 +244,8 @@ struct Finding {
   // destroyed target): the stacks of the misuse, in the order they are read.
   std::vector<LabeledStack> stacks;
   std::optional<Series> series;  // growth
+  // The validation layer's VUIDs for the same bug (vuids.h); none for kinds it cannot see.
+  std::vector<std::string> vuids;
   uint64_t pid = 0;
   std::string snapshot;  // the file the evidence is from (the last one for several)
   // Set by the gate: "new", "baseline" (in the baseline, not failing) or "suppressed"; empty

@@ -148,6 +148,9 @@ void EventRule::add(const SnapshotIndex& index, const IdCallsites& previous) {
       g.stacks = event_stacks(index, e, kind, device);
     }
     ++g.count;
+    if (!e.reason.empty() &&
+        std::find(g.reasons.begin(), g.reasons.end(), e.reason) == g.reasons.end())
+      g.reasons.push_back(e.reason);
     g.first_frame = std::min<uint64_t>(g.first_frame, static_cast<uint64_t>(e.frame));
     g.last_frame = std::max<uint64_t>(g.last_frame, static_cast<uint64_t>(e.frame));
     g.snapshot = s.path;

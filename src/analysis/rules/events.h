@@ -39,6 +39,7 @@ class EventRule {
     std::string callsite_source = "none";
     std::optional<std::string> lookup_name;  // for a call site by name, while none is found
     std::string snapshot;
+    std::vector<std::string> reasons;  // invalid_destroy: the events' reasons, distinct
     // The first event's headline and stacks (Finding::stacks, with call site ids).
     std::string headline;
     struct Stack {
