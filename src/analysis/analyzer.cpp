@@ -305,6 +305,7 @@ void RunAnalyzer::judge_accumulation_of_groups() {
   const size_t points = frames_.size() - first_point_;
   judged_ = points >= std::max<uint32_t>(t.growth_min_snapshots, 2);
   if (!judged_) {
+    report_.accumulation_judged = false;
     report_.notes.push_back(
         "growth, retained objects, views that pin them and orphaned memory not judged: " +
         std::to_string(points) + " snapshot(s) taken during the run after the warm-up (frame " +

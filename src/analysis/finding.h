@@ -327,6 +327,9 @@ struct RunReport {
   std::string frame_boundary;
   std::vector<SnapshotInfo> snapshots;
   std::vector<std::string> notes;  // what the analysis could not check, and why
+  // false: too few snapshots during the run to judge growth, retained, orphaned_memory and
+  // pinning stale_view (a note says so).
+  bool accumulation_judged = true;
   // Why the snapshots do not cover the whole run (empty: they do); a gate fails such a run.
   std::vector<std::string> incomplete;
   std::string crash_signal;       // "SIGSEGV" when the run crashed

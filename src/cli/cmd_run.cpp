@@ -15,8 +15,10 @@
 #include <set>
 
 #include "analysis/completeness.h"
+#include "analysis/problems.h"
 #include "cli/common.h"
 #include "cli/layer_locator.h"
+#include "cli/report_options.h"
 #include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
 #include "format/snapshot_format.h"
@@ -252,9 +254,9 @@ void report_incomplete(const std::vector<SnapshotFile>& files, const ChildResult
     bool ended = true;  // the process's last snapshot ends its run (or is a crash's)
     try {
       Snapshot last = read_snapshot(list.back()->path);
-      ended = last.final_snapshot.value_or(
-                  last.reason == format::name(format::Reason::kExit) ||
-                  last.reason == format::name(format::Reason::kInstanceDestroy)) ||
+      ended = last.final_snapshot.value_or(last.reason == format::name(format::Reason::kExit) ||
+                                           last.reason ==
+                                               format::name(format::Reason::kInstanceDestroy)) ||
               last.reason == format::name(format::Reason::kCrash);
       check.add(last);
     } catch (const SnapshotError& e) {
@@ -269,6 +271,55 @@ void report_incomplete(const std::vector<SnapshotFile>& files, const ChildResult
                     " without an end-of-run snapshot" + why_no_end_snapshot(child));
     }
   }
+}
+
+// One line that says what this run's snapshots show, then the command that shows it all. The
+// last snapshot alone says little (an instance_destroy snapshot after the device_destroy one that
+// holds the leaks is empty), so the whole run is analysed, as vkleak report does (without
+// symbols: only the counts are printed).
+void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) {
+  ReportFlags flags;
+  for (const SnapshotFile& f : fresh) flags.inputs.push_back(f.path);
+  flags.analysis.symbolize = false;
+  analysis::ReportDocument doc;
+  std::string verdict;
+  try {
+    doc = analyse_inputs(flags);
+  } catch (const SnapshotError& e) {
+    print_warning(e.what());
+    verdict = "could not analyse this run's snapshots";
+  }
+  if (verdict.empty()) {
+    const analysis::ProblemTotals totals = analysis::problem_totals(doc);
+    std::map<std::string, uint64_t> kinds;
+    size_t unjudged = 0, incomplete = 0;
+    for (const analysis::RunReport& r : doc.runs) {
+      for (const analysis::Finding& f : r.findings) ++kinds[analysis::kind_name(f.kind)];
+      unjudged += r.accumulation_judged ? 0 : 1;
+      incomplete += r.incomplete.empty() ? 0 : 1;
+    }
+    if (totals.problems == 0) {
+      verdict = unjudged > 0 ? "no leaks found at exit" : "no leaks found";
+    } else {
+      verdict = std::to_string(totals.problems) +
+                (totals.problems == 1 ? " problem found" : " problems found") + " (";
+      bool first = true;
+      for (const auto& [kind, n] : kinds) {
+        verdict += (first ? "" : ", ") + format_count(n) + " " + kind;
+        first = false;
+      }
+      verdict += "; " + format_count(totals.objects) +
+                 (totals.objects == 1 ? " object, " : " objects, ") + format_bytes(totals.bytes) +
+                 ")";
+    }
+    if (incomplete > 0) verdict += ", but the run was not checked whole (see the warnings above)";
+    // "No leaks" from two teardown snapshots says nothing about growth: say what was not judged.
+    if (unjudged > 0) {
+      verdict += "; growth not judged: too few snapshots during the run (--every N takes more)";
+    }
+  }
+  print_note(verdict);
+  print_note("see the report: vkleak report " + shell_quoted(dir.string()));
 }
 
 void print_summary(const fs::path& dir, const std::set<std::string>& before,
@@ -304,9 +355,7 @@ void print_summary(const fs::path& dir, const std::set<std::string>& before,
     return;
   }
   report_incomplete(fresh, child);
-  const std::string last = !fresh.empty() ? fresh.back().path : (dir / *after.rbegin()).string();
-  print_note("last: " + last);
-  print_note("view it with: vkleak show " + shell_quoted(last));
+  print_verdict(fresh, dir);
 }
 
 }  // namespace

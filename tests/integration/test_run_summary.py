@@ -1,0 +1,119 @@
+"""What `vkleak run` says at the end of a run, and what a newcomer does next (issue 27, points
+5, 6 and 8): a one-line verdict over the whole run (not the last snapshot, which is an empty
+instance_destroy one), the report command for the run's directory, `vkleak report` on the
+default directory of run directories, a layer library that would not load, and
+`--destroy-callstacks`."""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import time
+import unittest
+
+from harness import BUILD, EXPLICIT_MANIFEST_DIR, VKLEAK, TempDirTestCase, base_env, scenario
+
+
+def vkleak(args, env, cwd=None, expect=0):
+    proc = subprocess.run([VKLEAK] + args, capture_output=True, text=True, timeout=300, env=env,
+                          cwd=cwd, errors="replace")
+    if expect is not None and proc.returncode != expect:
+        raise AssertionError(f"vkleak {args}: exit {proc.returncode}, expected {expect}\n"
+                             f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def last_lines(stderr, n):
+    return [l for l in stderr.splitlines() if l.strip()][-n:]
+
+
+class VerdictTest(TempDirTestCase):
+    def test_leaks_give_a_verdict_and_the_report_command(self):
+        proc = vkleak(["run", "--out", self.out, "--", scenario("leak_named_buffers"), "--count",
+                       "3"], base_env(self.tmp))
+        verdict, command = last_lines(proc.stderr, 2)
+        # The whole run is judged: the device_destroy snapshot holds the leak, the last
+        # (instance_destroy) snapshot nothing.
+        self.assertEqual(verdict, "vkleak: 1 problem found (1 leak_at_exit; 3 objects, 12.0 KiB); "
+                                  "growth not judged: too few snapshots during the run (--every N "
+                                  "takes more)")
+        self.assertEqual(command, "vkleak: see the report: vkleak report " + self.out)
+        self.assertNotIn("vkleak show", proc.stderr)
+        self.assertNotIn("instance_destroy.json", proc.stderr)
+        # The command it prints works, and finds what the verdict says.
+        report = vkleak(["report", self.out, "--color", "never"], base_env(self.tmp))
+        self.assertIn("leak_at_exit  VkBuffer \"leak.*\"  3 objects", report.stdout)
+
+    def test_a_clean_run_says_so(self):
+        proc = vkleak(["run", "--out", self.out, "--", scenario("clean_app")], base_env(self.tmp))
+        verdict, command = last_lines(proc.stderr, 2)
+        self.assertTrue(verdict.startswith("vkleak: no leaks found at exit; growth not judged"),
+                        verdict)
+        # Snapshots during the run: growth is judged too.
+        shutil.rmtree(self.out)
+        proc = vkleak(["run", "--out", self.out, "--every", "10", "--frame-boundary", "submit",
+                       "--", scenario("clean_app"), "--frames", "100"], base_env(self.tmp))
+        verdict, command = last_lines(proc.stderr, 2)
+        self.assertEqual(verdict, "vkleak: no leaks found")
+        self.assertEqual(command, "vkleak: see the report: vkleak report " + self.out)
+
+    def test_the_report_command_is_quoted_for_the_shell(self):
+        out = os.path.join(self.tmp, "my snaps; rm -rf x")
+        proc = vkleak(["run", "--out", out, "--", scenario("leak_named_buffers"), "--count", "1"],
+                      base_env(self.tmp))
+        self.assertEqual(last_lines(proc.stderr, 1)[0],
+                         "vkleak: see the report: vkleak report '" + out + "'")
+
+
+class DefaultDirectoryTest(TempDirTestCase):
+    """Without --out, runs go to ./vkleak-snapshots/run-<date>-<time>-<pid>/; `vkleak report
+    vkleak-snapshots` reads the newest run and says which."""
+
+    def test_report_on_the_default_directory_reads_the_newest_run(self):
+        env = base_env(self.tmp)
+        first = vkleak(["run", "--", scenario("leak_named_buffers"), "--count", "2"], env,
+                       cwd=self.tmp)
+        time.sleep(0.05)  # distinct modification times, whatever the file system's resolution
+        second = vkleak(["run", "--", scenario("leak_named_buffers"), "--count", "4"], env,
+                        cwd=self.tmp)
+        runs = sorted(glob.glob(os.path.join(self.tmp, "vkleak-snapshots", "run-*")))
+        self.assertEqual(len(runs), 2, runs)
+        for run_dir in runs:
+            self.assertRegex(os.path.basename(run_dir), r"^run-\d{8}-\d{6}-\d+$")
+        newest = re.search(r"vkleak report (\S+)", second.stderr).group(1)
+        self.assertIn(newest, runs)
+        self.assertNotIn(newest, first.stderr)
+
+        report = vkleak(["report", "vkleak-snapshots", "--color", "never"], env, cwd=self.tmp)
+        self.assertIn("4 objects", report.stdout)
+        self.assertNotIn("2 objects", report.stdout)
+        rel = os.path.relpath(newest, self.tmp)
+        self.assertIn(f"vkleak: vkleak-snapshots holds 2 runs; reading the newest, {rel}",
+                      report.stderr)
+        self.assertIn("vkleak-snapshots/*/ to read them all", report.stderr)
+        # The hint works: all runs.
+        both = vkleak(["report"] + [os.path.relpath(r, self.tmp) for r in runs] +
+                      ["--format", "json"], env, cwd=self.tmp)
+        self.assertIn('"leak_at_exit"', both.stdout)
+        # gate reads the same run.
+        gate = vkleak(["gate", "vkleak-snapshots", "--format", "json"], env, cwd=self.tmp,
+                      expect=1)
+        self.assertIn("reading the newest", gate.stderr)
+
+    def test_one_run_below_is_read_with_a_note(self):
+        env = base_env(self.tmp)
+        vkleak(["run", "--", scenario("leak_named_buffers"), "--count", "2"], env, cwd=self.tmp)
+        report = vkleak(["report", "vkleak-snapshots", "--color", "never"], env, cwd=self.tmp)
+        self.assertIn("2 objects", report.stdout)
+        self.assertRegex(report.stderr, r"vkleak: reading the run in vkleak-snapshots/run-")
+
+    def test_a_directory_without_runs_is_still_an_error(self):
+        empty = os.path.join(self.tmp, "empty")
+        os.makedirs(os.path.join(empty, "sub"))
+        proc = vkleak(["report", empty], base_env(self.tmp), expect=2)
+        self.assertIn("no snapshots", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
