@@ -348,7 +348,10 @@ void print_summary(const fs::path& dir, const std::set<std::string>& before,
       print_warning("this run wrote no snapshot: the program exited with status " +
                     std::to_string(child.exit_code) +
                     " without one; either it never created a Vulkan instance with the layer "
-                    "(VKLEAK_LOG_LEVEL=info says whether the layer was loaded), or it ended "
+                    "(VK_LOADER_DEBUG=layer shows whether the loader put " +
+                    std::string(kLayerName) +
+                    " in the instance's chain; VKLEAK_LOG_LEVEL=info makes the layer say "
+                    "\"tracking instance\" when it is), or it ended "
                     "through _exit() or quick_exit() (which run no exit handlers), or the "
                     "snapshot at exit is off (VKLEAK_SNAPSHOT_AT_EXIT)");
     }
@@ -364,6 +367,17 @@ int run_command(const RunOptions& options) {
   const LayerSearch layer = locate_layer_dir(current_layer_search_inputs());
   if (layer.dir.empty()) {
     print_error(layer.error);
+    return kExitUsage;
+  }
+  // The loader skips a layer whose library does not load and runs the program without it
+  // (vkCreateInstance still succeeds): the run would end with no snapshot and no error. Say it
+  // now, with the dynamic linker's reason, instead of running the program untracked.
+  if (const std::string why = check_layer_library(layer.dir); !why.empty()) {
+    print_error(std::string("the vkleak layer would not load: ") + why +
+                ". The Vulkan loader would skip " + kLayerName +
+                " and run the program untracked (VK_LOADER_DEBUG=error,warn,layer shows what "
+                "it loads). Rebuild or reinstall vkleak, or set VKLEAK_LAYER_DIR to a directory "
+                "whose " + kManifestName + " names a library that loads");
     return kExitUsage;
   }
 

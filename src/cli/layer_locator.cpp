@@ -1,7 +1,17 @@
 #include "cli/layer_locator.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 
 namespace vkleak::cli {
@@ -74,6 +84,72 @@ LayerSearch locate_layer_dir(const LayerSearchInputs& in) {
   if (search.looked.empty()) search.error += "(nowhere: the vkleak binary's path is unknown)";
   search.error += ". Set VKLEAK_LAYER_DIR to the directory that holds it.";
   return search;
+}
+
+namespace {
+
+// dlopen's error for path in a forked child ("" when it loads), or nullopt when no child could run.
+std::optional<std::string> dlopen_error(const std::string& path) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {
+      const char* error = ::dlerror();
+      const std::string text = error ? error : "dlopen failed";
+      [[maybe_unused]] ssize_t n = ::write(fds[1], text.data(), text.size());
+    }
+    ::_exit(0);  // no exit handlers, no static destructors of what was loaded
+  }
+  ::close(fds[1]);
+  std::string error;
+  char buffer[512];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || error.size() > 4096) break;
+    error.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status)) return std::nullopt;  // it crashed loading: let the loader say
+  return error;
+}
+
+}  // namespace
+
+std::string check_layer_library(const std::string& dir) {
+  const fs::path manifest = fs::path(dir) / kManifestName;
+  std::string library;
+  try {
+    std::ifstream in(manifest);
+    const nlohmann::json json = nlohmann::json::parse(in);
+    library = json.at("layer").at("library_path").get<std::string>();
+  } catch (const std::exception& e) {
+    return "its manifest " + manifest.string() + " cannot be read: " + e.what();
+  }
+  std::string path = library;
+  if (library.find('/') != std::string::npos) {
+    // The loader's rule: a relative path is relative to the manifest's directory.
+    const fs::path p(library);
+    path = (p.is_absolute() ? p : fs::path(dir) / p).lexically_normal().string();
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      return "its library " + path + " (library_path in " + manifest.string() + ") does not exist";
+    }
+  }
+  const std::optional<std::string> error = dlopen_error(path);
+  if (!error || error->empty()) return "";
+  return "its library " + path + " (library_path in " + manifest.string() +
+         ") cannot be loaded: " + *error;
 }
 
 LayerSearchInputs current_layer_search_inputs() {

@@ -26,6 +26,13 @@ struct LayerSearchInputs {
 // <exe dir>/../share/vulkan/explicit_layer.d (an installed vkleak).
 LayerSearch locate_layer_dir(const LayerSearchInputs& inputs);
 
+// Whether the layer library that the manifest in dir names would load, as the Vulkan loader
+// loads it: library_path relative to the manifest's directory when it has a '/', else searched
+// by the dynamic linker; dlopen(RTLD_NOW | RTLD_LOCAL) in a forked child, so that nothing of the
+// library stays in this process. Empty when it loads, else why not (the loader would skip the
+// layer without failing vkCreateInstance, and the program would run untracked).
+std::string check_layer_library(const std::string& dir);
+
 // The inputs of this process: environment, /proc/self/exe and the compiled-in build paths.
 LayerSearchInputs current_layer_search_inputs();
 

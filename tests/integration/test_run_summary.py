@@ -115,5 +115,51 @@ class DefaultDirectoryTest(TempDirTestCase):
         self.assertIn("no snapshots", proc.stderr)
 
 
+class LayerLibraryTest(TempDirTestCase):
+    """A manifest whose library is missing (or does not load): the loader would skip the layer
+    and the program would run untracked, exit 0, no snapshot. vkleak run says why, up front."""
+
+    def layer_dir(self, library_path):
+        d = os.path.join(self.tmp, "layer")
+        os.makedirs(d)
+        with open(os.path.join(EXPLICIT_MANIFEST_DIR, "VkLayer_vkleak.json")) as f:
+            text = f.read()
+        text = re.sub(r'"library_path": "[^"]*"', f'"library_path": "{library_path}"', text)
+        with open(os.path.join(d, "VkLayer_vkleak.json"), "w") as f:
+            f.write(text)
+        return d
+
+    def run_with_layer_dir(self, layer_dir):
+        env = base_env(self.tmp)
+        env["VKLEAK_LAYER_DIR"] = layer_dir
+        return vkleak(["run", "--out", self.out, "--", scenario("leak_named_buffers")], env,
+                      expect=2)
+
+    def test_missing_library(self):
+        missing = os.path.join(self.tmp, "gone", "libVkLayer_vkleak.so")
+        proc = self.run_with_layer_dir(self.layer_dir(missing))
+        self.assertIn("vkleak: error: the vkleak layer would not load: its library " + missing +
+                      " (library_path in ", proc.stderr)
+        self.assertIn(") does not exist", proc.stderr)
+        self.assertIn("VK_LOADER_DEBUG", proc.stderr)
+        self.assertNotIn("writing snapshots", proc.stderr)  # the program never ran untracked
+
+    def test_relative_library_path_is_relative_to_the_manifest(self):
+        d = self.layer_dir("./libVkLayer_vkleak.so")
+        shutil.copy(os.path.join(BUILD, "lib", "libVkLayer_vkleak.so"), d)
+        env = base_env(self.tmp)
+        env["VKLEAK_LAYER_DIR"] = d
+        proc = vkleak(["run", "--out", self.out, "--", scenario("leak_named_buffers")], env)
+        self.assertIn("1 problem found", proc.stderr)
+
+    def test_library_that_does_not_load(self):
+        d = self.layer_dir("./libVkLayer_vkleak.so")
+        with open(os.path.join(d, "libVkLayer_vkleak.so"), "w") as f:
+            f.write("not an ELF file\n")
+        proc = self.run_with_layer_dir(d)
+        self.assertIn("cannot be loaded: ", proc.stderr)
+        self.assertIn("libVkLayer_vkleak.so", proc.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
