@@ -294,7 +294,9 @@ std::vector<LabeledStack> RunAnalyzer::stale_stacks(const Finding& f, const Stal
                       {t.target},
                       "at frame " + std::to_string(t.destroyed_frame)};
   if (t.destroy_callsite == kNoCallsiteId)
-    target.note += "; stack not recorded (set destroy_callstacks=true to record destroy stacks)";
+    target.note +=
+        "; stack not recorded (destroy_callstacks was off: vkleak run --destroy-callstacks records "
+        "them)";
   return {std::move(view), std::move(target)};
 }
 

@@ -245,7 +245,7 @@ class MisuseStacksTest(TempDirTestCase):
         return frames
 
     def test_double_destroy(self):
-        self.run_mode("double-destroy")
+        self.run_mode("double-destroy", {"VKLEAK_DESTROY_CALLSTACKS": "false"})
         [(event, snap)] = self.events("invalid_destroy")
         self.assertEqual(event["type"], "VkSampler", event)
         self.assertEqual(self.events("destroyed_in_flight"), [])
@@ -267,12 +267,12 @@ class MisuseStacksTest(TempDirTestCase):
                                     misuse_line("make_sampler(", "VkSampler setup_materials")])
         self.assertIn("setup_materials(", frames[1][0], frames)
         self.assertEqual(event["created"]["frame"], 0, event)
-        # The first destroy is known, its stack only with destroy_callstacks (costly).
+        # The first destroy is known; its stack only with destroy_callstacks (here off).
         self.assertEqual(event["first_destroy"]["frame"], 0, event)
         self.assertIsNone(event["first_destroy"]["callsite"], event)
 
-    def test_double_destroy_with_destroy_callstacks(self):
-        self.run_mode("double-destroy", {"VKLEAK_DESTROY_CALLSTACKS": "true"})
+    def test_double_destroy_first_destroy_stack_by_default(self):
+        self.run_mode("double-destroy")  # destroy_callstacks is on by default (issue 27)
         [(event, snap)] = self.events("invalid_destroy")
         self.require_stacks(event)
         self.assert_stack(snap, event["first_destroy"]["callsite"], "release_materials", (),
@@ -346,7 +346,8 @@ class MisuseStacksTest(TempDirTestCase):
             "double-destroy": ("invalid_destroy", [
                 ("invalid call here", ["shutdown_renderer", "lambda"]),
                 ("created here", ["make_sampler", "setup_materials("]),
-                ("first destroyed here", [])]),
+                # destroy_callstacks is on by default (issue 27): the first destroy's stack.
+                ("first destroyed here", ["release_materials("])]),
             "wrong-device": ("invalid_destroy", [
                 ("invalid call here", ["destroy_with_b("]),
                 ("created here", ["create_named_buffer", "make_on_a("])]),

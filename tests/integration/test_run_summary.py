@@ -161,5 +161,29 @@ class LayerLibraryTest(TempDirTestCase):
         self.assertIn("libVkLayer_vkleak.so", proc.stderr)
 
 
+class DestroyCallstacksTest(TempDirTestCase):
+    """The line to fix for a stale view is where its target was destroyed."""
+
+    def report(self, *run_flags):
+        env = base_env(self.tmp)
+        vkleak(["run", "--out", self.out, "--every", "10", *run_flags, "--",
+                scenario("incident5_bindgroup_cache")], env)
+        return vkleak(["report", self.out, "--color", "never"], env).stdout
+
+    def test_flag_is_in_help(self):
+        help_text = vkleak(["run", "--help"], base_env(self.tmp)).stdout
+        self.assertIn("--destroy-callstacks", help_text)
+        self.assertIn("--no-destroy-callstacks", help_text)
+
+    def test_destroy_callstacks_by_default(self):
+        text = self.report()
+        self.assertRegex(text, r"target destroyed here:\n\s+#0 destroy_texture\(")
+
+    def test_no_destroy_callstacks(self):
+        text = self.report("--no-destroy-callstacks")
+        self.assertNotRegex(text, r"target destroyed here:\n\s+#0 destroy_texture\(")
+        self.assertIn("stack not recorded", text)
+
+
 if __name__ == "__main__":
     unittest.main()
