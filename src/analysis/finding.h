@@ -342,6 +342,17 @@ struct RunReport {
 // The findings document's version (src/schema/vkleak-findings.schema.json).
 inline constexpr int kFindingsVersion = 1;
 
+// How often a suppression rule matched, as LeakSanitizer's "Suppressions used": a rule that
+// matched nothing is listed with 0 (a typo, or a leak fixed since: either way worth a look).
+struct SuppressionUse {
+  std::string rule;  // as written
+  std::string file;  // the suppression file
+  int line = 0;
+  uint64_t findings = 0;
+  uint64_t objects = 0;
+  uint64_t bytes = 0;
+};
+
 // What `vkleak gate` decided.
 struct GateSummary {
   bool pass = true;  // no more new findings than allowed, and every run checked whole
@@ -352,8 +363,9 @@ struct GateSummary {
   uint64_t new_findings = 0;
   uint64_t baseline = 0;
   uint64_t suppressed = 0;
-  uint64_t max_findings = 0;         // new findings allowed
-  std::vector<std::string> fail_on;  // kinds that count
+  uint64_t max_findings = 0;                 // new findings allowed
+  std::vector<std::string> fail_on;          // kinds that count
+  std::vector<SuppressionUse> suppressions;  // every rule, in file order
 };
 
 // What report and gate found: the model every output renders (src/report/).
