@@ -603,8 +603,8 @@ RunReport RunAnalyzer::finish() {
   std::string debug_dirs;
   for (const std::string& dir : debug_file_directories())
     debug_dirs += (debug_dirs.empty() ? "" : ", ") + display_cut(dir);
-  for (const auto& [module, why] : callsites_.modules_without_symbols()) {
-    report_.notes.push_back("call sites in " + display_cut(module) + " are module+offset: " + why +
+  for (const auto& [module, sentence] : callsites_.modules_without_symbols()) {
+    report_.notes.push_back(sentence +
                             " (a stripped build? its debug file is looked up by build-id under " +
                             (debug_dirs.empty() ? "no directory" : debug_dirs) + ")");
   }

@@ -118,6 +118,7 @@ struct Frame {
   std::string module;  // file name of the module, empty when unknown
   // Inlined into the next frame (no call of its own): line is where that one "called" it.
   bool inlined = false;
+  std::string note;  // the symbolizer's, while a call site is built (never rendered)
 };
 
 struct ExampleObject {

@@ -59,9 +59,17 @@ void add_debug_file_directory_option(CLI::App* command) {
       ->option_text("DIR");
 }
 
+void add_startup_frames_option(CLI::App* command) {
+  command->add_flag(
+      "--startup-frames", [](int64_t) { set_show_startup_frames(true); },
+      "Show the C runtime's start-up frames (_start, __libc_start_main, "
+      "__libc_start_call_main) that end every stack of the main thread; hidden by default");
+}
+
 void add_threshold_flags(CLI::App* command, ReportFlags* flags) {
   add_stack_module_option(command);
   add_debug_file_directory_option(command);
+  add_startup_frames_option(command);
   analysis::Thresholds& t = flags->analysis.thresholds;
   const std::string group = "Thresholds (FINDINGS.md explains them)";
   auto frames = CLI::Range(uint32_t{0}, uint32_t{1} << 30);
