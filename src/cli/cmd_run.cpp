@@ -22,6 +22,7 @@
 #include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
 #include "format/snapshot_format.h"
+#include "report/output.h"
 
 namespace vkleak::cli {
 
@@ -284,12 +285,11 @@ void report_incomplete(const std::vector<SnapshotFile>& files, const ChildResult
 
 // One line that says what this run's snapshots show, then the command that shows it all. The
 // last snapshot alone says little (an instance_destroy snapshot after the device_destroy one that
-// holds the leaks is empty), so the whole run is analysed, as vkleak report does (without
-// symbols: only the counts are printed).
+// holds the leaks is empty), so the whole run is analysed, as vkleak report does, and the
+// first-ranked finding is named with its call site: where to look first.
 void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) {
   ReportFlags flags;
   for (const SnapshotFile& f : fresh) flags.inputs.push_back(f.path);
-  flags.analysis.symbolize = false;
   analysis::ReportDocument doc;
   std::string verdict;
   try {
@@ -318,8 +318,16 @@ void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) 
         first = false;
       }
       verdict += "; " + format_count(totals.objects) +
-                 (totals.objects == 1 ? " object, " : " objects, ") + format_bytes(totals.bytes) +
-                 ")";
+                 (totals.objects == 1 ? " object" : " objects") +
+                 (totals.bytes > 0 ? ", " + format_bytes(totals.bytes) : "") + ")";
+      const std::vector<const analysis::Finding*> ranked = analysis::all_findings(doc);
+      if (!ranked.empty()) {
+        const analysis::Finding& top = *ranked.front();
+        const std::string where = analysis::callsite_summary(top);
+        verdict += "; first: " + std::string(analysis::kind_name(top.kind)) + " " +
+                   printable(analysis::finding_title(top), 80) +
+                   (where.empty() ? "" : " at " + printable(where, 120));
+      }
     }
     if (incomplete > 0) verdict += ", but the run was not checked whole (see the warnings above)";
     // "No leaks" from two teardown snapshots says nothing about growth: say what was not judged.

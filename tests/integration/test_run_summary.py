@@ -35,9 +35,12 @@ class VerdictTest(TempDirTestCase):
         verdict, command = last_lines(proc.stderr, 2)
         # The whole run is judged: the device_destroy snapshot holds the leak, the last
         # (instance_destroy) snapshot nothing.
+        # ... and names the first-ranked finding with its call site: where to look.
         self.assertEqual(verdict, "vkleak: 1 problem found (1 leak_at_exit; 3 objects, 12.0 KiB); "
-                                  "growth not judged: too few snapshots during the run (--every N "
-                                  "takes more)")
+                                  "first: leak_at_exit VkBuffer \"leak.*\" at main > "
+                                  "leak_buffers(scenario::Context const&, unsigned int) "
+                                  "(leak_named_buffers.cpp:23); growth not judged: too few "
+                                  "snapshots during the run (--every N takes more)")
         self.assertEqual(command, "vkleak: see the report: vkleak report " + self.out)
         self.assertNotIn("vkleak show", proc.stderr)
         self.assertNotIn("instance_destroy.json", proc.stderr)
