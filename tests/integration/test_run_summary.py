@@ -5,6 +5,7 @@ default directory of run directories, a layer library that would not load, and
 `--destroy-callstacks`."""
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -181,6 +182,15 @@ class DestroyCallstacksTest(TempDirTestCase):
     def test_destroy_callstacks_by_default(self):
         text = self.report()
         self.assertRegex(text, r"target destroyed here:\n\s+#0 destroy_texture\(")
+        # Every format carries the stacks: the findings JSON (which the others render) too.
+        doc = json.loads(vkleak(["report", self.out, "--format", "json"], base_env(self.tmp))
+                         .stdout)
+        [stale] = [f for f in doc["findings"] if f["kind"] == "stale_view"]
+        [target] = [st for st in stale["stacks"] if st["label"] == "target destroyed here"]
+        self.assertTrue(target["frames"][0]["function"].startswith("destroy_texture("), target)
+        for fmt in ("markdown", "junit", "sarif"):
+            out = vkleak(["report", self.out, "--format", fmt], base_env(self.tmp)).stdout
+            self.assertIn("destroy_texture(", out, fmt)
 
     def test_no_destroy_callstacks(self):
         text = self.report("--no-destroy-callstacks")
