@@ -327,6 +327,18 @@ void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) 
         verdict += "; first: " + std::string(analysis::kind_name(top.kind)) + " " +
                    printable(analysis::finding_title(top), 80) +
                    (where.empty() ? "" : " at " + printable(where, 120));
+        // A stale view's line to fix is often where its target was destroyed.
+        for (const analysis::LabeledStack& st : top.stacks) {
+          if (st.label != "target destroyed here" || st.frames.empty()) continue;
+          const analysis::Frame& f = st.frames.front();
+          std::string line = f.function.empty() ? f.text : f.function;
+          if (!f.file.empty()) {
+            const size_t slash = f.file.rfind('/');
+            line += " (" + f.file.substr(slash == std::string::npos ? 0 : slash + 1) + ":" +
+                    std::to_string(f.line) + ")";
+          }
+          verdict += ", its target destroyed at " + printable(line, 120);
+        }
       }
     }
     if (incomplete > 0) verdict += ", but the run was not checked whole (see the warnings above)";

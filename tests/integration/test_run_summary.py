@@ -170,8 +170,8 @@ class DestroyCallstacksTest(TempDirTestCase):
 
     def report(self, *run_flags):
         env = base_env(self.tmp)
-        vkleak(["run", "--out", self.out, "--every", "10", *run_flags, "--",
-                scenario("incident5_bindgroup_cache")], env)
+        self.run_stderr = vkleak(["run", "--out", self.out, "--every", "10", *run_flags, "--",
+                                  scenario("incident5_bindgroup_cache")], env).stderr
         return vkleak(["report", self.out, "--color", "never"], env).stdout
 
     def test_flag_is_in_help(self):
@@ -182,6 +182,12 @@ class DestroyCallstacksTest(TempDirTestCase):
     def test_destroy_callstacks_by_default(self):
         text = self.report()
         self.assertRegex(text, r"target destroyed here:\n\s+#0 destroy_texture\(")
+        # The run's verdict names that line already.
+        self.assertRegex(self.run_stderr, r"first: stale_view VkDescriptorSet \"bindgroup\.\*\" at "
+                         r"main > BindGroupCache::get\(Texture const&\) "
+                         r"\(incident5_bindgroup_cache\.cpp:\d+\), its target destroyed at "
+                         r"destroy_texture\(scenario::Context const&, Texture&\) "
+                         r"\(incident5_bindgroup_cache\.cpp:\d+\)")
         # Every format carries the stacks: the findings JSON (which the others render) too.
         doc = json.loads(vkleak(["report", self.out, "--format", "json"], base_env(self.tmp))
                          .stdout)
@@ -196,6 +202,7 @@ class DestroyCallstacksTest(TempDirTestCase):
         text = self.report("--no-destroy-callstacks")
         self.assertNotRegex(text, r"target destroyed here:\n\s+#0 destroy_texture\(")
         self.assertIn("stack not recorded", text)
+        self.assertNotIn("its target destroyed at", self.run_stderr)
 
 
 if __name__ == "__main__":
