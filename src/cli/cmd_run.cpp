@@ -19,6 +19,7 @@
 #include "cli/common.h"
 #include "cli/layer_locator.h"
 #include "cli/report_options.h"
+#include "core/glob.h"
 #include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
 #include "format/snapshot_format.h"
@@ -93,6 +94,21 @@ std::string append_to_list(const std::string& list, const std::string& item) {
 std::string getenv_string(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
+}
+
+// Whether the loader's VK_LOADER_LAYERS_DISABLE filter (comma-separated: ~all~, ~explicit~,
+// ~implicit~, names with * at either end) matches the vkleak layer, an explicit layer.
+bool loader_filter_disables(const std::string& filter) {
+  size_t start = 0;
+  while (start <= filter.size()) {
+    const size_t end = std::min(filter.find(',', start), filter.size());
+    const std::string item = filter.substr(start, end - start);
+    if (item == "~all~" || item == "~explicit~" ||
+        (!item.empty() && glob_matches(item, kLayerName)))
+      return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 // The child's environment: ours with the changes applied.
@@ -436,6 +452,16 @@ int run_command(const RunOptions& options) {
   }
   if (options.destroy_callstacks >= 0) {
     env["VKLEAK_DESTROY_CALLSTACKS"] = options.destroy_callstacks ? "true" : "false";
+  }
+  // VK_LOADER_LAYERS_DISABLE (~all~, ~explicit~, a glob) makes the loader drop the layer
+  // silently, VK_INSTANCE_LAYERS or not; its enable filter wins over the disable filter. Only
+  // then is the layer named there too (comma-separated, the loader's filter syntax).
+  if (loader_filter_disables(getenv_string("VK_LOADER_LAYERS_DISABLE"))) {
+    print_note(std::string("VK_LOADER_LAYERS_DISABLE would disable ") + kLayerName +
+               ": adding it to VK_LOADER_LAYERS_ENABLE, which wins");
+    const std::string enabled = getenv_string("VK_LOADER_LAYERS_ENABLE");
+    env["VK_LOADER_LAYERS_ENABLE"] =
+        enabled.empty() ? std::string(kLayerName) : enabled + "," + kLayerName;
   }
 
   const std::set<std::string> before = snapshot_files(out);

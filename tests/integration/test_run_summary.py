@@ -165,6 +165,31 @@ class LayerLibraryTest(TempDirTestCase):
         self.assertIn("libVkLayer_vkleak.so", proc.stderr)
 
 
+class LoaderFilterTest(TempDirTestCase):
+    """VK_LOADER_LAYERS_DISABLE=~all~ or ~explicit~ in the user's environment made the loader drop
+    the layer silently: no snapshot, exit 0. vkleak run enables it through the loader's enable
+    filter, which wins, and says so."""
+
+    def test_disabled_by_the_loader_filter(self):
+        for disable in ("VK_LAYER_MESA_device_select,~explicit~", "~all~", "VK_LAYER_VKLEAK_*"):
+            with self.subTest(disable=disable):
+                shutil.rmtree(self.out, ignore_errors=True)
+                env = base_env(self.tmp)
+                env["VK_LOADER_LAYERS_DISABLE"] = disable
+                proc = vkleak(["run", "--out", self.out, "--", scenario("leak_named_buffers")],
+                              env)
+                self.assertIn("vkleak: VK_LOADER_LAYERS_DISABLE would disable "
+                              "VK_LAYER_VKLEAK_tracker: adding it to VK_LOADER_LAYERS_ENABLE",
+                              proc.stderr)
+                self.assertIn("1 problem found", proc.stderr)
+
+    def test_other_filters_are_left_alone(self):
+        proc = vkleak(["run", "--out", self.out, "--", scenario("leak_named_buffers")],
+                      base_env(self.tmp))  # disables VK_LAYER_MESA_device_select only
+        self.assertNotIn("VK_LOADER_LAYERS_ENABLE", proc.stderr)
+        self.assertIn("1 problem found", proc.stderr)
+
+
 class DestroyCallstacksTest(TempDirTestCase):
     """The line to fix for a stale view is where its target was destroyed."""
 
