@@ -26,8 +26,8 @@ scenario() {
 
 scenario growth incident1_wrapper_growth --frames 150
 scenario retained incident2_resized_view_cache --frames 100
-VKLEAK_DESTROY_CALLSTACKS=true scenario stale_view incident5_bindgroup_cache
+scenario stale_view incident5_bindgroup_cache
 scenario destroyed_in_flight incident3_early_free
 scenario orphaned_memory incident4_orphaned_memory
 scenario leak_at_exit leak_named_buffers
-VKLEAK_DESTROY_CALLSTACKS=true scenario invalid_destroy misuse --mode double-destroy
+scenario invalid_destroy misuse --mode double-destroy

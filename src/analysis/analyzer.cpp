@@ -315,7 +315,9 @@ std::vector<LabeledStack> RunAnalyzer::stale_stacks(const Finding& f, const Stal
                       {t.target},
                       "at frame " + std::to_string(t.destroyed_frame)};
   if (t.destroy_callsite == kNoCallsiteId)
-    target.note += "; stack not recorded (set destroy_callstacks=true to record destroy stacks)";
+    target.note +=
+        "; stack not recorded (destroy_callstacks was off: vkleak run --destroy-callstacks records "
+        "them)";
   return {std::move(view), std::move(target)};
 }
 
@@ -326,6 +328,7 @@ void RunAnalyzer::judge_accumulation_of_groups() {
   const size_t points = frames_.size() - first_point_;
   judged_ = points >= std::max<uint32_t>(t.growth_min_snapshots, 2);
   if (!judged_) {
+    report_.accumulation_judged = false;
     report_.notes.push_back(
         "growth, retained objects, views that pin them and orphaned memory not judged: " +
         std::to_string(points) + " snapshot(s) taken during the run after the warm-up (frame " +
@@ -625,8 +628,8 @@ RunReport RunAnalyzer::finish() {
   std::string debug_dirs;
   for (const std::string& dir : debug_file_directories())
     debug_dirs += (debug_dirs.empty() ? "" : ", ") + display_cut(dir);
-  for (const auto& [module, why] : callsites_.modules_without_symbols()) {
-    report_.notes.push_back("call sites in " + display_cut(module) + " are module+offset: " + why +
+  for (const auto& [module, sentence] : callsites_.modules_without_symbols()) {
+    report_.notes.push_back(sentence +
                             " (a stripped build? its debug file is looked up by build-id under " +
                             (debug_dirs.empty() ? "no directory" : debug_dirs) + ")");
   }

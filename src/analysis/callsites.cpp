@@ -3,6 +3,8 @@
 #include <set>
 #include <utility>
 
+#include "core/escape.h"
+#include "core/format.h"
 #include "core/hex.h"
 #include "core/module_map.h"
 
@@ -77,12 +79,41 @@ const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
       frame.line = f.line;
       frame.module = f.module_name;
       frame.inlined = f.inlined;
-      if (!f.note.empty() && !f.module_name.empty())
-        without_symbols_.try_emplace(f.module_name, f.note);
+      frame.note = f.note;
       entry.frames.push_back(std::move(frame));
     }
   }
+  // One place for every output: the C runtime's start-up frames are not shown.
+  trim_startup_frames(&entry.frames,
+                      [](const Frame& f) -> const std::string& { return f.function; });
+  for (Frame& frame : entry.frames) {
+    if (frame.module.empty()) continue;
+    ModuleSymbols& m = modules_[frame.module];
+    ++m.frames;
+    if (!frame.function.empty()) ++m.with_function;
+    if (!frame.note.empty() && frame.note != "no symbols") m.note = frame.note;
+    frame.note.clear();
+  }
   return entry.frames;
+}
+
+std::map<std::string, std::string> CallsiteTable::modules_without_symbols() const {
+  std::map<std::string, std::string> out;
+  if (!symbolize_) return out;  // module+offset was asked for, not a lack of symbols
+  for (const auto& [name, m] : modules_) {
+    const std::string module = display_cut(name);
+    if (!m.note.empty()) {
+      out.emplace(name, "call sites in " + module + " are module+offset: " + m.note);
+    } else if (m.with_function == 0) {
+      out.emplace(name, "call sites in " + module + " are module+offset: no symbols");
+    } else if (m.with_function < m.frames) {
+      // Exported names resolve, the rest of a stripped build does not.
+      out.emplace(name, format_count(m.frames - m.with_function) + " of " + format_count(m.frames) +
+                            " frames in " + module +
+                            " are module+offset: only its exported functions have names");
+    }
+  }
+  return out;
 }
 
 }  // namespace vkleak::analysis

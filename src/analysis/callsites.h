@@ -33,11 +33,11 @@ class CallsiteTable {
   // frame is there (then all, each text marked "[Vulkan stack]"). Empty for kNoCallsiteId.
   const std::vector<Frame>& frames(uint32_t id);
 
-  // Modules of the frames symbolized so far that had no symbols at all, with the symbolizer's
-  // reason ("no symbols", "file not found", "build-id mismatch").
-  const std::map<std::string, std::string>& modules_without_symbols() const {
-    return without_symbols_;
-  }
+  // Modules of the frames symbolized so far that have frames without a function name, each with
+  // a sentence that says so and why: the symbolizer's reason for the whole module ("file not
+  // found", "build-id mismatch"), no symbols at all, or only some frames (a stripped build
+  // whose exported functions still have names). Frames not shown (start-up code) do not count.
+  std::map<std::string, std::string> modules_without_symbols() const;
 
  private:
   struct Entry {
@@ -56,7 +56,12 @@ class CallsiteTable {
   std::unordered_map<std::string, uint32_t> by_key_;
   std::vector<Entry> entries_;
   std::map<uint64_t, Process> processes_;  // by pid
-  std::map<std::string, std::string> without_symbols_;
+  struct ModuleSymbols {
+    uint64_t frames = 0;         // frames shown from this module
+    uint64_t with_function = 0;  // of them, with a function name
+    std::string note;            // the symbolizer's reason for the whole module, if any
+  };
+  std::map<std::string, ModuleSymbols> modules_;  // by module file name
 };
 
 }  // namespace vkleak::analysis

@@ -118,6 +118,7 @@ struct Frame {
   std::string module;  // file name of the module, empty when unknown
   // Inlined into the next frame (no call of its own): line is where that one "called" it.
   bool inlined = false;
+  std::string note;  // the symbolizer's, while a call site is built (never rendered)
 };
 
 struct ExampleObject {
@@ -329,6 +330,9 @@ struct RunReport {
   std::string frame_boundary;
   std::vector<SnapshotInfo> snapshots;
   std::vector<std::string> notes;  // what the analysis could not check, and why
+  // false: too few snapshots during the run to judge growth, retained, orphaned_memory and
+  // pinning stale_view (a note says so).
+  bool accumulation_judged = true;
   // Why the snapshots do not cover the whole run (empty: they do); a gate fails such a run.
   std::vector<std::string> incomplete;
   std::string crash_signal;       // "SIGSEGV" when the run crashed
@@ -341,6 +345,17 @@ struct RunReport {
 // The findings document's version (src/schema/vkleak-findings.schema.json).
 inline constexpr int kFindingsVersion = 1;
 
+// How often a suppression rule matched, as LeakSanitizer's "Suppressions used": a rule that
+// matched nothing is listed with 0 (a typo, or a leak fixed since: either way worth a look).
+struct SuppressionUse {
+  std::string rule;  // as written
+  std::string file;  // the suppression file
+  int line = 0;
+  uint64_t findings = 0;
+  uint64_t objects = 0;
+  uint64_t bytes = 0;
+};
+
 // What `vkleak gate` decided.
 struct GateSummary {
   bool pass = true;  // no more new findings than allowed, and every run checked whole
@@ -351,8 +366,9 @@ struct GateSummary {
   uint64_t new_findings = 0;
   uint64_t baseline = 0;
   uint64_t suppressed = 0;
-  uint64_t max_findings = 0;         // new findings allowed
-  std::vector<std::string> fail_on;  // kinds that count
+  uint64_t max_findings = 0;                 // new findings allowed
+  std::vector<std::string> fail_on;          // kinds that count
+  std::vector<SuppressionUse> suppressions;  // every rule, in file order
 };
 
 // What report and gate found: the model every output renders (src/report/).

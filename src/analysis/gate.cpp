@@ -9,12 +9,26 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
   for (FindingKind k : kAllKinds) {
     if (policy.fail_on.empty() || policy.fail_on.count(k)) summary.fail_on.push_back(kind_name(k));
   }
+  if (suppressions != nullptr) {
+    for (const SuppressionRule& rule : suppressions->rules()) {
+      SuppressionUse use;
+      use.rule = rule.text;
+      use.file = suppressions->path();
+      use.line = rule.line;
+      summary.suppressions.push_back(std::move(use));
+    }
+  }
   for (RunReport& run : doc->runs) {
     for (Finding& f : run.findings) {
       if (const SuppressionRule* rule = suppressions ? suppressions->match(f) : nullptr) {
         f.status = "suppressed";
         f.suppressed_by = rule->text;
         ++summary.suppressed;
+        SuppressionUse& use =
+            summary.suppressions[static_cast<size_t>(rule - suppressions->rules().data())];
+        ++use.findings;
+        use.objects += f.count;
+        use.bytes += f.bytes;
       } else if (baseline != nullptr && baseline->contains(f)) {
         f.status = "baseline";
         ++summary.baseline;

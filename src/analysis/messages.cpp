@@ -19,11 +19,16 @@ std::string frame_range(uint64_t first, uint64_t last) {
                        : "frames " + std::to_string(first) + "-" + std::to_string(last);
 }
 
-std::string subject(const Finding& f) {
-  std::string s = plural(f.count, f.object_type);
+// "3 VkImageView \"view.*\"", or "3 VkImageView" for unnamed objects (no stray space).
+std::string subject(const Finding& f, uint64_t count) {
+  std::string s = plural(count, f.object_type);
   const std::string name = quoted_pattern(f);
   if (!name.empty()) s += " " + name;
   return s;
+}
+
+std::string subject(const Finding& f) {
+  return subject(f, f.count);
 }
 
 // ", with their 300 VkDeviceMemory (18.8 MiB)", "; holding 33 VkDescriptorSet"
@@ -100,15 +105,14 @@ std::string retained_message(const Finding& f, const Hits& h, const Thresholds& 
 std::string stale_message(const Finding& f, const Hits& h, const Thresholds& t) {
   std::string text;
   if (h.stale_pinning > 0) {
-    text += plural(h.stale_pinning, f.object_type) + " " + quoted_pattern(f) +
-            (h.stale_pinning == 1 ? " pins" : " pin") + " retained objects (unused for " +
-            std::to_string(t.min_frames_unused) + "+ frames, superseded), keeping " +
-            format_bytes(f.bytes) + " alive";
+    text += subject(f, h.stale_pinning) + (h.stale_pinning == 1 ? " pins" : " pin") +
+            " retained objects (unused for " + std::to_string(t.min_frames_unused) +
+            "+ frames, superseded), keeping " + format_bytes(f.bytes) + " alive";
   }
   if (h.stale_dangling > 0) {
     if (!text.empty()) text += "; ";
-    text += plural(h.stale_dangling, f.object_type) + " " + quoted_pattern(f) +
-            (h.stale_dangling == 1 ? " references" : " reference") + " destroyed objects";
+    text += subject(f, h.stale_dangling) + (h.stale_dangling == 1 ? " references" : " reference") +
+            " destroyed objects";
     if (h.stale_first_destroyed) {
       text +=
           " (destroyed in " + frame_range(*h.stale_first_destroyed, *h.stale_last_destroyed) + ")";

@@ -32,6 +32,7 @@ bool frame_matches(const std::string& glob, const Frame& f) {
 
 Suppressions Suppressions::parse(const std::string& text, const std::string& path) {
   Suppressions out;
+  out.path_ = path;
   std::istringstream in(text);
   std::string raw;
   int number = 0;
@@ -83,7 +84,16 @@ Suppressions Suppressions::parse(const std::string& text, const std::string& pat
     // A kind that matches no kind at all is a typo that would silently suppress nothing.
     bool any = false;
     for (FindingKind k : kAllKinds) any |= glob_match(rule.kind, kind_name(k));
-    if (!any) throw error("'" + rule.kind + "' matches no finding kind");
+    if (!any) {
+      std::string kinds;
+      for (FindingKind k : kAllKinds)
+        kinds += std::string(kinds.empty() ? "" : ", ") + kind_name(k);
+      std::string message = "'" + rule.kind + "' matches no finding kind; the kinds are " + kinds +
+                            ", and * matches any";
+      // LeakSanitizer's habit: its leak: is what vkleak calls leak_at_exit.
+      if (rule.kind == "leak") message += " (LeakSanitizer's leak: is leak_at_exit: here)";
+      throw error(message);
+    }
     out.rules_.push_back(std::move(rule));
   }
   return out;

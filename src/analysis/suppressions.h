@@ -44,9 +44,12 @@ class Suppressions {
   // The first rule matching f, or nullptr.
   const SuppressionRule* match(const Finding& f) const;
   const std::vector<SuppressionRule>& rules() const { return rules_; }
+  // The file the rules came from.
+  const std::string& path() const { return path_; }
 
  private:
   std::vector<SuppressionRule> rules_;
+  std::string path_;
 };
 
 }  // namespace vkleak::analysis

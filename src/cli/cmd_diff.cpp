@@ -31,6 +31,7 @@ CLI::App* add_diff_command(CLI::App* app, DiffFlags* flags) {
       ->option_text("N");
   add_stack_module_option(diff);
   add_debug_file_directory_option(diff);
+  add_startup_frames_option(diff);
   diff->add_flag(
       "--no-symbolize", [flags](int64_t) { flags->analysis.symbolize = false; },
       "Call sites as module+offset, without reading any binary");

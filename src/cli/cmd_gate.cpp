@@ -1,5 +1,6 @@
 #include "cli/cmd_gate.h"
 
+#include <iostream>
 #include <optional>
 #include <stdexcept>
 
@@ -45,6 +46,33 @@ CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
   return gate;
 }
 
+namespace {
+
+// As LeakSanitizer's "Suppressions used", on stderr whatever the format: what each rule matched,
+// and a warning for each rule that matched nothing (a typo, or a leak fixed since).
+void print_suppressions_used(const analysis::GateSummary& summary) {
+  if (summary.suppressions.empty()) return;
+  Table table;
+  table.add_column("findings", Table::Align::kRight);
+  table.add_column("objects", Table::Align::kRight);
+  table.add_column("bytes", Table::Align::kRight);
+  table.add_column("rule", Table::Align::kLeft);
+  for (const analysis::SuppressionUse& u : summary.suppressions) {
+    table.add_row({format_count(u.findings), format_count(u.objects), format_bytes(u.bytes),
+                   printable(u.rule) + "  (" + printable(u.file) + ":" + std::to_string(u.line) +
+                       (u.findings == 0 ? ", unused" : "") + ")"});
+  }
+  std::cerr << "Suppressions used:\n" << table.render(Style(false), 2);
+  for (const analysis::SuppressionUse& u : summary.suppressions) {
+    if (u.findings > 0) continue;
+    print_warning(printable(u.file) + ":" + std::to_string(u.line) + ": suppression rule '" +
+                  printable(u.rule) +
+                  "' matched no finding: remove it if what it was for is fixed");
+  }
+}
+
+}  // namespace
+
 int gate_command(const GateFlags& flags) {
   // Policy files first: a typo there should fail fast, before minutes of reading.
   std::optional<analysis::Suppressions> suppressions;
@@ -75,6 +103,7 @@ int gate_command(const GateFlags& flags) {
       &doc, suppressions ? &*suppressions : nullptr, baseline ? &*baseline : nullptr, policy);
   const int written = write_outputs(doc, flags.report);
   if (written != kExitOk) return written;
+  print_suppressions_used(summary);
   for (const analysis::RunReport& run : doc.runs) {
     for (const std::string& problem : run.incomplete) {
       const std::string line =

@@ -15,11 +15,15 @@
 #include <set>
 
 #include "analysis/completeness.h"
+#include "analysis/problems.h"
 #include "cli/common.h"
 #include "cli/layer_locator.h"
+#include "cli/report_options.h"
+#include "core/glob.h"
 #include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
 #include "format/snapshot_format.h"
+#include "report/output.h"
 
 namespace vkleak::cli {
 
@@ -50,6 +54,15 @@ CLI::App* add_run_command(CLI::App* app, RunOptions* options) {
                       "unwound once per call chain, ~10 ns a frame)")
       ->check(CLI::Range(int64_t{0}, int64_t{kMaxCallstackDepth}))
       ->option_text("N");
+  run->add_flag(
+      "--destroy-callstacks", [options](int64_t) { options->destroy_callstacks = 1; },
+      "Record the stack of every destroy and free, so that a stale view says where its "
+      "target was destroyed and a double destroy where it was first destroyed (the layer's "
+      "destroy_callstacks; on by default, a few ns a destroy)");
+  run->add_flag(
+      "--no-destroy-callstacks", [options](int64_t) { options->destroy_callstacks = 0; },
+      "Record destroy stacks only for destroys in flight and invalid ones (saves 2-5 ns a "
+      "create/destroy pair)");
   run->add_option("APP", options->command, "The application and its arguments, after --")
       ->required();
   return run;
@@ -81,6 +94,21 @@ std::string append_to_list(const std::string& list, const std::string& item) {
 std::string getenv_string(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
+}
+
+// Whether the loader's VK_LOADER_LAYERS_DISABLE filter (comma-separated: ~all~, ~explicit~,
+// ~implicit~, names with * at either end) matches the vkleak layer, an explicit layer.
+bool loader_filter_disables(const std::string& filter) {
+  size_t start = 0;
+  while (start <= filter.size()) {
+    const size_t end = std::min(filter.find(',', start), filter.size());
+    const std::string item = filter.substr(start, end - start);
+    if (item == "~all~" || item == "~explicit~" ||
+        (!item.empty() && glob_matches(item, kLayerName)))
+      return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 // The child's environment: ours with the changes applied.
@@ -281,6 +309,74 @@ void report_incomplete(const std::vector<SnapshotFile>& files, const ChildResult
   }
 }
 
+// One line that says what this run's snapshots show, then the command that shows it all. The
+// last snapshot alone says little (an instance_destroy snapshot after the device_destroy one that
+// holds the leaks is empty), so the whole run is analysed, as vkleak report does, and the
+// first-ranked finding is named with its call site: where to look first.
+void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) {
+  ReportFlags flags;
+  for (const SnapshotFile& f : fresh) flags.inputs.push_back(f.path);
+  analysis::ReportDocument doc;
+  std::string verdict;
+  try {
+    doc = analyse_inputs(flags);
+  } catch (const SnapshotError& e) {
+    print_warning(e.what());
+    verdict = "could not analyse this run's snapshots";
+  }
+  if (verdict.empty()) {
+    const analysis::ProblemTotals totals = analysis::problem_totals(doc);
+    std::map<std::string, uint64_t> kinds;
+    size_t unjudged = 0, incomplete = 0;
+    for (const analysis::RunReport& r : doc.runs) {
+      for (const analysis::Finding& f : r.findings) ++kinds[analysis::kind_name(f.kind)];
+      unjudged += r.accumulation_judged ? 0 : 1;
+      incomplete += r.incomplete.empty() ? 0 : 1;
+    }
+    if (totals.problems == 0) {
+      verdict = unjudged > 0 ? "no leaks found at exit" : "no leaks found";
+    } else {
+      verdict = std::to_string(totals.problems) +
+                (totals.problems == 1 ? " problem found" : " problems found") + " (";
+      bool first = true;
+      for (const auto& [kind, n] : kinds) {
+        verdict += (first ? "" : ", ") + format_count(n) + " " + kind;
+        first = false;
+      }
+      verdict += "; " + format_count(totals.objects) +
+                 (totals.objects == 1 ? " object" : " objects") +
+                 (totals.bytes > 0 ? ", " + format_bytes(totals.bytes) : "") + ")";
+      const std::vector<const analysis::Finding*> ranked = analysis::all_findings(doc);
+      if (!ranked.empty()) {
+        const analysis::Finding& top = *ranked.front();
+        const std::string where = analysis::callsite_summary(top);
+        verdict += "; first: " + std::string(analysis::kind_name(top.kind)) + " " +
+                   printable(analysis::finding_title(top), 80) +
+                   (where.empty() ? "" : " at " + printable(where, 120));
+        // A stale view's line to fix is often where its target was destroyed.
+        for (const analysis::LabeledStack& st : top.stacks) {
+          if (st.label != "target destroyed here" || st.frames.empty()) continue;
+          const analysis::Frame& f = st.frames.front();
+          std::string line = f.function.empty() ? f.text : f.function;
+          if (!f.file.empty()) {
+            const size_t slash = f.file.rfind('/');
+            line += " (" + f.file.substr(slash == std::string::npos ? 0 : slash + 1) + ":" +
+                    std::to_string(f.line) + ")";
+          }
+          verdict += ", its target destroyed at " + printable(line, 120);
+        }
+      }
+    }
+    if (incomplete > 0) verdict += ", but the run was not checked whole (see the warnings above)";
+    // "No leaks" from two teardown snapshots says nothing about growth: say what was not judged.
+    if (unjudged > 0) {
+      verdict += "; growth not judged: too few snapshots during the run (--every N takes more)";
+    }
+  }
+  print_note(verdict);
+  print_note("see the report: vkleak report " + shell_quoted(dir.string()));
+}
+
 void print_summary(const fs::path& dir, const std::set<std::string>& before,
                    const ChildResult& child) {
   const std::set<std::string> after = snapshot_files(dir);
@@ -307,16 +403,17 @@ void print_summary(const fs::path& dir, const std::set<std::string>& before,
       print_warning("this run wrote no snapshot: the program exited with status " +
                     std::to_string(child.exit_code) +
                     " without one; either it never created a Vulkan instance with the layer "
-                    "(VKLEAK_LOG_LEVEL=info says whether the layer was loaded), or it ended "
+                    "(VK_LOADER_DEBUG=layer shows whether the loader put " +
+                    std::string(kLayerName) +
+                    " in the instance's chain; VKLEAK_LOG_LEVEL=info makes the layer say "
+                    "\"tracking instance\" when it is), or it ended "
                     "through _exit() or quick_exit() (which run no exit handlers), or the "
                     "snapshot at exit is off (VKLEAK_SNAPSHOT_AT_EXIT)");
     }
     return;
   }
   report_incomplete(fresh, child);
-  const std::string last = !fresh.empty() ? fresh.back().path : (dir / *after.rbegin()).string();
-  print_note("last: " + last);
-  print_note("view it with: vkleak show " + shell_quoted(last));
+  print_verdict(fresh, dir);
 }
 
 }  // namespace
@@ -325,6 +422,18 @@ int run_command(const RunOptions& options) {
   const LayerSearch layer = locate_layer_dir(current_layer_search_inputs());
   if (layer.dir.empty()) {
     print_error(layer.error);
+    return kExitUsage;
+  }
+  // The loader skips a layer whose library does not load and runs the program without it
+  // (vkCreateInstance still succeeds): the run would end with no snapshot and no error. Say it
+  // now, with the dynamic linker's reason, instead of running the program untracked.
+  if (const std::string why = check_layer_library(layer.dir); !why.empty()) {
+    print_error(std::string("the vkleak layer would not load: ") + why +
+                ". The Vulkan loader would skip " + kLayerName +
+                " and run the program untracked (VK_LOADER_DEBUG=error,warn,layer shows what "
+                "it loads). Rebuild or reinstall vkleak, or set VKLEAK_LAYER_DIR to a directory "
+                "whose " +
+                kManifestName + " names a library that loads");
     return kExitUsage;
   }
 
@@ -350,6 +459,19 @@ int run_command(const RunOptions& options) {
   if (!options.frame_boundary.empty()) env["VKLEAK_FRAME_BOUNDARY"] = options.frame_boundary;
   if (options.callstack_depth >= 0) {
     env["VKLEAK_CALLSTACK_DEPTH"] = std::to_string(options.callstack_depth);
+  }
+  if (options.destroy_callstacks >= 0) {
+    env["VKLEAK_DESTROY_CALLSTACKS"] = options.destroy_callstacks ? "true" : "false";
+  }
+  // VK_LOADER_LAYERS_DISABLE (~all~, ~explicit~, a glob) makes the loader drop the layer
+  // silently, VK_INSTANCE_LAYERS or not; its enable filter wins over the disable filter. Only
+  // then is the layer named there too (comma-separated, the loader's filter syntax).
+  if (loader_filter_disables(getenv_string("VK_LOADER_LAYERS_DISABLE"))) {
+    print_note(std::string("VK_LOADER_LAYERS_DISABLE would disable ") + kLayerName +
+               ": adding it to VK_LOADER_LAYERS_ENABLE, which wins");
+    const std::string enabled = getenv_string("VK_LOADER_LAYERS_ENABLE");
+    env["VK_LOADER_LAYERS_ENABLE"] =
+        enabled.empty() ? std::string(kLayerName) : enabled + "," + kLayerName;
   }
   // A program ending in _exit()/_Exit() (a browser's GPU process) still gets its exit snapshot:
   // the hook library tells the layer (layer/src/preload/exit_hook.h). After what is preloaded

@@ -13,6 +13,7 @@ struct RunOptions {
   int64_t every = 0;             // 0: not given
   std::string frame_boundary;    // empty: not given
   int64_t callstack_depth = -1;  // -1: not given
+  int destroy_callstacks = -1;   // -1: not given, 0: --no-destroy-callstacks, 1: on
   std::vector<std::string> command;
 };
 

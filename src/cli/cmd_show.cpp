@@ -36,6 +36,7 @@ CLI::App* add_show_command(CLI::App* app, ShowOptions* options) {
                  "Print call-site frames as module+offset without reading any binary");
   add_stack_module_option(show);
   add_debug_file_directory_option(show);
+  add_startup_frames_option(show);
   return show;
 }
 
@@ -86,6 +87,10 @@ ShowData collect(const Snapshot& snapshot, const ShowOptions& options, Symbolize
           view.inlined_into.push_back(c + 1 < chain.size() ? &chain[c + 1].function : nullptr);
         }
       }
+      // As report shows them: without the C runtime's start-up frames.
+      trim_startup_frames(
+          &view.frames, [](const SymbolizedFrame* f) -> const std::string& { return f->function; });
+      view.inlined_into.resize(view.frames.size());
     }
     data.shown.push_back(std::move(view));
   }

@@ -1,9 +1,17 @@
 #include "cli/layer_locator.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 
 namespace vkleak::cli {
@@ -78,18 +86,85 @@ LayerSearch locate_layer_dir(const LayerSearchInputs& in) {
   return search;
 }
 
+namespace {
+
+// dlopen's error for path in a forked child ("" when it loads), or nullopt when no child could run.
+std::optional<std::string> dlopen_error(const std::string& path) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {
+      const char* error = ::dlerror();
+      const std::string text = error ? error : "dlopen failed";
+      [[maybe_unused]] ssize_t n = ::write(fds[1], text.data(), text.size());
+    }
+    ::_exit(0);  // no exit handlers, no static destructors of what was loaded
+  }
+  ::close(fds[1]);
+  std::string error;
+  char buffer[512];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || error.size() > 4096) break;
+    error.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status)) return std::nullopt;  // it crashed loading: let the loader say
+  return error;
+}
+
+}  // namespace
+
+std::string manifest_library(const std::string& dir, std::string* error) {
+  const fs::path manifest = fs::path(dir) / kManifestName;
+  std::string library;
+  try {
+    std::ifstream in(manifest);
+    const nlohmann::json json = nlohmann::json::parse(in);
+    library = json.at("layer").at("library_path").get<std::string>();
+  } catch (const std::exception& e) {
+    *error = "its manifest " + manifest.string() + " cannot be read: " + e.what();
+    return "";
+  }
+  if (library.find('/') == std::string::npos) return library;
+  // The loader's rule: a relative path is relative to the manifest's directory.
+  const fs::path p(library);
+  return (p.is_absolute() ? p : fs::path(dir) / p).lexically_normal().string();
+}
+
+std::string check_layer_library(const std::string& dir) {
+  const fs::path manifest = fs::path(dir) / kManifestName;
+  std::string unreadable;
+  const std::string path = manifest_library(dir, &unreadable);
+  if (path.empty()) return unreadable;
+  if (path.find('/') != std::string::npos) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      return "its library " + path + " (library_path in " + manifest.string() + ") does not exist";
+    }
+  }
+  const std::optional<std::string> error = dlopen_error(path);
+  if (!error || error->empty()) return "";
+  return "its library " + path + " (library_path in " + manifest.string() +
+         ") cannot be loaded: " + *error;
+}
+
 std::string exit_hook_library(const std::string& manifest_dir) {
-  std::ifstream in(fs::path(manifest_dir) / kManifestName);
-  const nlohmann::json manifest = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!manifest.is_object() || !manifest.contains("layer") || !manifest["layer"].is_object())
-    return {};
-  const nlohmann::json& path = manifest["layer"].value("library_path", nlohmann::json());
-  if (!path.is_string()) return {};
-  const fs::path library = path.get<std::string>();
-  if (!library.has_parent_path()) return {};
-  const fs::path dir =
-      (library.is_absolute() ? library : fs::path(manifest_dir) / library).parent_path();
-  const fs::path hook = dir / VKLEAK_EXIT_HOOK_LIBRARY;
+  std::string error;
+  const fs::path library = manifest_library(manifest_dir, &error);
+  if (!library.has_parent_path()) return {};  // unreadable, or a bare name
+  const fs::path hook = library.parent_path() / VKLEAK_EXIT_HOOK_LIBRARY;
   std::error_code ec;
   return fs::is_regular_file(hook, ec) ? absolute_string(hook) : std::string();
 }

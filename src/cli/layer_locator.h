@@ -26,9 +26,21 @@ struct LayerSearchInputs {
 // <exe dir>/../share/vulkan/explicit_layer.d (an installed vkleak).
 LayerSearch locate_layer_dir(const LayerSearchInputs& inputs);
 
-// libvkleak_exit_hook.so beside the layer library the manifest in `manifest_dir` names (its
-// library_path, relative to the manifest or absolute); empty when the manifest names a bare
-// file name (found by the loader's search) or the library is not there.
+// The layer library the manifest in dir names, as the loader reads library_path: relative to
+// the manifest's directory when it has a '/', else a bare name the dynamic linker searches.
+// Empty with *error set when the manifest cannot be read.
+std::string manifest_library(const std::string& dir, std::string* error);
+
+// Whether the layer library that the manifest in dir names would load, as the Vulkan loader
+// loads it: library_path relative to the manifest's directory when it has a '/', else searched
+// by the dynamic linker; dlopen(RTLD_NOW | RTLD_LOCAL) in a forked child, so that nothing of the
+// library stays in this process. Empty when it loads, else why not (the loader would skip the
+// layer without failing vkCreateInstance, and the program would run untracked).
+std::string check_layer_library(const std::string& dir);
+
+// libvkleak_exit_hook.so beside the layer library the manifest in `manifest_dir` names (see
+// manifest_library); empty when the manifest names a bare file name (found by the dynamic
+// linker's search) or the hook library is not there.
 std::string exit_hook_library(const std::string& manifest_dir);
 
 // The inputs of this process: environment, /proc/self/exe and the compiled-in build paths.

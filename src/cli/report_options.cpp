@@ -4,9 +4,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -56,9 +59,17 @@ void add_debug_file_directory_option(CLI::App* command) {
       ->option_text("DIR");
 }
 
+void add_startup_frames_option(CLI::App* command) {
+  command->add_flag(
+      "--startup-frames", [](int64_t) { set_show_startup_frames(true); },
+      "Show the C runtime's start-up frames (_start, __libc_start_main, "
+      "__libc_start_call_main) that end every stack of the main thread; hidden by default");
+}
+
 void add_threshold_flags(CLI::App* command, ReportFlags* flags) {
   add_stack_module_option(command);
   add_debug_file_directory_option(command);
+  add_startup_frames_option(command);
   analysis::Thresholds& t = flags->analysis.thresholds;
   const std::string group = "Thresholds (FINDINGS.md explains them)";
   auto frames = CLI::Range(uint32_t{0}, uint32_t{1} << 30);
@@ -161,10 +172,84 @@ void add_sparklines_option(CLI::App* command, ReportFlags* flags) {
       ->default_str("auto");
 }
 
+namespace {
+
+// The newest modification time of the snapshots in dir, or nullopt when it holds none.
+std::optional<std::filesystem::file_time_type> newest_snapshot_time(const std::string& dir) {
+  std::vector<SnapshotFile> files;
+  try {
+    files = read_snapshot_dir(dir);
+  } catch (const SnapshotError&) {
+    return std::nullopt;  // not a run directory we can read: not a candidate
+  }
+  std::optional<std::filesystem::file_time_type> newest;
+  for (const SnapshotFile& f : files) {
+    std::error_code ec;
+    const auto t = std::filesystem::last_write_time(f.path, ec);
+    if (ec) continue;
+    if (!newest || t > *newest) newest = t;
+  }
+  if (!newest && !files.empty()) newest = std::filesystem::file_time_type::min();
+  return newest;
+}
+
+std::string local_time(std::filesystem::file_time_type t) {
+  const auto system = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+      t - std::filesystem::file_time_type::clock::now() + std::chrono::system_clock::now());
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(system);
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S", &local);
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> resolve_run_inputs(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> resolved;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(input, ec) || newest_snapshot_time(input)) {
+      resolved.push_back(input);  // a file, or a run directory: as given
+      continue;
+    }
+    // A directory of run directories (vkleak run's default, vkleak-snapshots/run-<time>-<pid>/).
+    std::vector<std::pair<fs::file_time_type, std::string>> runs;
+    for (fs::directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code dir_ec;
+      if (!it->is_directory(dir_ec) || it->is_symlink(dir_ec)) continue;
+      const std::string path = it->path().string();
+      if (const auto t = newest_snapshot_time(path)) runs.emplace_back(*t, path);
+    }
+    if (runs.empty()) {
+      resolved.push_back(input);  // discover_runs says that it holds no snapshot
+      continue;
+    }
+    // The newest: the run whose last snapshot was written last (names break ties).
+    std::sort(runs.begin(), runs.end());
+    const auto& [time, newest] = runs.back();
+    if (runs.size() == 1) {
+      print_note("reading the run in " + printable(newest));
+    } else {
+      std::string dir = input;
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      print_note(printable(input) + " holds " + std::to_string(runs.size()) +
+                 " runs; reading the newest, " + printable(newest) + " (last snapshot " +
+                 local_time(time) + "). Name a run's directory to read another, or " +
+                 printable(dir) + "/*/ to read them all");
+    }
+    resolved.push_back(newest);
+  }
+  return resolved;
+}
+
 analysis::ReportDocument analyse_inputs(const ReportFlags& flags) {
   analysis::ReportDocument doc;
   doc.thresholds = flags.analysis.thresholds;
-  const std::vector<analysis::RunFiles> runs = analysis::discover_runs(flags.inputs);
+  const std::vector<analysis::RunFiles> runs =
+      analysis::discover_runs(resolve_run_inputs(flags.inputs));
   std::vector<std::string> all;
   for (const analysis::RunFiles& r : runs) all.insert(all.end(), r.paths.begin(), r.paths.end());
   const uint64_t total = analysis::total_file_bytes(all);

@@ -37,6 +37,21 @@ void add_stack_module_option(CLI::App* command);
 // --debug-file-directory DIR (repeatable): where separate debug files are looked up instead of
 // /usr/lib/debug (core/symbolizer.h). For report, gate, show and diff.
 void add_debug_file_directory_option(CLI::App* command);
+// --startup-frames: show _start and __libc_start_* frames (core/symbolizer.h). For report, gate,
+// show and diff.
+void add_startup_frames_option(CLI::App* command);
+
+// The inputs with each directory of run directories (one that holds no snapshot but
+// subdirectories that do, as vkleak run's default ./vkleak-snapshots/run-<time>-<pid>/) replaced
+// by its newest run: the one whose last snapshot was written last. Says on stderr which it took
+// and how to choose another.
+std::vector<std::string> resolve_run_inputs(const std::vector<std::string>& inputs);
+
+// The inputs with each directory of run directories (one that holds no snapshot but
+// subdirectories that do, as vkleak run's default ./vkleak-snapshots/run-<time>-<pid>/) replaced
+// by its newest run: the one whose last snapshot was written last. Says on stderr which it took
+// and how to choose another.
+std::vector<std::string> resolve_run_inputs(const std::vector<std::string>& inputs);
 
 // Reads and analyses every run. Throws SnapshotError (unusable input).
 analysis::ReportDocument analyse_inputs(const ReportFlags& flags);

@@ -120,13 +120,19 @@ void index_subprograms(Dwarf_Die* parent, CuIndex* index, int depth) {
 }
 
 // The inlined subroutines that hold pc, innermost first, and *host the subprogram's DWARF name.
-std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc, std::string* host,
+// function_start: where the symbol table says pc's function starts (0: unknown). A subprogram
+// range that starts before it is another function's DWARF: a function the linker discarded
+// (COMDAT, --gc-sections) keeps its DWARF with addresses from 0, which then "cover" code such as
+// crt1.o's _start, which has no DWARF of its own, and would give it that function's file:line.
+std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc,
+                                       Dwarf_Addr function_start, std::string* host,
                                        std::unordered_map<Dwarf_Off, CuIndex>* cus) {
   std::vector<InlineScope> out;
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias);
   if (cu == nullptr) return out;
   pc -= bias;
+  if (function_start != 0) function_start -= bias;
   auto [it, added] = cus->try_emplace(dwarf_dieoffset(cu));
   CuIndex& index = it->second;
   if (added) {
@@ -137,6 +143,7 @@ std::vector<InlineScope> inline_scopes(Dwfl_Module* module, Dwarf_Addr pc, std::
   auto r = std::upper_bound(index.ranges.begin(), index.ranges.end(), pc,
                             [](Dwarf_Addr a, const CuIndex::Range& b) { return a < b.start; });
   if (r == index.ranges.begin() || pc >= std::prev(r)->end) return out;
+  if (function_start != 0 && std::prev(r)->start < function_start) return out;
   Dwarf_Die subprogram = index.dies[std::prev(r)->die];
   *host = die_function_name(&subprogram);
   std::vector<Dwarf_Die> dies;  // outermost first
@@ -236,6 +243,25 @@ void set_debug_file_directories(std::vector<std::string> directories) {
 
 const std::vector<std::string>& debug_file_directories() {
   return debug_directories();
+}
+
+namespace {
+bool& startup_frames_shown() {
+  static bool shown = false;
+  return shown;
+}
+}  // namespace
+
+bool is_startup_frame(const std::string& function) {
+  return function == "_start" || function.rfind("__libc_start", 0) == 0;
+}
+
+void set_show_startup_frames(bool show) {
+  startup_frames_shown() = show;
+}
+
+bool show_startup_frames() {
+  return startup_frames_shown();
 }
 
 Symbolizer::Symbolizer(std::vector<Module> modules, SymbolizerOptions options)
@@ -382,7 +408,8 @@ const std::vector<SymbolizedFrame>& Symbolizer::symbolize(uint64_t address) {
     have_symbol = true;
   }
   std::string host;
-  const std::vector<InlineScope> scopes = inline_scopes(m.module, pc, &host, &m.cus);
+  const std::vector<InlineScope> scopes =
+      inline_scopes(m.module, pc, have_symbol ? pc - symbol_offset : 0, &host, &m.cus);
   if (outer.empty()) outer = std::move(host);
   if (Dwfl_Line* line = dwfl_module_getsrc(m.module, pc)) {
     int lineno = 0;

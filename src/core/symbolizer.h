@@ -38,6 +38,24 @@ struct SymbolizedFrame {
 void set_debug_file_directories(std::vector<std::string> directories);
 const std::vector<std::string>& debug_file_directories();
 
+// The C runtime's start-up code that ends every stack of the main thread (_start,
+// __libc_start_main, __libc_start_call_main): no part of the program's story. Hidden from what
+// the CLI shows unless set_show_startup_frames(true) (the CLI's --startup-frames); call sites
+// are still grouped and matched by all their addresses.
+bool is_startup_frame(const std::string& function);
+void set_show_startup_frames(bool show);
+bool show_startup_frames();
+
+// Drops the start-up frames that end a stack (outermost), unless they are all it has or
+// show_startup_frames(). Frame is anything with a `function` string, innermost first.
+template <typename Frames, typename FunctionOf>
+void trim_startup_frames(Frames* frames, FunctionOf function_of) {
+  if (show_startup_frames()) return;
+  size_t end = frames->size();
+  while (end > 0 && is_startup_frame(function_of((*frames)[end - 1]))) --end;
+  if (end > 0) frames->erase(frames->begin() + static_cast<std::ptrdiff_t>(end), frames->end());
+}
+
 struct SymbolizerOptions {
   bool symbolize = true;  // false: module+offset only, no file is opened
   // Separate debug files, in each <dir>: <dir>/.build-id/xx/yyyy.debug by the module's

@@ -291,6 +291,16 @@ json findings_json(const ReportDocument& doc) {
                  {"suppressed", g.suppressed},
                  {"max_findings", g.max_findings},
                  {"fail_on", g.fail_on}};
+    json uses = json::array();
+    for (const SuppressionUse& u : g.suppressions) {
+      uses.push_back({{"rule", u.rule},
+                      {"file", u.file},
+                      {"line", u.line},
+                      {"findings", u.findings},
+                      {"objects", u.objects},
+                      {"bytes", u.bytes}});
+    }
+    j["gate"]["suppressions"] = std::move(uses);
   }
   return j;
 }

@@ -97,6 +97,20 @@ TEST(SuppressionsTest, MalformedRulesNameTheLine) {
   EXPECT_THROW(Suppressions::load("/nonexistent/supp.txt"), std::runtime_error);
 }
 
+// LeakSanitizer's habit, leak:, is refused with every valid kind listed (issue 27, point 11).
+TEST(SuppressionsTest, AnUnknownKindListsTheKinds) {
+  try {
+    Suppressions::parse("# ported from lsan.supp\nleak:ImGui_ImplVulkan_CreateFontsTexture\n",
+                        "vkleak.supp");
+    FAIL() << "leak: was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "vkleak.supp:2: 'leak' matches no finding kind; the kinds are leak_at_exit, growth, "
+              "retained, stale_view, orphaned_memory, destroyed_in_flight, invalid_destroy, and * "
+              "matches any (LeakSanitizer's leak: is leak_at_exit: here)");
+  }
+}
+
 analysis::ReportDocument document(std::vector<Finding> findings) {
   analysis::ReportDocument doc;
   analysis::RunReport run;
@@ -178,6 +192,37 @@ TEST(GatePolicyTest, StatusesAndVerdict) {
   EXPECT_FALSE(s.pass);
   ASSERT_TRUE(doc.gate.has_value());
   EXPECT_EQ(doc.gate->fail_on, std::vector<std::string>{"leak_at_exit"});
+}
+
+// As LeakSanitizer's "Suppressions used": what each rule matched, unused rules with 0.
+TEST(GatePolicyTest, SuppressionsUsedAndUnused) {
+  analysis::ReportDocument doc =
+      document({finding(FindingKind::kRetained, "VkImage", "stream.1", "TextureCache::load(int)"),
+                finding(FindingKind::kRetained, "VkImage", "stream.2", "TextureCache::load(int)"),
+                finding(FindingKind::kGrowth, "VkSampler", "s", "samplers()")});
+  const Suppressions suppressions = Suppressions::parse(
+      "kind=retained name=stream.*\n\n# fixed long ago\nleak_at_exit:legacy\n", "vkleak.supp");
+  const analysis::GateSummary s =
+      analysis::apply_gate(&doc, &suppressions, nullptr, analysis::GatePolicy{});
+  ASSERT_EQ(s.suppressions.size(), 2u);
+  EXPECT_EQ(s.suppressions[0].rule, "kind=retained name=stream.*");
+  EXPECT_EQ(s.suppressions[0].file, "vkleak.supp");
+  EXPECT_EQ(s.suppressions[0].line, 1);
+  EXPECT_EQ(s.suppressions[0].findings, 2u);
+  EXPECT_EQ(s.suppressions[0].objects, 6u);
+  EXPECT_EQ(s.suppressions[0].bytes, 600u);
+  EXPECT_EQ(s.suppressions[1].rule, "leak_at_exit:legacy");
+  EXPECT_EQ(s.suppressions[1].line, 4);
+  EXPECT_EQ(s.suppressions[1].findings, 0u);
+  // The findings JSON carries them (every CI format reads the gate from it or from stderr).
+  const nlohmann::json j = analysis::findings_json(doc);
+  ASSERT_EQ(j["gate"]["suppressions"].size(), 2u);
+  EXPECT_EQ(j["gate"]["suppressions"][1]["rule"], "leak_at_exit:legacy");
+  EXPECT_EQ(j["gate"]["suppressions"][1]["findings"], 0);
+  EXPECT_EQ(j["gate"]["suppressions"][0]["objects"], 6);
+  // Without a suppression file, none.
+  EXPECT_TRUE(
+      analysis::apply_gate(&doc, nullptr, nullptr, analysis::GatePolicy{}).suppressions.empty());
 }
 
 }  // namespace

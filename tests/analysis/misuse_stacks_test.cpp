@@ -187,8 +187,8 @@ TEST(MisuseStacksTest, DoubleDestroyHasTheCallTheCreationAndTheFirstDestroy) {
   EXPECT_EQ(f->stacks[1].note, "at frame 2");
   EXPECT_TRUE(f->stacks[2].frames.empty());
   EXPECT_EQ(f->stacks[2].note,
-            "at frame 3; stack not recorded (set destroy_callstacks=true to record destroy "
-            "stacks)");
+            "at frame 3; stack not recorded (destroy_callstacks was off: vkleak run "
+            "--destroy-callstacks records them)");
   EXPECT_EQ(f->callsite.at(0).text, "app+0x1000") << "the creation, as for the other kinds";
   EXPECT_EQ(f->callsite_source, "object");
 
@@ -312,8 +312,8 @@ TEST(MisuseStacksTest, StaleViewHasTheViewsCreationAndItsTargetsDestroy) {
   ASSERT_EQ(g->stacks.size(), 2u);
   EXPECT_TRUE(g->stacks[1].frames.empty());
   EXPECT_EQ(g->stacks[1].note,
-            "at frame 50; stack not recorded (set destroy_callstacks=true to record destroy "
-            "stacks)");
+            "at frame 50; stack not recorded (destroy_callstacks was off: vkleak run "
+            "--destroy-callstacks records them)");
 }
 
 TEST(MisuseStacksTest, LeaksHaveNoStacks) {

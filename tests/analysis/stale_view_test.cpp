@@ -16,7 +16,7 @@ constexpr uint64_t kPid = 300;
 
 // Incident 2: a buffer recreated larger every 20 frames; the old view stays in a cache and keeps
 // the old buffer and its memory alive. Generation k: buffer 100+3k, memory 101+3k, view 102+3k.
-SnapshotBuilder resized_attachment(uint64_t now) {
+SnapshotBuilder resized_attachment(uint64_t now, bool named_views = true) {
   SnapshotBuilder s(kPid, now, format::Reason::kFrame, now);
   const int buffers = s.callsite(0x1000);
   const int memories = s.callsite(0x2000);
@@ -31,8 +31,9 @@ SnapshotBuilder resized_attachment(uint64_t now) {
     s.object({id + 1, "VkDeviceMemory", "pass.attachment.memory", 20 * k, bytes, memories,
               format::Origin::kAllocated, used});
     s.bind(id, id + 1, bytes);
-    s.object({id + 2, "VkBufferView", "pass.attachment.view", 20 * k, 0, views,
-              format::Origin::kCreated, used});
+    s.object({id + 2, "VkBufferView",
+              named_views ? std::optional<std::string>("pass.attachment.view") : std::nullopt,
+              20 * k, 0, views, format::Origin::kCreated, used});
     s.edge({id + 2, "buffer", id, "VkBuffer"});
   }
   return s;
@@ -64,6 +65,17 @@ TEST(StaleViewTest, CachedViewsPinRetainedBuffersAndTheirMemory) {
   for (const analysis::Finding* f : test::of_kind(r, FindingKind::kRetained)) {
     EXPECT_NE(f->object_type, "VkBufferView");
   }
+}
+
+// Unnamed views read "3 VkBufferView pin", not "3 VkBufferView  pin" (issue 27, point 13).
+TEST(StaleViewTest, UnnamedViewsHaveNoDoubleSpace) {
+  const analysis::RunReport r =
+      test::analyse({resized_attachment(20, false), resized_attachment(40, false),
+                     resized_attachment(60, false), resized_attachment(80, false)});
+  const analysis::Finding* v = test::only(r, FindingKind::kStaleView, "VkBufferView");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->message.rfind("3 VkBufferView pin retained objects", 0), 0u) << v->message;
+  EXPECT_EQ(v->message.find("  "), std::string::npos) << v->message;
 }
 
 TEST(StaleViewTest, ViewsOfACachesIdleTexturesDoNotPinThem) {

@@ -172,8 +172,8 @@ class SettingsTest(TempDirTestCase):
         out = os.path.join(self.tmp, "my snaps; rm -rf x")
         proc = vkleak(["run", "--out", out, "--", scenario("leak_named_buffers"), "--count", "1"],
                       env=explicit_env(self.tmp, self.out), expect=0)
-        [hint] = [l for l in proc.stderr.splitlines() if "view it with" in l]
-        self.assertIn("vkleak show '" + out + "/", hint)
+        [hint] = [l for l in proc.stderr.splitlines() if "see the report" in l]
+        self.assertEqual("vkleak: see the report: vkleak report '" + out + "'", hint)
 
 
 if __name__ == "__main__":

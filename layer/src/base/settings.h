@@ -40,8 +40,10 @@ struct Settings {
   // Destroys remembered per thread to explain a later invalid destroy of the same handle.
   uint32_t graveyard_size = kDefaultGraveyardSize;
   // Record the stack of every destroy (shown as "first destroyed here" and for a stale view's
-  // target); off, only destroys in flight and invalid ones have theirs.
-  bool destroy_callstacks = false;
+  // target); off, only destroys in flight and invalid ones have theirs. On by default since
+  // issue 27: the line to fix of a stale view is its target's destroy, and the cost is a few
+  // ns a destroy (bench/RESULTS.md).
+  bool destroy_callstacks = true;
   bool snapshot_at_exit = true;
   bool crash_snapshot = true;  // a snapshot on SIGABRT/SEGV/BUS/FPE/ILL (crash_snapshot.h)
   std::string snapshot_signal = "SIGUSR1";  // "none" to disable

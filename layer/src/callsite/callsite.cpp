@@ -34,7 +34,7 @@ namespace vkleak {
 
 // Read inline by every creating hook (tracker.h): 0 turns capture off.
 std::atomic<uint32_t> g_callstack_depth{kDefaultCallstackDepth};
-std::atomic<bool> g_destroy_callstacks{false};
+std::atomic<bool> g_destroy_callstacks{true};
 
 namespace {
 

@@ -145,10 +145,11 @@ __attribute__((always_inline)) inline void on_destroy(Scope& scope, ObjectType t
         }
       });
   if (result == ObjectTable::EraseResult::kRemoved) {
-    // A valid destroy's stack only when asked for: unwinding every destroy costs about 120
-    // instructions more per create/destroy pair at depth 8 (bench/RESULTS.md).
+    // A valid destroy's stack unless turned off (destroy_callstacks=false): the call chain is
+    // recognized on the stack like a create's, about 85 instructions and 2-5 ns more per
+    // create/destroy pair at depth 8 (bench/RESULTS.md, issue 27).
     const CallsiteId destroyed_at =
-        __builtin_expect(g_destroy_callstacks.load(std::memory_order_relaxed), 0)
+        __builtin_expect(g_destroy_callstacks.load(std::memory_order_relaxed), 1)
             ? capture_callsite()
             : kNoCallsite;
     if (whole)

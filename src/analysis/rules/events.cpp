@@ -47,7 +47,7 @@ std::string describe_device(const SnapshotIndex& index, int64_t id) {
 constexpr const char* kNotRecorded =
     "stack not recorded (callstack_depth=0, or a layer without misuse stacks)";
 constexpr const char* kDestroyNotRecorded =
-    "stack not recorded (set destroy_callstacks=true to record destroy stacks)";
+    "stack not recorded (destroy_callstacks was off: vkleak run --destroy-callstacks records them)";
 
 // The stacks of one event, in the order ASan shows them (FINDINGS.md).
 std::vector<EventRule::Group::Stack> event_stacks(const SnapshotIndex& index, const Event& e,
