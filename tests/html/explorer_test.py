@@ -85,26 +85,39 @@ class Model:
         c = data['cells']
         self.cells = [tuple(c[i:i + 5]) for i in range(0, len(c), 5)]
         self.n = len(data['snapshots'])
+        # Call sites (CONTRACT.md): groups with the same type, name pattern, call-site path and
+        # attached state, numbered in the order of their first group.
+        keys = {}
+        self.site_of = []
+        for t, _, name, attached, path in data['groups']:
+            self.site_of.append(keys.setdefault((t, name, path, attached), len(keys)))
+        self.sites = len(keys)
+
+    def path(self, g):
+        """A group's call-site path: its functions, outermost first (data.paths)."""
+        p = self.data['groups'][g][4]
+        return [self.data['strings'][f] for f in self.data['paths'][p]] if p >= 0 else []
 
     def group_type(self, g):
         return self.data['types'][self.data['groups'][g][0]]
 
     def alive(self, i, key='type'):
-        """{type or group: [count, bytes]} alive at snapshot i."""
+        """{type, group or site: [count, bytes]} alive at snapshot i."""
         out = {}
         for g, first, last, count, nbytes in self.cells:
             if first <= i <= last:
-                k = self.group_type(g) if key == 'type' else g
+                k = {'type': self.group_type(g), 'group': g, 'site': self.site_of[g]}[key]
                 v = out.setdefault(k, [0, 0])
                 v[0] += count
                 v[1] += nbytes
         return out
 
     def created_alive_at_end(self, lo, hi):
+        """{site: [count, bytes]} created in lo..hi and alive at the end."""
         out = {}
         for g, first, last, count, nbytes in self.cells:
             if lo <= first <= hi and last == self.n - 1:
-                v = out.setdefault(g, [0, 0])
+                v = out.setdefault(self.site_of[g], [0, 0])
                 v[0] += count
                 v[1] += nbytes
         return out
@@ -119,13 +132,16 @@ class Model:
         """Memory bound to exactly one object: its bytes are that object's (cells hold 0)."""
         return self.data['groups'][g][3] == 1
 
+    def site_groups(self, site):
+        return [g for g, s in enumerate(self.site_of) if s == site]
+
     def function(self, frame):
         s = self.data['frames'][frame][0]
         return self.data['strings'][s] if s >= 0 else None
 
 
-class ExplorerChecks:
-    """The checks, for each scenario's class (below)."""
+class PageFixture:
+    """A scenario's page open in Chromium, with its data and snapshots, for a class's tests."""
     SCENARIO = None
     ARGS = ()
 
@@ -183,6 +199,11 @@ class ExplorerChecks:
 
     def text_of(self, sel):
         return self.js('(document.querySelector(%s) || {}).textContent' % json.dumps(sel)) or ''
+
+
+
+class ExplorerChecks(PageFixture):
+    """The checks, for each scenario's class (below)."""
 
     # --- the data, against the report and the snapshots -----------------------------------
 
@@ -286,10 +307,10 @@ class ExplorerChecks:
         self.b.click('button[data-timeline-mode="groups"]')
         self.b.click('button[data-metric="count"]')
         for i, stacks in self.timeline_columns():
-            alive = self.model.alive(i, 'group')
+            alive = self.model.alive(i, 'site')
             self.assertEqual(sum(int(v) for _, v in stacks), sum(v[0] for v in alive.values()))
             for key, value in stacks:
-                if key != 'other':  # a group's own stack: its index
+                if key != 'other':  # a call site's own stack: its index
                     self.assertEqual(int(value), alive[int(key)][0], (i, key))
         self.assertGreater(len(stacks), 1)
 
@@ -304,9 +325,9 @@ class ExplorerChecks:
                           tip)
 
     def brush_rows(self):
-        rows = self.js('__vk.cells("table#timeline-selection tbody tr[data-group]")')
+        rows = self.js('__vk.cells("table#timeline-selection tbody tr[data-site]")')
         total = self.js('__vk.cells("table#timeline-selection tfoot tr.vk-total")')
-        return ({int(r['data-group']): [int(r['count']), int(r['bytes'])] for r in rows},
+        return ({int(r['data-site']): [int(r['count']), int(r['bytes'])] for r in rows},
                 [[int(t['count']), int(t['bytes'])] for t in total])
 
     def expected_brush_count(self, lo, hi):
@@ -606,10 +627,11 @@ class ExplorerChecks:
                            ('freed-bytes', g['bytes'][0] - kept_bytes)):
                 v[col] += x
         got = {}
-        for row in self.js('__vk.cells("table#diff-groups tr[data-group]")'):
-            if self.model.attached(int(row['data-group'])):
+        for row in self.js('__vk.cells("table#diff-groups tr[data-site]")'):
+            g = self.model.site_groups(int(row['data-site']))[0]
+            if self.model.attached(g):
                 continue  # `vkleak diff` lists no group of memory bound to one object
-            v = got.setdefault(self.model.key(int(row['data-group'])), dict.fromkeys(DIFF_COLS, 0))
+            v = got.setdefault(self.model.key(g), dict.fromkeys(DIFF_COLS, 0))
             for col in DIFF_COLS:
                 v[col] += int(row[col])
         self.assertTrue(want)
@@ -637,9 +659,10 @@ class ExplorerChecks:
             self.assertEqual({k: int(rows[t][k]) for k in expect}, expect, t)
             self.assertEqual([freed + kept, new + kept], live[t], t)
         # Attached memory's bytes are greyed with the reason, not a silent 0.
-        attached = self.js("""[...document.querySelectorAll('table#diff-groups tr[data-group]')]
-            .map(r => [Number(r.dataset.group), [...r.querySelectorAll('td[data-col$="bytes"]')]
+        attached = self.js("""[...document.querySelectorAll('table#diff-groups tr[data-site]')]
+            .map(r => [Number(r.dataset.site), [...r.querySelectorAll('td[data-col$="bytes"]')]
                 .map(td => [td.classList.contains('vk-attached'), td.title])])""")
+        attached = [(self.model.site_groups(k)[0], cells) for k, cells in attached]
         grey = [cells for g, cells in attached if self.model.attached(g)]
         changed = any(self.model.attached(g) and (f <= 0 <= l) != (f <= n - 1 <= l)
                       for g, f, l, _, _ in self.model.cells)
@@ -665,14 +688,15 @@ class ExplorerChecks:
         a, b = 1, self.model.n - 2
         self.choose('select#diff-a', a)
         self.choose('select#diff-b', b)
-        at_a, at_b = self.model.alive(a, 'group'), self.model.alive(b, 'group')
+        at_a, at_b = self.model.alive(a, 'site'), self.model.alive(b, 'site')
         new = {}
         for g, first, last, count, _ in self.model.cells:
             alive_a, alive_b = first <= a <= last, first <= b <= last
             if alive_b and not alive_a:
-                new[g] = new.get(g, 0) + count
-        rows = {int(r['data-group']): r
-                for r in self.js('__vk.cells("table#diff-groups tr[data-group]")')}
+                k = self.model.site_of[g]
+                new[k] = new.get(k, 0) + count
+        rows = {int(r['data-site']): r
+                for r in self.js('__vk.cells("table#diff-groups tr[data-site]")')}
         for g, count in new.items():
             if count:
                 self.assertEqual(int(rows[g]['new-count']), count, g)
@@ -777,6 +801,88 @@ class ControlTest(unittest.TestCase):
 CONTROL_SCRIPT = ('document.documentElement.dataset.explorer = "ready"; console.error("control");'
                   'document.getElementById("b").addEventListener("click", () => {'
                   'document.title = "clicked"; setTimeout(() => undefinedFunction(), 0); });')
+
+
+class InlinedHelper(PageFixture, unittest.TestCase):
+    """An inlined helper (create_buffer) called from two places, every buffer named alike
+    (tests/scenarios/callsite_inlined.cpp --same-name): the two call sites differ only by their
+    path, which keys and labels them everywhere (issue 27)."""
+    SCENARIO = 'callsite_inlined'
+    ARGS = ('--frames', '90', '--same-name')
+
+    def helper_sites(self):
+        """The call sites of buffers made through create_buffer: {site: path}."""
+        out = {}
+        for g in range(len(self.data['groups'])):
+            path = self.model.path(g)
+            if self.model.group_type(g) == 'VkBuffer' and path and path[-1] == 'create_buffer':
+                out[self.model.site_of[g]] = path
+        return out
+
+    def test_two_callers_are_two_call_sites_with_their_paths(self):
+        sites = self.helper_sites()
+        self.assertEqual(len(sites), 2, sites)
+        callers = sorted(p[-2] for p in sites.values())
+        self.assertIn('lambda', callers[0])
+        self.assertIn('upload_mesh<512', callers[1])
+        # The groups' names are the same: only the path tells them apart.
+        names = {self.data['groups'][g][2] for g in range(len(self.data['groups']))
+                 if self.model.site_of[g] in sites}
+        self.assertEqual(names, {'staging.*'})
+
+    def test_legend_and_diff_rows_name_each_caller(self):
+        self.fresh('#timeline')
+        self.b.click('button[data-timeline-mode="groups"]')
+        legend = self.attrs('#timeline-legend .vk-legend-entry')
+        labels = [e['text'] for e in legend]
+        self.assertEqual(len(labels), len(set(labels)), labels)
+        sites = self.helper_sites()
+        by_key = {e['data-key']: e for e in legend}
+        for site, path in sites.items():
+            entry = by_key[str(site)]
+            self.assertTrue(entry['text'].endswith(' @ ' + path[-2] + ' > create_buffer'), entry)
+            self.assertEqual(entry['title'], ' > '.join(path))
+        self.fresh('#diff')
+        rows = self.attrs('table#diff-groups tr[data-site]')
+        firsts = self.js('[...document.querySelectorAll("table#diff-groups tr[data-site]")]'
+                         '.map(r => r.cells[0].textContent)')
+        self.assertEqual(len(firsts), len(set(firsts)), firsts)
+        shown = {int(r['data-site']): r for r in rows}
+        for site, path in sites.items():
+            self.assertEqual(shown[site]['data-path'], ' > '.join(path))
+
+    def test_flame_graph_one_box_per_path(self):
+        self.fresh('#flamegraph')
+        self.choose('#flame-metric', 'count')
+        nodes = self.attrs('.vk-flame-node')
+        paths = [n.get('data-path') for n in nodes if n['data-function'] != 'all']
+        self.assertNotIn(None, paths)
+        self.assertEqual(len(paths), len(set(paths)), sorted(paths))
+        mains = [n for n in nodes if n['data-function'] == 'main']
+        self.assertEqual(len(mains), 1, mains)
+        # main holds what both callers made and is alive at the last snapshot.
+        last = self.model.n - 1
+        held = sum(v[0] for g, v in self.model.alive(last, 'group').items()
+                   if 'main' in self.model.path(g))
+        self.assertEqual(int(mains[0]['data-value']), held)
+
+    def test_show_in_flame_graph_lights_its_own_path(self):
+        buttons = 0
+        for f in self.data['findings']:
+            g = f['group']
+            if g < 0 or not self.model.path(g) or self.model.path(g)[-1] != 'create_buffer':
+                continue
+            with self.subTest(rank=f['rank']):
+                self.fresh('#finding-%d' % f['rank'])
+                sel = '#finding-%d button.vk-to-flame' % f['rank']
+                path = ' > '.join(self.model.path(g))
+                self.assertIn(' > create_buffer in the flame graph', self.text_of(sel))
+                self.b.click(sel)
+                self.b.wait_for('location.hash === "#flamegraph"')
+                matched = self.attrs('.vk-flame-node.vk-match')
+                self.assertEqual([m['data-path'] for m in matched], [path])
+                buttons += 1
+        self.assertEqual(buttons, 2)
 
 
 class Incident1(ExplorerChecks, unittest.TestCase):

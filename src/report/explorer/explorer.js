@@ -10,6 +10,7 @@
                    '#76b7b2', '#edc948', '#ff9da7', '#9c755f', '#3b3b98'];
   const OTHER_COLOR = '#9aa0a6';
   const VIEWS = ['timeline', 'flamegraph', 'findings', 'retainers', 'diff'];
+  const PATH_SEP = ' > ';  // between the functions of a call-site path, outermost first
 
   // ---------------------------------------------------------------------------------------------
   // Helpers
@@ -98,29 +99,72 @@
     const frames = d.frames || [];
     const strings = d.strings || [];
     const str = (i) => (i >= 0 && i < strings.length ? strings[i] : '');
-    // Groups with what the views show of them: type, stack (frame indices, outermost first), label.
+    // Call-site paths (data.paths, CONTRACT.md): a stack's functions, outermost first, without
+    // lines. The one key the views group, label and find call sites by.
+    const paths = (d.paths || []).map((p) => p.map((f) => str(f) || '(unknown)'));
     const groups = (d.groups || []).map((g, i) => {
       const stack = g[1] >= 0 && d.stacks && d.stacks[g[1]] ? d.stacks[g[1]] : [];
-      const inner = stack.length ? frames[stack[stack.length - 1]] : null;
-      const fn = inner ? str(inner[0]) : '';
-      const type = d.types[g[0]] || '?';
-      let label = type;
-      if (g[2]) label += ' "' + g[2] + '"';
-      if (fn) label += ' @ ' + fn;
-      const attached = g[3] === 1;
-      if (attached) label += ' (bound to one object)';
-      return {index: i, type: type, typeIndex: g[0], stack: stack, name: g[2] || '', fn: fn,
-              label: label, attached: attached};
+      const path = g[4] >= 0 && paths[g[4]] ? paths[g[4]] : [];
+      return {index: i, type: d.types[g[0]] || '?', typeIndex: g[0], stack: stack, path: path,
+              pathIndex: g[4] >= 0 ? g[4] : -1, name: g[2] || '', fn: path.length ? path[path.length - 1] : '',
+              attached: g[3] === 1};
     });
+    // Sites: the groups with the same type, name pattern, path and attached state, one legend
+    // entry, selection row and diff row each (their stacks differ in lines only).
+    const sites = [];
+    const siteOf = new Map();
+    for (const g of groups) {
+      const key = g.typeIndex + '\u0000' + g.name + '\u0000' + g.pathIndex + '\u0000' + (g.attached ? 1 : 0);
+      let s = siteOf.get(key);
+      if (s === undefined) {
+        s = sites.length;
+        siteOf.set(key, s);
+        sites.push({index: s, type: g.type, typeIndex: g.typeIndex, name: g.name, path: g.path,
+                    pathIndex: g.pathIndex, fn: g.fn, attached: g.attached, groups: []});
+      }
+      sites[s].groups.push(g.index);
+      g.site = s;
+    }
+    // A path's label: its shortest tail (the innermost functions) that no other path of the run
+    // ends with, or the whole path; so a helper called from two places reads "caller > helper"
+    // for each. Tails are interned one function longer per round: linear in the paths' frames.
+    const used = Array.from(new Set(groups.filter((g) => g.pathIndex >= 0).map((g) => g.pathIndex)));
+    const tails = new Map();
+    const tailId = new Map(used.map((p) => [p, '']));
+    for (let k = 1; tails.size < used.length; ++k) {
+      const count = new Map();
+      for (const p of used) {
+        const path = paths[p];
+        if (path.length < k) continue;
+        const id = tailId.get(p) + '\u0000' + path[path.length - k];
+        tailId.set(p, id);
+        count.set(id, (count.get(id) || 0) + 1);
+      }
+      for (const p of used) {
+        const path = paths[p];
+        if (tails.has(p) || (path.length > k && count.get(tailId.get(p)) > 1)) continue;
+        tails.set(p, path.slice(path.length - Math.min(k, path.length)).join(PATH_SEP));
+      }
+    }
+    for (const x of sites.concat(groups)) {
+      x.pathText = x.path.join(PATH_SEP);
+      x.short = x.pathIndex >= 0 ? tails.get(x.pathIndex) : '';
+      let label = x.type;
+      if (x.name) label += ' "' + x.name + '"';
+      if (x.short) label += ' @ ' + x.short;
+      if (x.attached) label += ' (bound to one object)';
+      x.label = label;
+    }
     const raw = d.cells || [];
     const cells = [];
     for (let i = 0; i + 4 < raw.length; i += 5) {
-      cells.push({group: raw[i], first: raw[i + 1], last: raw[i + 2], count: raw[i + 3],
-                  bytes: raw[i + 4]});
+      // site: the cell's call site (index into sites), -1 for a group the data does not list.
+      cells.push({group: raw[i], site: groups[raw[i]] ? groups[raw[i]].site : -1, first: raw[i + 1],
+                  last: raw[i + 2], count: raw[i + 3], bytes: raw[i + 4]});
     }
     return {snapshots: d.snapshots, types: d.types || [], strings: strings, frames: frames,
-            groups: groups, cells: cells, omitted: d.omitted || {}, findings: d.findings || [],
-            str: str};
+            groups: groups, sites: sites, cells: cells, omitted: d.omitted || {},
+            findings: d.findings || [], str: str};
   }
 
   // What was alive at snapshot s, per key: keyOf(cell) -> index < keys. Difference arrays, so
@@ -215,23 +259,24 @@
       return out;
     }
 
-    // The groups that held the most over the run (value x snapshots alive: one pass over the
-    // cells, however many groups there are), each its own series; the rest summed.
+    // The call sites (data.sites) that held the most over the run (value x snapshots alive: one
+    // pass over the cells, however many there are), each its own series; the rest summed.
     function groupSeries() {
       const maxSeries = 8;
       const area = new Map();
       for (const c of data.cells) {
         const v = (state.metric === 'bytes' ? c.bytes : c.count) * (c.last - c.first + 1);
-        area.set(c.group, (area.get(c.group) || 0) + v);
+        const site = c.site;
+        area.set(site, (area.get(site) || 0) + v);
       }
       const top = Array.from(area.entries()).filter((e) => e[1] > 0)
                        .sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, maxSeries).map((e) => e[0]);
       const slot = new Map(top.map((g, i) => [g, i]));
-      const rows = aliveByKey(data, top.length, (c) => (slot.has(c.group) ? slot.get(c.group) : -1),
+      const rows = aliveByKey(data, top.length, (c) => (slot.has(c.site) ? slot.get(c.site) : -1),
                               state.metric);
       const total = aliveByKey(data, 1, () => 0, state.metric)[0];
-      const out = top.map((g, i) => ({key: String(g), label: data.groups[g].label, values: rows[i],
-                                      color: PALETTE[i % PALETTE.length]}));
+      const out = top.map((k, i) => ({key: String(k), label: data.sites[k].label, title: data.sites[k].pathText,
+                                      values: rows[i], color: PALETTE[i % PALETTE.length]}));
       const other = total.map((v, s) => v - rows.reduce((sum, r) => sum + r[s], 0));
       const others = area.size - top.length;
       if (others > 0 && other.some((v) => v > 0)) {
@@ -306,6 +351,7 @@
       legend.textContent = '';
       for (const x of list) {
         const item = el('span', {class: 'vk-legend-entry', 'data-key': x.key});
+        if (x.title) item.title = x.title;
         const sw = el('span', {class: 'vk-swatch'});
         sw.style.background = x.color;
         item.appendChild(sw);
@@ -365,22 +411,22 @@
       columns.forEach((g, s) => g.classList.toggle('vk-in-range', partial && s >= state.from && s <= state.to));
     }
 
-    // Created in [from, to] and still alive at the last snapshot, per group.
+    // Created in [from, to] and still alive at the last snapshot, per call site.
     function selection() {
       const table = $('#timeline-selection');
-      // Flat per-group sums (no per-cell map lookups: most of 250,000 cells may qualify).
-      const G = data.groups.length;
-      const sum = new Float64Array(G * 2);
-      const seen = new Uint8Array(G);
+      // Flat per-site sums (no per-cell map lookups: most of 250,000 cells may qualify).
+      const S = data.sites.length;
+      const sum = new Float64Array(S * 2);
+      const seen = new Uint8Array(S);
       for (const c of data.cells) {
-        if (c.first < state.from || c.first > state.to || c.last !== n - 1 || !(c.group < G)) continue;
-        sum[c.group * 2] += c.count;
-        sum[c.group * 2 + 1] += c.bytes;
-        seen[c.group] = 1;
+        if (c.first < state.from || c.first > state.to || c.last !== n - 1 || c.site < 0) continue;
+        sum[c.site * 2] += c.count;
+        sum[c.site * 2 + 1] += c.bytes;
+        seen[c.site] = 1;
       }
       const per = new Map();
-      for (let g = 0; g < G; ++g) {
-        if (seen[g]) per.set(g, {count: sum[g * 2], bytes: sum[g * 2 + 1]});
+      for (let k = 0; k < S; ++k) {
+        if (seen[k]) per.set(k, {count: sum[k * 2], bytes: sum[k * 2 + 1]});
       }
       const rows = Array.from(per.entries()).sort((a, b) => b[1].bytes - a[1].bytes ||
                                                             b[1].count - a[1].count || a[0] - b[0]);
@@ -389,16 +435,16 @@
       body.textContent = '';
       foot.textContent = '';
       let count = 0, bytes = 0;
-      for (const [g, t] of rows) {
-        const group = data.groups[g] || {type: '?', fn: '', name: ''};
-        const tr = el('tr', {'data-group': String(g)});
-        tr.appendChild(el('td', {}, group.type));
-        tr.appendChild(el('td', {}, group.fn || '(unknown)'));
-        tr.appendChild(el('td', {}, group.name));
+      for (const [k, t] of rows) {
+        const site = data.sites[k];
+        const tr = el('tr', {'data-site': String(k), 'data-path': site.pathText});
+        tr.appendChild(el('td', {}, site.type));
+        tr.appendChild(el('td', {title: site.pathText}, site.short || '(unknown)'));
+        tr.appendChild(el('td', {}, site.name));
         tr.appendChild(el('td', {class: 'vk-num vk-count', 'data-value': String(t.count)},
                           formatCount(t.count)));
         tr.appendChild(bytesCell({class: 'vk-num vk-bytes', 'data-value': String(t.bytes)}, t.bytes,
-                                 !!group.attached));
+                                 !!site.attached));
         body.appendChild(tr);
         count += t.count;
         bytes += t.bytes;
@@ -460,7 +506,7 @@
 
     function frameInfo(f) {
       const fr = data.frames[f] || [-1, -1, 0, 0];
-      return {fn: data.str(fr[0]) || '(unknown)', file: data.str(fr[1]), line: fr[2], inlined: !!fr[3]};
+      return {file: data.str(fr[1]), line: fr[2], inlined: !!fr[3]};
     }
 
     // Per group: its value at snapshot s (metric); the tree sums them along the stacks.
@@ -479,26 +525,34 @@
       const metric = metricSel.value;
       const now = groupValues(s, metric);
       const then = groupValues(b, metric);
-      const top = {fn: 'all', file: '', line: 0, inlined: false, value: 0, base: 0, children: new Map(),
-                   parent: null, depth: 0};
+      const top = {fn: 'all', path: '', file: '', line: 0, inlined: false, value: 0, base: 0,
+                   children: new Map(), parent: null, depth: 0};
+      // One node per call-site path prefix (data.paths): the frames of a function at several
+      // lines (a caller of an inlined helper at two places) are one box.
       data.groups.forEach((g, i) => {
         if (now[i] === 0 && then[i] === 0) return;
         let node = top;
         node.value += now[i];
         node.base += then[i];
-        const stack = g.stack.length ? g.stack : [-1];
-        for (const f of stack) {
-          let child = node.children.get(f);
+        const path = g.path.length ? g.path : ['(unknown call site)'];
+        path.forEach((fn, k) => {
+          let child = node.children.get(fn);
+          const info = k < g.stack.length ? frameInfo(g.stack[k]) : {file: '', line: 0, inlined: false};
           if (!child) {
-            const info = f < 0 ? {fn: '(unknown call site)', file: '', line: 0, inlined: false} : frameInfo(f);
-            child = Object.assign(info, {value: 0, base: 0, children: new Map(), parent: node,
+            child = Object.assign(info, {fn: fn, path: (node.path ? node.path + PATH_SEP : '') + fn,
+                                         value: 0, base: 0, children: new Map(), parent: node,
                                          depth: node.depth + 1});
-            node.children.set(f, child);
+            node.children.set(fn, child);
+          } else {
+            // Lines that differ are not shown; a file or inlining that differs neither.
+            if (child.line !== info.line) child.line = 0;
+            if (child.file !== info.file) child.file = '';
+            child.inlined = child.inlined && info.inlined;
           }
           child.value += now[i];
           child.base += then[i];
           node = child;
-        }
+        });
       });
       tree = {root: top, diff: b !== null, metric: metric};
       zoom = top;
@@ -521,7 +575,7 @@
       if (tree.diff) walk(tree.root);
       const place = (node, left, span) => {
         if (span < 0.0015 && node !== zoom) return;  // narrower than a pixel or so
-        const d = el('div', {class: 'vk-flame-node', 'data-function': node.fn,
+        const d = el('div', {class: 'vk-flame-node', 'data-function': node.fn, 'data-path': node.path,
                              'data-value': String(node.value), 'data-depth': String(node.depth),
                              tabindex: '0'});
         d.textContent = node.fn;
@@ -555,8 +609,8 @@
       // The zoomed node's ancestors full width above it, then its subtree.
       for (const p of path.slice(0, -1)) {
         const d = el('div', {class: 'vk-flame-node vk-ancestor', 'data-function': p.fn,
-                             'data-value': String(p.value), 'data-depth': String(p.depth),
-                             tabindex: '0'}, p.fn);
+                             'data-path': p.path, 'data-value': String(p.value),
+                             'data-depth': String(p.depth), tabindex: '0'}, p.fn);
         d.style.left = '0%';
         d.style.width = '100%';
         d.style.top = (p.depth * rowH) + 'px';
@@ -577,7 +631,7 @@
     }
 
     function describe(node) {
-      let t = node.fn;
+      let t = node.path || node.fn;
       if (node.file) t += ' (' + node.file + (node.line ? ':' + node.line : '') + ')';
       if (node.inlined) t += ' [inlined]';
       t += ' \u2014 ' + formatMetric(tree.metric, node.value);
@@ -615,8 +669,12 @@
           formatMetric(tree.metric, covered) + ' of ' + formatMetric(tree.metric, tree.root.value);
     }
 
+    // A query with " > " is a call-site path: it matches the frames whose path ends with it (the
+    // whole path: that one frame). Otherwise, a part of a function's name.
     function matches(node, q) {
-      return node.fn.toLowerCase().includes(q);
+      if (!q.includes(PATH_SEP)) return node.fn.toLowerCase().includes(q);
+      const path = node.path.toLowerCase();
+      return node !== tree.root && (path === q || path.endsWith(PATH_SEP + q));
     }
 
     graph.addEventListener('click', (e) => {
@@ -637,13 +695,16 @@
     });
     for (const c of [snapSel, baseSel, metricSel]) c.addEventListener('change', build);
     search.addEventListener('input', applySearch);
-    // A finding's report links to its call site here (data.findings: rank -> lifetimes group).
+    // A finding's report links to its call site here (data.findings: rank -> lifetimes group):
+    // its whole path is searched, which lights that one frame.
     for (const f of data.findings) {
       const g = f.group >= 0 ? data.groups[f.group] : null;
       const details = document.getElementById('finding-' + f.rank);
-      if (!g || !g.fn || !details || details.tagName !== 'DETAILS') continue;
-      const name = g.fn.length > 60 ? g.fn.slice(0, 59) + '\u2026' : g.fn;
-      const b = el('button', {type: 'button', class: 'vk-to-flame', 'data-group': String(f.group)},
+      if (!g || !g.path.length || !details || details.tagName !== 'DETAILS') continue;
+      const site = data.sites[g.site];
+      const name = site.short.length > 80 ? '\u2026' + site.short.slice(-79) : site.short;
+      const b = el('button', {type: 'button', class: 'vk-to-flame', 'data-group': String(f.group),
+                              'data-path': site.pathText, title: site.pathText},
                    'Show ' + name + ' in the flame graph');
       b.addEventListener('click', () => {
         // Its objects may hold no bytes: then count them, or the frame is not drawn.
@@ -652,7 +713,7 @@
           metricSel.value = 'count';
           build();
         }
-        search.value = g.fn;
+        search.value = site.pathText;
         applySearch();
         location.hash = '#flamegraph';
       });
@@ -842,22 +903,22 @@
       const a = parseInt(selA.value, 10), b = parseInt(selB.value, 10);
       // One pass over the cells into flat arrays (6 columns in COLS' order, per group and per
       // type): no per-cell objects or map lookups, which dominated at 250,000 cells.
-      const G = data.groups.length, T = data.types.length + 1;  // the last type: unknown
+      const G = data.sites.length, T = data.types.length + 1;  // the last type: unknown
       const gv = new Float64Array(G * 6), tv = new Float64Array(T * 6);
       const gSeen = new Uint8Array(G), tSeen = new Uint8Array(T), tAttached = new Uint8Array(T);
-      const typeOf = data.groups.map((g) => (g.typeIndex >= 0 && g.typeIndex < T - 1 ? g.typeIndex : T - 1));
+      const typeOf = data.sites.map((g) => (g.typeIndex >= 0 && g.typeIndex < T - 1 ? g.typeIndex : T - 1));
       for (const c of data.cells) {
         const atA = c.first <= a && a <= c.last, atB = c.first <= b && b <= c.last;
         const w = atA && atB ? 4 : atB ? 0 : atA ? 2 : -1;  // kept, new, freed
-        if (w < 0 || !(c.group < G)) continue;
-        const t = typeOf[c.group];
-        gv[c.group * 6 + w] += c.count;
-        gv[c.group * 6 + w + 1] += c.bytes;
+        if (w < 0 || c.site < 0) continue;
+        const t = typeOf[c.site];
+        gv[c.site * 6 + w] += c.count;
+        gv[c.site * 6 + w + 1] += c.bytes;
         tv[t * 6 + w] += c.count;
         tv[t * 6 + w + 1] += c.bytes;
-        gSeen[c.group] = 1;
+        gSeen[c.site] = 1;
         tSeen[t] = 1;
-        if (data.groups[c.group].attached) tAttached[t] = 1;
+        if (data.sites[c.site].attached) tAttached[t] = 1;
       }
       const sums = (arr, k) => {
         const o = zero();
@@ -876,7 +937,7 @@
       for (let g = 0; g < G; ++g) {
         if (!gSeen[g]) continue;
         const o = sums(gv, g);
-        if (data.groups[g].attached) o.attached = true;
+        if (data.sites[g].attached) o.attached = true;
         byGroup.set(g, o);
       }
       const net = (t) => t['new-bytes'] - t['freed-bytes'];
@@ -894,7 +955,11 @@
       Array.from(byGroup.entries())
           .filter(([, t]) => t['new-count'] + t['freed-count'] > 0)
           .sort((x, y) => net(y[1]) - net(x[1]) || x[0] - y[0])
-          .forEach(([g, t]) => gb.appendChild(row({'data-group': String(g)}, data.groups[g].label, t)));
+          .forEach(([k, t]) => {
+            const tr = row({'data-site': String(k), 'data-path': data.sites[k].pathText}, data.sites[k].label, t);
+            tr.firstChild.title = data.sites[k].pathText;
+            gb.appendChild(tr);
+          });
       groups.appendChild(gb);
       $('#diff-summary').textContent =
           '+' + formatCount(total['new-count']) + ' new (' + formatBytes(total['new-bytes']) + '), \u2212' +
