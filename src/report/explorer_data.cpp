@@ -176,7 +176,9 @@ std::string explorer_data_json(const RunReport& run) {
         {{"rank", i + 1},
          {"problem", f.problem},
          {"kind", kind_name(f.kind)},
-         {"group", f.lifetime_group ? static_cast<int64_t>(*f.lifetime_group) : int64_t{-1}}});
+         {"group", f.lifetime_group ? static_cast<int64_t>(*f.lifetime_group) : int64_t{-1}},
+         {"count", f.count},
+         {"bytes", f.bytes}});
   }
   out += dump_json(findings);
   out += '}';

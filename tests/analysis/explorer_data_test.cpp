@@ -55,6 +55,8 @@ RunReport sample_run(const std::string& odd = "odd") {
   leak.kind = analysis::FindingKind::kLeakAtExit;
   leak.lifetime_group = 3;
   leak.problem = 0;
+  leak.count = 1000000;
+  leak.bytes = UINT64_MAX;
   analysis::Finding event;
   event.kind = analysis::FindingKind::kInvalidDestroy;
   event.problem = 1;
@@ -167,7 +169,9 @@ void expect_same(const RunReport& r, const ReadBack& back) {
               (json{{"rank", i + 1},
                     {"problem", f.problem},
                     {"kind", analysis::kind_name(f.kind)},
-                    {"group", f.lifetime_group ? int64_t{*f.lifetime_group} : int64_t{-1}}}));
+                    {"group", f.lifetime_group ? int64_t{*f.lifetime_group} : int64_t{-1}},
+                    {"count", f.count},
+                    {"bytes", f.bytes}}));
   }
 }
 

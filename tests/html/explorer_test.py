@@ -803,7 +803,39 @@ CONTROL_SCRIPT = ('document.documentElement.dataset.explorer = "ready"; console.
                   'document.title = "clicked"; setTimeout(() => undefinedFunction(), 0); });')
 
 
-class InlinedHelper(PageFixture, unittest.TestCase):
+class ExitChecks:
+    """The leaked-at-exit choice of the flame graph (issue 27), for scenario classes."""
+
+    def test_leaked_at_exit_in_the_flame_graph(self):
+        # What leaked, by stack: the leak_at_exit findings of the JSON report, each at its path.
+        leaks = [f for f, d in zip(self.doc['findings'], self.data['findings'])
+                 if f['kind'] == 'leak_at_exit' and d['group'] >= 0]
+        self.fresh('#flamegraph')
+        options = self.js('[...document.querySelectorAll("#flame-snapshot option")]'
+                          '.map(o => [o.value, o.textContent])')
+        if not leaks:
+            self.assertNotIn('exit', [o[0] for o in options])
+            return
+        count = sum(f['count'] for f in leaks)
+        self.assertEqual(options[-1], ['exit', 'leaked at exit (%s object%s)'
+                                       % (format(count, ','), '' if count == 1 else 's')])
+        self.assertEqual(self.choose('#flame-snapshot', 'exit'), 'exit')
+        for metric in ('count', 'bytes'):
+            self.choose('#flame-metric', metric)
+            root = self.attrs('.vk-flame-node[data-function="all"]')[0]
+            self.assertEqual(int(root['data-value']), sum(f[metric] for f in leaks), metric)
+        self.choose('#flame-metric', 'count')
+        nodes = self.attrs('.vk-flame-node')
+        by_function = {}
+        for f in leaks:
+            by_function[f['function']] = by_function.get(f['function'], 0) + f['count']
+        for fn, count in by_function.items():
+            held = sum(int(n['data-value']) for n in nodes
+                       if n.get('data-path') == fn or n.get('data-path', '').endswith(' > ' + fn))
+            self.assertEqual(held, count, fn)
+
+
+class InlinedHelper(PageFixture, ExitChecks, unittest.TestCase):
     """An inlined helper (create_buffer) called from two places, every buffer named alike
     (tests/scenarios/callsite_inlined.cpp --same-name): the two call sites differ only by their
     path, which keys and labels them everywhere (issue 27)."""
@@ -885,12 +917,13 @@ class InlinedHelper(PageFixture, unittest.TestCase):
         self.assertEqual(buttons, 2)
 
 
-class Incident1(ExplorerChecks, unittest.TestCase):
+
+class Incident1(ExplorerChecks, ExitChecks, unittest.TestCase):
     SCENARIO = 'incident1_wrapper_growth'
     ARGS = ('--frames', '150')
 
 
-class Incident5(ExplorerChecks, unittest.TestCase):
+class Incident5(ExplorerChecks, ExitChecks, unittest.TestCase):
     SCENARIO = 'incident5_bindgroup_cache'
 
 

@@ -496,6 +496,16 @@
     const graph = $('#flame-graph');
     const hover = $('#flame-hover');
     snapshotOptions(snapSel, data, n - 1);
+    // What leaked at exit (outlived its device or the process), by stack: the leak_at_exit
+    // findings' own counts and bytes, at their groups. Teardown snapshots are no lifetimes.
+    const leaks = data.findings.filter((f) => f.kind === 'leak_at_exit' && f.group >= 0 &&
+                                              f.group < data.groups.length);
+    if (leaks.length) {
+      const count = leaks.reduce((sum, f) => sum + (f.count || 0), 0);
+      snapSel.appendChild(el('option', {value: 'exit'}, 'leaked at exit (' + formatCount(count) +
+                                                         (count === 1 ? ' object)' : ' objects)')));
+    }
+    const chosen = (sel) => (sel.value === 'exit' ? 'exit' : sel.value === '' ? null : parseInt(sel.value, 10));
     for (let i = 0; i < n; ++i) {
       const snap = data.snapshots[i];
       baseSel.appendChild(el('option', {value: String(i)},
@@ -513,6 +523,10 @@
     function groupValues(s, metric) {
       const v = new Float64Array(data.groups.length);
       if (s === null) return v;
+      if (s === 'exit') {
+        for (const f of leaks) v[f.group] += (metric === 'bytes' ? f.bytes : f.count) || 0;
+        return v;
+      }
       for (const c of data.cells) {
         if (c.first <= s && s <= c.last) v[c.group] += metric === 'bytes' ? c.bytes : c.count;
       }
@@ -520,8 +534,8 @@
     }
 
     function build() {
-      const s = parseInt(snapSel.value, 10);
-      const b = baseSel.value === '' ? null : parseInt(baseSel.value, 10);
+      const s = chosen(snapSel);
+      const b = chosen(baseSel);
       const metric = metricSel.value;
       const now = groupValues(s, metric);
       const then = groupValues(b, metric);
@@ -708,7 +722,7 @@
                    'Show ' + name + ' in the flame graph');
       b.addEventListener('click', () => {
         // Its objects may hold no bytes: then count them, or the frame is not drawn.
-        const s = parseInt(snapSel.value, 10);
+        const s = chosen(snapSel);
         if (metricSel.value === 'bytes' && groupValues(s, 'bytes')[f.group] === 0) {
           metricSel.value = 'count';
           build();
