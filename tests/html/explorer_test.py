@@ -639,6 +639,8 @@ class ExplorerChecks(PageFixture):
         # Types: every type's counts exactly, VkDeviceMemory included: `vkleak diff`'s live
         # counts, and new/kept/freed by id from the two snapshot files; new bytes = born bytes
         # (memory bound to one object adds none: its bytes are its object's).
+        self.assertTrue(self.js('document.querySelector("#diff-hide-unchanged").checked'))
+        self.b.click('#diff-hide-unchanged')  # every type, the unchanged ones too
         rows = {r['data-type']: r for r in self.js('__vk.cells("table#diff-types tr[data-type]")')}
         _, objs_a = snapshot_objects(first)
         _, objs_b = snapshot_objects(last)
@@ -674,6 +676,87 @@ class ExplorerChecks(PageFixture):
         for g, cells in attached:
             if not self.model.attached(g):
                 self.assertFalse(any(c[0] for c in cells), g)
+
+    def site_diff(self, a, b):
+        """{site: {column: value}} of the call sites alive at a or b, from the data."""
+        out = {}
+        for g, first, last, count, nbytes in self.model.cells:
+            at_a, at_b = first <= a <= last, first <= b <= last
+            if not (at_a or at_b):
+                continue
+            w = 'kept' if at_a and at_b else 'new' if at_b else 'freed'
+            v = out.setdefault(self.model.site_of[g], dict.fromkeys(DIFF_COLS, 0))
+            v[w + '-count'] += count
+            v[w + '-bytes'] += nbytes
+        return out
+
+    def test_diff_hide_unchanged(self):
+        self.fresh('#diff')
+        a, b = 0, self.model.n - 1
+        want = self.site_diff(a, b)
+        changed = lambda v: v['new-count'] + v['freed-count'] > 0  # noqa: E731
+
+        def shown():
+            rows = self.js('__vk.cells("table#diff-groups tr[data-site]")')
+            return {int(r['data-site']): {c: int(r[c]) for c in DIFF_COLS} for r in rows}
+
+        def types():
+            return {r['data-type']: r for r in self.js('__vk.cells("table#diff-types tr[data-type]")')}
+
+        # By default, hidden: only the call sites and types with new or freed objects.
+        self.assertTrue(self.js('document.querySelector("#diff-hide-unchanged").checked'))
+        self.assertEqual(shown(), {k: v for k, v in want.items() if changed(v)})
+        hidden_types = types()
+        self.assertTrue(all(int(r['new-count']) + int(r['freed-count']) > 0
+                            for r in hidden_types.values()))
+        self.assertTrue(any(not changed(v) for v in want.values()), 'no unchanged call site')
+        self.b.click('#diff-hide-unchanged')
+        self.assertEqual(shown(), want)
+        unchanged = self.js('[...document.querySelectorAll("table#diff-groups tr.vk-unchanged")]'
+                            '.map(r => Number(r.dataset.site))')
+        self.assertEqual(sorted(unchanged), sorted(k for k, v in want.items() if not changed(v)))
+        self.assertGreaterEqual(len(types()), len(hidden_types))
+        self.b.click('#diff-hide-unchanged')
+        self.assertEqual(shown(), {k: v for k, v in want.items() if changed(v)})
+
+    def test_diff_row_expands_to_its_objects(self):
+        self.fresh('#diff')
+        a, b = 0, self.model.n - 1
+        want = self.site_diff(a, b)
+        # The changed call site with the most lifetimes.
+        lifetimes = {}
+        for g, first, last, _, _ in self.model.cells:
+            k = self.model.site_of[g]
+            if k in want and (first <= a <= last or first <= b <= last):
+                lifetimes.setdefault(k, set()).add((first, last))
+        site = max((k for k, v in want.items() if v['new-count'] + v['freed-count'] > 0),
+                   key=lambda k: (len(lifetimes[k]), -k))
+        row = 'table#diff-groups tr[data-site="%d"]' % site
+        self.assertEqual(self.attrs(row + ' button.vk-expand')[0]['aria-expanded'], 'false')
+        self.assertEqual(self.attrs('tr.vk-diff-objects'), [])
+        self.b.click(row + ' button.vk-expand')
+        self.b.wait_for('document.querySelectorAll("tr.vk-diff-objects").length > 0')
+        self.assertEqual(self.attrs(row + ' button.vk-expand')[0]['aria-expanded'], 'true')
+        objects = self.js('__vk.cells("table#diff-groups tr.vk-diff-objects")')
+        self.assertEqual({(int(o['data-first']), int(o['data-last'])) for o in objects},
+                         lifetimes[site])
+        self.assertTrue(all(o['data-of-site'] == str(site) for o in objects))
+        # Each lifetime's objects in its column, from the cells; together, the row's values.
+        for o in objects:
+            first, last = int(o['data-first']), int(o['data-last'])
+            expect = dict.fromkeys(DIFF_COLS, 0)
+            for g, f, l, count, nbytes in self.model.cells:
+                if self.model.site_of[g] == site and (f, l) == (first, last):
+                    w = ('kept' if f <= a <= l and f <= b <= l else 'new' if f <= b <= l
+                         else 'freed')
+                    expect[w + '-count'] += count
+                    expect[w + '-bytes'] += nbytes
+            self.assertEqual({c: int(o[c]) for c in DIFF_COLS}, expect, (first, last))
+        for c in DIFF_COLS:
+            self.assertEqual(sum(int(o[c]) for o in objects), want[site][c], c)
+        # A click closes it; the choice of snapshots keeps what is open.
+        self.b.click(row + ' button.vk-expand')
+        self.assertEqual(self.attrs('tr.vk-diff-objects'), [])
 
     def full_indices(self, indices):
         paths = []

@@ -884,7 +884,42 @@
     const selB = $('#diff-b');
     snapshotOptions(selA, data, 0);
     snapshotOptions(selB, data, n - 1);
+    const hide = $('#diff-hide-unchanged');
     const COLS = ['new-count', 'new-bytes', 'freed-count', 'freed-bytes', 'kept-count', 'kept-bytes'];
+    const open = new Set();  // the call sites whose objects are listed
+    const changed = (t) => t['new-count'] + t['freed-count'] > 0;
+    const hiding = () => !hide || hide.checked;
+
+    // A call site's objects at a and b, by lifetime (first and last snapshot alive): one row
+    // each, its count and bytes in the column new, freed or kept.
+    function objectRows(k, a, b) {
+      const by = new Map();
+      for (const c of data.cells) {
+        if (c.site !== k) continue;
+        const atA = c.first <= a && a <= c.last, atB = c.first <= b && b <= c.last;
+        if (!atA && !atB) continue;
+        const key = c.first + ':' + c.last;
+        let o = by.get(key);
+        if (!o) {
+          o = Object.assign(zero(), {first: c.first, last: c.last});
+          by.set(key, o);
+        }
+        const w = atA && atB ? 'kept' : atB ? 'new' : 'freed';
+        o[w + '-count'] += c.count;
+        o[w + '-bytes'] += c.bytes;
+      }
+      const at = (i) => '#' + i + ' (frame ' + data.snapshots[i].frame + ')';
+      return Array.from(by.values()).sort((x, y) => x.first - y.first || x.last - y.last).map((o) => {
+        const count = o['new-count'] + o['freed-count'] + o['kept-count'];
+        let label = formatCount(count) + (count === 1 ? ' object' : ' objects') + ', first seen ' +
+                    at(o.first) + ', ';
+        label += o.last >= n - 1 ? 'alive at the last snapshot' : 'last seen ' + at(o.last);
+        o.attached = data.sites[k].attached;
+        const tr = row({class: 'vk-diff-objects', 'data-of-site': String(k), 'data-first': String(o.first),
+                        'data-last': String(o.last)}, label, o);
+        return tr;
+      });
+    }
 
     function zero() {
       return {'new-count': 0, 'new-bytes': 0, 'freed-count': 0, 'freed-bytes': 0, 'kept-count': 0,
@@ -960,19 +995,39 @@
       header(types, 'Type');
       const tb = el('tbody');
       Array.from(byType.entries()).sort((x, y) => net(y[1]) - net(x[1]) || (x[0] < y[0] ? -1 : 1))
-          .forEach(([type, t]) => tb.appendChild(row({'data-type': type}, type, t)));
+          .filter(([, t]) => !hiding() || changed(t))
+          .forEach(([type, t]) => {
+            const tr = row({'data-type': type}, type, t);
+            if (!changed(t)) tr.classList.add('vk-unchanged');
+            tb.appendChild(tr);
+          });
       types.appendChild(tb);
       const groups = $('#diff-groups');
       groups.textContent = '';
       header(groups, 'Call site');
       const gb = el('tbody');
       Array.from(byGroup.entries())
-          .filter(([, t]) => t['new-count'] + t['freed-count'] > 0)
+          .filter(([, t]) => !hiding() || changed(t))
           .sort((x, y) => net(y[1]) - net(x[1]) || x[0] - y[0])
           .forEach(([k, t]) => {
             const tr = row({'data-site': String(k), 'data-path': data.sites[k].pathText}, data.sites[k].label, t);
-            tr.firstChild.title = data.sites[k].pathText;
+            if (!changed(t)) tr.classList.add('vk-unchanged');
+            const first = tr.firstChild;
+            first.title = data.sites[k].pathText;
+            // A button opens the call site's objects, by lifetime, under its row.
+            const button = el('button', {type: 'button', class: 'vk-expand',
+                                         'aria-expanded': String(open.has(k)),
+                                         'aria-label': 'objects of this call site'},
+                              open.has(k) ? '\u25be' : '\u25b8');
+            first.insertBefore(button, first.firstChild);
             gb.appendChild(tr);
+            const rows = open.has(k) ? objectRows(k, a, b) : [];
+            for (const r of rows) gb.appendChild(r);
+            button.addEventListener('click', (e) => {
+              e.stopPropagation();
+              if (open.has(k)) open.delete(k); else open.add(k);
+              draw();
+            });
           });
       groups.appendChild(gb);
       $('#diff-summary').textContent =
@@ -983,6 +1038,7 @@
 
     selA.addEventListener('change', draw);
     selB.addEventListener('change', draw);
+    if (hide) hide.addEventListener('change', draw);
     draw();
   }
 
