@@ -981,6 +981,33 @@ class InlinedHelper(PageFixture, ExitChecks, unittest.TestCase):
                    if 'main' in self.model.path(g))
         self.assertEqual(int(mains[0]['data-value']), held)
 
+    def test_timeline_x_axis_is_proportional_to_frames(self):
+        # Snapshots at frames 25, 31 (the label "odd"), 50, 75: not evenly spaced.
+        self.fresh('#timeline')
+        frames = [s['frame'] for s in self.data['snapshots']]
+        self.assertEqual(len(set(frames)), len(frames))
+        self.assertNotEqual(frames[1] - frames[0], frames[2] - frames[1], frames)
+        centres = self.js("""[...document.querySelectorAll('svg#timeline-chart g.vk-snap')].map(g => {
+            const r = g.querySelector('rect.vk-stack');
+            return Number(r.getAttribute('x')) + Number(r.getAttribute('width')) / 2; })""")
+        span = centres[-1] - centres[0]
+        self.assertGreater(span, 500)
+        for f, x in zip(frames, centres):
+            self.assertAlmostEqual((x - centres[0]) / span, (f - frames[0]) / (frames[-1] - frames[0]),
+                                   delta=0.002, msg=(f, x))
+        # The ticks are round frames, where those frames are.
+        ticks = self.js("""[...document.querySelectorAll('svg#timeline-chart text.vk-frame-tick')]
+            .map(t => [Number(t.dataset.frame), Number(t.getAttribute('x')), t.textContent])""")
+        self.assertGreaterEqual(len(ticks), 3)
+        for f, x, text in ticks:
+            self.assertEqual(text, format(f, ','))
+            self.assertEqual(f % 5, 0, ticks)
+            self.assertAlmostEqual(x, centres[0] + span * (f - frames[0]) / (frames[-1] - frames[0]),
+                                   delta=0.5)
+        # A column is where its bar is: hovering the bar of frame 31 names that snapshot.
+        self.b.hover('svg#timeline-chart g.vk-snap[data-index="1"] rect.vk-stack')
+        self.assertIn('frame 31 ', self.text_of('#timeline-tip'))
+
     def test_show_in_flame_graph_lights_its_own_path(self):
         buttons = 0
         for f in self.data['findings']:

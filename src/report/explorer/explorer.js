@@ -227,6 +227,43 @@
     const W = 960, H = 300, L = 76, R = 12, T = 12, B = 42;
     const pw = W - L - R, ph = H - T - B;
     const colW = pw / n;
+    // The x axis is proportional to frames: each snapshot's bar is centred at its frame; its
+    // column (hover, brush) reaches halfway to its neighbours. Snapshots at one frame share
+    // that frame's column side by side; a run whose snapshots are all at one frame is spaced
+    // evenly.
+    const frames = data.snapshots.map((snap) => Number(snap.frame) || 0);
+    const f0 = Math.min(...frames), f1 = Math.max(...frames);
+    const pad = Math.min(colW / 2, 28);
+    const xOfFrame = (f) => L + pad + (pw - 2 * pad) * (f1 > f0 ? (f - f0) / (f1 - f0) : 0.5);
+    const cols = (() => {
+      if (!(f1 > f0)) return frames.map((f, s) => ({left: L + colW * s, right: L + colW * (s + 1)}));
+      const centre = frames.map(xOfFrame);
+      const out = [];
+      for (let s = 0; s < n;) {
+        let e = s;
+        while (e + 1 < n && frames[e + 1] === frames[s]) ++e;
+        const left = s === 0 ? L : (centre[s - 1] + centre[s]) / 2;
+        const right = e === n - 1 ? L + pw : (centre[e] + centre[e + 1]) / 2;
+        // Several snapshots at one frame: its column split among them, in order.
+        const lo = e > s ? Math.max(left, centre[s] - (e - s + 1) * 6) : left;
+        const hi = e > s ? Math.min(right, centre[s] + (e - s + 1) * 6) : right;
+        for (let k = s; k <= e; ++k) {
+          const w = (hi - lo) / (e - s + 1);
+          out.push({left: e > s ? lo + w * (k - s) : left, right: e > s ? lo + w * (k - s + 1) : right});
+        }
+        s = e + 1;
+      }
+      return out;
+    })();
+    const centreOf = (s) => (n > 1 && f1 > f0 && frames.indexOf(frames[s]) === frames.lastIndexOf(frames[s])
+                               ? xOfFrame(frames[s]) : (cols[s].left + cols[s].right) / 2);
+    // A bar: narrower than its column and than the even spacing would give, inside the plot,
+    // at most 56 units wide.
+    const barWidth = (s) => {
+      const c = centreOf(s);
+      const room = Math.min(cols[s].right - cols[s].left, colW) * (n > 60 ? 0.92 : 0.76);
+      return Math.max(1, Math.min(room, 56, 2 * (c - L), 2 * (L + pw - c)));
+    };
     let columns = [];
 
     // The stacked series: every type, or the biggest call-site groups, the rest as "other".
@@ -314,26 +351,38 @@
       chart.appendChild(axis);
       const xAxis = svg('g', {class: 'vk-axis vk-axis-x'});
       xAxis.appendChild(svg('line', {class: 'vk-axis-line', x1: L, x2: L + pw, y1: T + ph, y2: T + ph}));
-      const every = Math.max(1, Math.ceil(n / 12));
-      for (let s = 0; s < n; s += every) {
-        xAxis.appendChild(svg('text', {class: 'vk-tick-label', x: L + colW * (s + 0.5), y: T + ph + 16,
-                                       'text-anchor': 'middle'}, String(data.snapshots[s].frame)));
+      if (f1 > f0) {
+        // Ticks at round frames (1, 2, 5 x 10^k apart), where those frames are.
+        const fstep = niceStep(f1 - f0, 8, false);
+        for (let f = Math.ceil(f0 / fstep) * fstep; f <= f1; f += fstep) {
+          xAxis.appendChild(svg('line', {class: 'vk-tick', x1: xOfFrame(f), x2: xOfFrame(f), y1: T + ph,
+                                         y2: T + ph + 4}));
+          xAxis.appendChild(svg('text', {class: 'vk-tick-label vk-frame-tick', 'data-frame': String(f),
+                                         x: xOfFrame(f), y: T + ph + 16, 'text-anchor': 'middle'},
+                                formatCount(f)));
+        }
+      } else {
+        xAxis.appendChild(svg('text', {class: 'vk-tick-label vk-frame-tick', 'data-frame': String(f0),
+                                       x: L + pw / 2, y: T + ph + 16, 'text-anchor': 'middle'},
+                              formatCount(f0)));
       }
       xAxis.appendChild(svg('text', {class: 'vk-axis-label', x: L + pw / 2, y: T + ph + 36,
-                                     'text-anchor': 'middle'}, 'frame of each snapshot'));
+                                     'text-anchor': 'middle'}, 'frame'));
       chart.appendChild(xAxis);
 
       columns = [];
-      const barW = Math.max(1, colW * (n > 60 ? 0.92 : 0.76));
       for (let s = 0; s < n; ++s) {
-        const g = svg('g', {class: 'vk-snap', 'data-index': String(s), tabindex: '0'});
-        g.appendChild(svg('rect', {class: 'vk-col-bg', x: L + colW * s, y: T, width: colW, height: ph}));
+        const g = svg('g', {class: 'vk-snap', 'data-index': String(s), 'data-frame': String(frames[s]),
+                            tabindex: '0'});
+        g.appendChild(svg('rect', {class: 'vk-col-bg', x: cols[s].left, y: T,
+                                   width: Math.max(0.5, cols[s].right - cols[s].left), height: ph}));
+        const barW = barWidth(s);
         let base = 0;
         for (const x of list) {
           const v = x.values[s];
           if (v <= 0) continue;
           const r = svg('rect', {class: 'vk-stack', 'data-key': x.key, 'data-value': String(v),
-                                 x: L + colW * s + (colW - barW) / 2, y: y(base + v), width: barW,
+                                 x: centreOf(s) - barW / 2, y: y(base + v), width: barW,
                                  height: Math.max(0.5, y(base) - y(base + v)), fill: x.color});
           r.appendChild(svg('title', {}, x.label + ': ' + formatMetric(state.metric, v)));
           g.appendChild(r);
@@ -377,7 +426,9 @@
     function columnAt(e, chart) {
       const box = chart.getBoundingClientRect();
       const x = (e.clientX - box.left) * (W / box.width);
-      return Math.min(n - 1, Math.max(0, Math.floor((x - L) / colW)));
+      let s = 0;
+      while (s + 1 < n && x >= cols[s + 1].left) ++s;
+      return s;
     }
 
     function startBrush(e, chart) {
