@@ -1008,6 +1008,36 @@ class InlinedHelper(PageFixture, ExitChecks, unittest.TestCase):
         self.b.hover('svg#timeline-chart g.vk-snap[data-index="1"] rect.vk-stack')
         self.assertIn('frame 31 ', self.text_of('#timeline-tip'))
 
+    def test_timeline_hover_shows_the_stack(self):
+        self.fresh('#timeline')
+        self.b.click('button[data-timeline-mode="groups"]')
+        self.b.click('button[data-metric="count"]')
+        last = self.model.n - 1
+        for site, path in self.helper_sites().items():
+            with self.subTest(site=site):
+                self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"] rect.vk-stack[data-key="%d"]'
+                             % (last, site))
+                self.b.wait_for('document.querySelector("#timeline-stack").dataset.site === "%d"'
+                                % site)
+                frames = self.attrs('#timeline-stack ol.vk-frames li')
+                # Innermost first: the helper, inlined, then its caller, ... main.
+                self.assertEqual([f['data-function'] for f in frames], list(reversed(path)))
+                self.assertIn('callsite_inlined.cpp:', frames[0]['text'])
+                self.assertTrue(frames[0]['text'].endswith('(inlined)'), frames[0])
+                count = sum(v[0] for g, v in self.model.alive(last, 'group').items()
+                            if self.model.site_of[g] == site)
+                head = self.text_of('#timeline-stack .vk-stack-head')
+                self.assertIn('@ %s > create_buffer: %d objects at snapshot %d'
+                              % (path[-2], count, self.data['snapshots'][last]['sequence']), head)
+        # By type: the type's biggest call site there.
+        self.b.click('button[data-timeline-mode="types"]')
+        self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"] rect.vk-stack[data-key="VkBuffer"]'
+                     % last)
+        self.b.wait_for('!!document.querySelector("#timeline-stack").dataset.site')
+        self.assertIn('(the biggest of 2 call sites)', self.text_of('#timeline-stack .vk-stack-head'))
+        self.assertEqual(self.attrs('#timeline-stack ol.vk-frames li')[0]['data-function'],
+                         'create_buffer')
+
     def test_show_in_flame_graph_lights_its_own_path(self):
         buttons = 0
         for f in self.data['findings']:

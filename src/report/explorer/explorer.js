@@ -389,7 +389,15 @@
           base += v;
         }
         g.addEventListener('pointerenter', () => showTip(s, list));
-        g.addEventListener('focus', () => showTip(s, list));
+        g.addEventListener('focus', () => {
+          showTip(s, list);
+          const biggest = list.filter((x) => x.values[s] > 0).sort((a, b) => b.values[s] - a.values[s])[0];
+          if (biggest) showStack(biggest.key, s);
+        });
+        g.addEventListener('pointerover', (e) => {
+          const r = e.target.closest('rect.vk-stack');
+          if (r) showStack(r.dataset.key, s);
+        });
         columns.push(g);
         chart.appendChild(g);
       }
@@ -408,6 +416,66 @@
         legend.appendChild(item);
       }
       markRange();
+    }
+
+    // The creation stack of what a stacked rect holds (as memory_viz shows on hover): its call
+    // site's (in types mode: the type's biggest call site at that snapshot), innermost frame
+    // first; a call site whose stacks differ in lines shows the one holding most there.
+    const stackBox = el('div', {id: 'timeline-stack', class: 'vk-stack-tip', 'aria-live': 'polite'});
+    tip.parentNode.insertBefore(stackBox, tip.nextSibling);
+
+    function showStack(key, s) {
+      stackBox.textContent = '';
+      stackBox.removeAttribute('data-site');
+      const metric = state.metric;
+      const perGroup = new Map();
+      const typeIndex = state.mode === 'types' ? data.types.indexOf(key) : -1;
+      const site = state.mode === 'groups' && key !== 'other' ? Number(key) : -1;
+      for (const c of data.cells) {
+        if (c.first > s || s > c.last || c.site < 0) continue;
+        const g = data.groups[c.group];
+        if (site >= 0 ? c.site !== site : g.typeIndex !== typeIndex) continue;
+        perGroup.set(c.group, (perGroup.get(c.group) || 0) + (metric === 'bytes' ? c.bytes : c.count));
+      }
+      // Per call site, then its biggest group (ties: the lower index).
+      const perSite = new Map();
+      for (const [g, v] of perGroup) {
+        const k = data.groups[g].site;
+        perSite.set(k, (perSite.get(k) || 0) + v);
+      }
+      const best = (m) => Array.from(m.entries()).sort((a, b) => b[1] - a[1] || a[0] - b[0])[0];
+      const top = best(perSite);
+      if (!top) {
+        stackBox.appendChild(el('p', {class: 'vk-note'}, key === 'other'
+            ? 'Several call sites: pick "by call site" to see each one\'s stack.' : ''));
+        return;
+      }
+      const k = top[0];
+      const inSite = new Map(Array.from(perGroup.entries()).filter(([g]) => data.groups[g].site === k));
+      const group = data.groups[best(inSite)[0]];
+      const siteInfo = data.sites[k];
+      stackBox.setAttribute('data-site', String(k));
+      let head = siteInfo.label + ': ' + formatMetric(metric, top[1]) + (metric === 'bytes' ? '' : ' objects') +
+                 ' at snapshot ' + data.snapshots[s].sequence;
+      if (state.mode === 'types' && perSite.size > 1) head += ' (the biggest of ' + perSite.size + ' call sites)';
+      stackBox.appendChild(el('div', {class: 'vk-stack-head'}, head));
+      const ol = el('ol', {class: 'vk-frames'});
+      if (!group.stack.length) ol.appendChild(el('li', {}, '(unknown call site)'));
+      for (let i = group.stack.length - 1; i >= 0; --i) {
+        const fr = data.frames[group.stack[i]] || [-1, -1, 0, 0];
+        const fn = data.str(fr[0]) || '(unknown)';
+        let text = fn;
+        const file = data.str(fr[1]);
+        if (file) text += ' (' + file + (fr[2] ? ':' + fr[2] : '') + ')';
+        if (fr[3]) text += ' (inlined)';
+        ol.appendChild(el('li', {'data-function': fn}, text));
+      }
+      stackBox.appendChild(ol);
+      if (siteInfo.groups.length > 1) {
+        stackBox.appendChild(el('p', {class: 'vk-note'}, 'This call site also creates from ' +
+            (siteInfo.groups.length - 1) + ' other line' + (siteInfo.groups.length > 2 ? 's' : '') +
+            ' of the same functions.'));
+      }
     }
 
     function showTip(s, list) {
