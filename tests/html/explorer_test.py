@@ -144,11 +144,13 @@ class PageFixture:
     """A scenario's page open in Chromium, with its data and snapshots, for a class's tests."""
     SCENARIO = None
     ARGS = ()
+    REPORT_ARGS = ()
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix='vkleak-explorer-')
-        cls.scn = scenario_page.run_scenario(ARGS.build, cls.tmp, cls.SCENARIO, cls.ARGS)
+        cls.scn = scenario_page.run_scenario(ARGS.build, cls.tmp, cls.SCENARIO, cls.ARGS,
+                                             report_args=cls.REPORT_ARGS)
         cls.doc = cls.scn.doc
         found = scenario_page.explorer_data(cls.scn.page)
         cls.data = found[0] if len(found) == 1 else None
@@ -886,6 +888,30 @@ CONTROL_SCRIPT = ('document.documentElement.dataset.explorer = "ready"; console.
                   'document.title = "clicked"; setTimeout(() => undefinedFunction(), 0); });')
 
 
+class OmittedChecks:
+    """The note when the lifetime cap dropped cells (issue 27): in each view drawn from the
+    lifetimes, with the data's counts; none when nothing was dropped."""
+    NOTES = ('timeline-omitted', 'flame-omitted', 'diff-omitted')
+
+    def test_note_when_the_lifetime_cap_drops_cells(self):
+        self.fresh()
+        o = self.data['omitted']
+        notes = {n['id']: n for n in self.attrs('p.vk-omitted')}
+        if not o['cells']:
+            self.assertEqual(notes, {})
+            return
+        self.assertEqual(set(notes), set(self.NOTES))
+        for id_, n in notes.items():
+            self.assertEqual((int(n['data-cells']), int(n['data-objects']), int(n['data-bytes'])),
+                             (o['cells'], o['objects'], o['bytes']), id_)
+            self.assertIn('leaves out %s objects' % format(o['objects'], ','), n['text'])
+            self.assertIn('in %s lifetime cells' % format(o['cells'], ','), n['text'])
+            self.assertIn('--max-lifetime-cells', n['text'])
+        # The views' sections hold them, above what they draw.
+        for id_, view in zip(self.NOTES, ('timeline', 'flamegraph', 'diff')):
+            self.assertTrue(self.js('!!document.querySelector("section#%s #%s")' % (view, id_)))
+
+
 class ExitChecks:
     """The leaked-at-exit choice of the flame graph (issue 27), for scenario classes."""
 
@@ -918,7 +944,7 @@ class ExitChecks:
             self.assertEqual(held, count, fn)
 
 
-class InlinedHelper(PageFixture, ExitChecks, unittest.TestCase):
+class InlinedHelper(PageFixture, ExitChecks, OmittedChecks, unittest.TestCase):
     """An inlined helper (create_buffer) called from two places, every buffer named alike
     (tests/scenarios/callsite_inlined.cpp --same-name): the two call sites differ only by their
     path, which keys and labels them everywhere (issue 27)."""
@@ -1056,6 +1082,19 @@ class InlinedHelper(PageFixture, ExitChecks, unittest.TestCase):
                 buttons += 1
         self.assertEqual(buttons, 2)
 
+
+
+class CappedLifetimes(PageFixture, OmittedChecks, unittest.TestCase):
+    """callsite_inlined's run with a lifetime cap of 6 cells: most are dropped."""
+    SCENARIO = 'callsite_inlined'
+    ARGS = ('--frames', '90', '--same-name')
+    REPORT_ARGS = ('--max-lifetime-cells', '6')
+
+    def test_the_cap_dropped_cells(self):
+        o = self.data['omitted']
+        self.assertEqual(len(self.model.cells), 6)
+        self.assertGreater(o['cells'], 0)
+        self.assertGreater(o['objects'], 0)
 
 
 class Incident1(ExplorerChecks, ExitChecks, unittest.TestCase):

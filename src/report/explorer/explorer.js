@@ -1184,6 +1184,26 @@
     fromHash();
   }
 
+  // Over the lifetime cap, cells were dropped (data.omitted): each view that draws the
+  // lifetimes says what it leaves out.
+  function noteOmitted(data) {
+    const o = data.omitted || {};
+    if (!(o.cells > 0)) return;
+    const text = 'This view leaves out ' + formatCount(o.objects || 0) +
+                 ((o.objects || 0) === 1 ? ' object (' : ' objects (') + formatBytes(o.bytes || 0) +
+                 ') in ' + formatCount(o.cells) + (o.cells === 1 ? ' lifetime cell' : ' lifetime cells') +
+                 ', over the cap of vkleak report --max-lifetime-cells (objects alive at the end are ' +
+                 'kept first, then the biggest); the findings count every object.';
+    for (const [id, view] of [['timeline-omitted', '#timeline-explorer'], ['flame-omitted', '#flame-explorer'],
+                              ['diff-omitted', '#diff-explorer']]) {
+      const root = $(view);
+      if (!root) continue;
+      const p = el('p', {id: id, class: 'vk-note vk-omitted', 'data-cells': String(o.cells),
+                         'data-objects': String(o.objects || 0), 'data-bytes': String(o.bytes || 0)}, text);
+      root.insertBefore(p, root.firstChild);
+    }
+  }
+
   function init() {
     let data = null;
     let failure = null;
@@ -1203,6 +1223,7 @@
         const note = document.getElementById(id);
         if (note) note.hidden = true;
       }
+      guard(() => noteOmitted(data), 'omitted');
       guard(() => buildTimeline(data), 'timeline');
       guard(() => buildFlamegraph(data), 'flamegraph');
       guard(() => buildDiff(data), 'diff');
