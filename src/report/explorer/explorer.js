@@ -229,14 +229,15 @@
     const colW = pw / n;
     // The x axis is proportional to frames: each snapshot's bar is centred at its frame; its
     // column (hover, brush) reaches halfway to its neighbours. Snapshots at one frame share
-    // that frame's column side by side; a run whose snapshots are all at one frame is spaced
-    // evenly.
+    // that frame's column side by side; a run whose snapshots are all at one frame (or whose
+    // frames go back, which one frame counter never does) is spaced evenly.
     const frames = data.snapshots.map((snap) => Number(snap.frame) || 0);
-    const f0 = Math.min(...frames), f1 = Math.max(...frames);
+    const f0 = frames[0], f1 = frames[n - 1];
+    const proportional = f1 > f0 && frames.every((f, i) => i === 0 || f >= frames[i - 1]);
     const pad = Math.min(colW / 2, 28);
-    const xOfFrame = (f) => L + pad + (pw - 2 * pad) * (f1 > f0 ? (f - f0) / (f1 - f0) : 0.5);
+    const xOfFrame = (f) => L + pad + (pw - 2 * pad) * (proportional ? (f - f0) / (f1 - f0) : 0.5);
     const cols = (() => {
-      if (!(f1 > f0)) return frames.map((f, s) => ({left: L + colW * s, right: L + colW * (s + 1)}));
+      if (!proportional) return frames.map((f, s) => ({left: L + colW * s, right: L + colW * (s + 1)}));
       const centre = frames.map(xOfFrame);
       const out = [];
       for (let s = 0; s < n;) {
@@ -255,7 +256,7 @@
       }
       return out;
     })();
-    const centreOf = (s) => (n > 1 && f1 > f0 && frames.indexOf(frames[s]) === frames.lastIndexOf(frames[s])
+    const centreOf = (s) => (proportional && frames.indexOf(frames[s]) === frames.lastIndexOf(frames[s])
                                ? xOfFrame(frames[s]) : (cols[s].left + cols[s].right) / 2);
     // A bar: narrower than its column and than the even spacing would give, inside the plot,
     // at most 56 units wide.
@@ -351,7 +352,7 @@
       chart.appendChild(axis);
       const xAxis = svg('g', {class: 'vk-axis vk-axis-x'});
       xAxis.appendChild(svg('line', {class: 'vk-axis-line', x1: L, x2: L + pw, y1: T + ph, y2: T + ph}));
-      if (f1 > f0) {
+      if (proportional) {
         // Ticks at round frames (1, 2, 5 x 10^k apart), where those frames are.
         const fstep = niceStep(f1 - f0, 8, false);
         for (let f = Math.ceil(f0 / fstep) * fstep; f <= f1; f += fstep) {
@@ -362,9 +363,13 @@
                                 formatCount(f)));
         }
       } else {
-        xAxis.appendChild(svg('text', {class: 'vk-tick-label vk-frame-tick', 'data-frame': String(f0),
-                                       x: L + pw / 2, y: T + ph + 16, 'text-anchor': 'middle'},
-                              formatCount(f0)));
+        // Evenly spaced: each column labelled with its frame.
+        const every = Math.max(1, Math.ceil(n / 12));
+        for (let s = 0; s < n; s += every) {
+          xAxis.appendChild(svg('text', {class: 'vk-tick-label vk-frame-tick', 'data-frame': String(frames[s]),
+                                         x: L + colW * (s + 0.5), y: T + ph + 16, 'text-anchor': 'middle'},
+                                formatCount(frames[s])));
+        }
       }
       xAxis.appendChild(svg('text', {class: 'vk-axis-label', x: L + pw / 2, y: T + ph + 36,
                                      'text-anchor': 'middle'}, 'frame'));
