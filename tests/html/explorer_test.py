@@ -1082,6 +1082,28 @@ class InlinedHelper(PageFixture, ExitChecks, OmittedChecks, unittest.TestCase):
                 buttons += 1
         self.assertEqual(buttons, 2)
 
+    def test_show_in_flame_graph_zooms_out_to_it(self):
+        # Zoomed into one caller's frame, the other caller's finding is not drawn: its button
+        # zooms to that call site's caller, and lights it.
+        self.fresh('#flamegraph')
+        self.choose('#flame-metric', 'count')
+        sites = self.helper_sites()
+        paths = sorted(' > '.join(p) for p in sites.values())
+        lam = [p for p in paths if 'lambda' in p][0]
+        tmpl = [p for p in paths if 'upload_mesh' in p][0]
+        self.b.click('.vk-flame-node[data-path=%s]' % json.dumps(lam))
+        self.b.wait_for('![...document.querySelectorAll(".vk-flame-node")].some(n => n.dataset.path'
+                        ' === %s)' % json.dumps(tmpl))
+        rank = next(f['rank'] for f in self.data['findings']
+                    if f['group'] >= 0 and ' > '.join(self.model.path(f['group'])) == tmpl)
+        self.js('location.hash = "#finding-%d"' % rank)
+        self.b.wait_for('document.getElementById("finding-%d").open' % rank)
+        self.b.click('#finding-%d button.vk-to-flame' % rank)
+        self.b.wait_for('location.hash === "#flamegraph"')
+        self.assertEqual([m['data-path'] for m in self.attrs('.vk-flame-node.vk-match')], [tmpl])
+        crumbs = self.text_of('#flame-crumbs')
+        self.assertTrue(crumbs.endswith(tmpl.split(' > ')[-2]), crumbs)
+
 
 
 class CappedLifetimes(PageFixture, OmittedChecks, unittest.TestCase):

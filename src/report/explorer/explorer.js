@@ -853,6 +853,15 @@
         }
         search.value = site.pathText;
         applySearch();
+        // Not drawn (zoomed into another frame, or too narrow): zoom to its caller's frame.
+        if (!$('.vk-flame-node.vk-match', graph)) {
+          let node = tree.root;
+          for (const fn of g.path) node = node && node.children.get(fn);
+          if (node) {
+            zoom = node.parent || node;
+            draw();
+          }
+        }
         location.hash = '#flamegraph';
       });
       details.appendChild(b);
