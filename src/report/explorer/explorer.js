@@ -860,6 +860,11 @@
           if (node) {
             zoom = node.parent || node;
             draw();
+            // Still narrower than a pixel beside its siblings: zoom to it.
+            if (!$('.vk-flame-node.vk-match', graph)) {
+              zoom = node;
+              draw();
+            }
           }
         }
         location.hash = '#flamegraph';
