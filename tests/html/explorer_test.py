@@ -760,6 +760,30 @@ class ExplorerChecks(PageFixture):
         self.b.click(row + ' button.vk-expand')
         self.assertEqual(self.attrs('tr.vk-diff-objects'), [])
 
+    def test_diff_type_row_expands_to_its_call_sites(self):
+        self.fresh('#diff')
+        a, b = 0, self.model.n - 1
+        want = self.site_diff(a, b)
+        self.b.click('#diff-hide-unchanged')  # every call site, so that they add up to the type
+        per_type = {}
+        for k in want:
+            per_type.setdefault(self.model.group_type(self.model.site_groups(k)[0]), []).append(k)
+        t = max(per_type, key=lambda x: (len(per_type[x]), x))
+        row = 'table#diff-types tr[data-type="%s"]' % t
+        self.assertEqual(self.attrs(row + ' button.vk-expand')[0]['aria-expanded'], 'false')
+        self.b.click(row + ' button.vk-expand')
+        self.b.wait_for('document.querySelectorAll("tr.vk-diff-sites").length > 0')
+        subs = self.js('__vk.cells("table#diff-types tr.vk-diff-sites")')
+        self.assertEqual(sorted(int(r['data-site-index']) for r in subs), sorted(per_type[t]))
+        for r in subs:
+            self.assertEqual(r['data-of-type'], t)
+            self.assertEqual({c: int(r[c]) for c in DIFF_COLS}, want[int(r['data-site-index'])])
+        total = self.js('__vk.cells(%s)' % json.dumps(row))[0]
+        for c in DIFF_COLS:
+            self.assertEqual(sum(int(r[c]) for r in subs), int(total[c]), c)
+        self.b.click(row + ' button.vk-expand')
+        self.assertEqual(self.attrs('tr.vk-diff-sites'), [])
+
     def full_indices(self, indices):
         paths = []
         for i in indices:

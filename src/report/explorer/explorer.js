@@ -1025,6 +1025,7 @@
     const hide = $('#diff-hide-unchanged');
     const COLS = ['new-count', 'new-bytes', 'freed-count', 'freed-bytes', 'kept-count', 'kept-bytes'];
     const open = new Set();  // the call sites whose objects are listed
+    const openTypes = new Set();  // the types whose call sites are listed
     const changed = (t) => t['new-count'] + t['freed-count'] > 0;
     const hiding = () => !hide || hide.checked;
 
@@ -1138,6 +1139,27 @@
             const tr = row({'data-type': type}, type, t);
             if (!changed(t)) tr.classList.add('vk-unchanged');
             tb.appendChild(tr);
+            // A button opens the type's call sites under its row (they add up to it).
+            const isOpen = openTypes.has(type);
+            const button = el('button', {type: 'button', class: 'vk-expand', 'aria-expanded': String(isOpen),
+                                         'aria-label': 'call sites of this type'}, isOpen ? '\u25be' : '\u25b8');
+            tr.firstChild.insertBefore(button, tr.firstChild.firstChild);
+            button.addEventListener('click', (e) => {
+              e.stopPropagation();
+              if (openTypes.has(type)) openTypes.delete(type); else openTypes.add(type);
+              draw();
+            });
+            if (!isOpen) return;
+            Array.from(byGroup.entries())
+                .filter(([k, v]) => (typeOf[k] < T - 1 ? data.types[typeOf[k]] : '?') === type &&
+                                    (!hiding() || changed(v)))
+                .sort((x, y) => net(y[1]) - net(x[1]) || x[0] - y[0])
+                .forEach(([k, v]) => {
+                  const sub = row({class: 'vk-diff-sites', 'data-of-type': type, 'data-site-index': String(k)},
+                                  data.sites[k].label, v);
+                  sub.firstChild.title = data.sites[k].pathText;
+                  tb.appendChild(sub);
+                });
           });
       types.appendChild(tb);
       const groups = $('#diff-groups');
