@@ -703,7 +703,8 @@ class ExplorerChecks(PageFixture):
             return {int(r['data-site']): {c: int(r[c]) for c in DIFF_COLS} for r in rows}
 
         def types():
-            return {r['data-type']: r for r in self.js('__vk.cells("table#diff-types tr[data-type]")')}
+            rows = self.js('__vk.cells("table#diff-types tr[data-type]")')
+            return {r['data-type']: r for r in rows}
 
         # By default, hidden: only the call sites and types with new or freed objects.
         self.assertTrue(self.js('document.querySelector("#diff-hide-unchanged").checked'))
@@ -1037,14 +1038,15 @@ class InlinedHelper(PageFixture, ExitChecks, OmittedChecks, unittest.TestCase):
         frames = [s['frame'] for s in self.data['snapshots']]
         self.assertEqual(len(set(frames)), len(frames))
         self.assertNotEqual(frames[1] - frames[0], frames[2] - frames[1], frames)
-        centres = self.js("""[...document.querySelectorAll('svg#timeline-chart g.vk-snap')].map(g => {
+        centres = self.js("""[...document.querySelectorAll('svg#timeline-chart g.vk-snap')]
+          .map(g => {
             const r = g.querySelector('rect.vk-stack');
             return Number(r.getAttribute('x')) + Number(r.getAttribute('width')) / 2; })""")
         span = centres[-1] - centres[0]
         self.assertGreater(span, 500)
         for f, x in zip(frames, centres):
-            self.assertAlmostEqual((x - centres[0]) / span, (f - frames[0]) / (frames[-1] - frames[0]),
-                                   delta=0.002, msg=(f, x))
+            at = (f - frames[0]) / (frames[-1] - frames[0])
+            self.assertAlmostEqual((x - centres[0]) / span, at, delta=0.002, msg=(f, x))
         # The ticks are round frames, where those frames are.
         ticks = self.js("""[...document.querySelectorAll('svg#timeline-chart text.vk-frame-tick')]
             .map(t => [Number(t.dataset.frame), Number(t.getAttribute('x')), t.textContent])""")
@@ -1052,8 +1054,8 @@ class InlinedHelper(PageFixture, ExitChecks, OmittedChecks, unittest.TestCase):
         for f, x, text in ticks:
             self.assertEqual(text, format(f, ','))
             self.assertEqual(f % 5, 0, ticks)
-            self.assertAlmostEqual(x, centres[0] + span * (f - frames[0]) / (frames[-1] - frames[0]),
-                                   delta=0.5)
+            at = (f - frames[0]) / (frames[-1] - frames[0])
+            self.assertAlmostEqual(x, centres[0] + span * at, delta=0.5)
         # A column is where its bar is: hovering the bar of frame 31 names that snapshot.
         self.b.hover('svg#timeline-chart g.vk-snap[data-index="1"] rect.vk-stack')
         self.assertIn('frame 31 ', self.text_of('#timeline-tip'))
@@ -1065,8 +1067,8 @@ class InlinedHelper(PageFixture, ExitChecks, OmittedChecks, unittest.TestCase):
         last = self.model.n - 1
         for site, path in self.helper_sites().items():
             with self.subTest(site=site):
-                self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"] rect.vk-stack[data-key="%d"]'
-                             % (last, site))
+                self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"] '
+                             'rect.vk-stack[data-key="%d"]' % (last, site))
                 self.b.wait_for('document.querySelector("#timeline-stack").dataset.site === "%d"'
                                 % site)
                 frames = self.attrs('#timeline-stack ol.vk-frames li')
@@ -1081,10 +1083,11 @@ class InlinedHelper(PageFixture, ExitChecks, OmittedChecks, unittest.TestCase):
                               % (path[-2], count, self.data['snapshots'][last]['sequence']), head)
         # By type: the type's biggest call site there.
         self.b.click('button[data-timeline-mode="types"]')
-        self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"] rect.vk-stack[data-key="VkBuffer"]'
-                     % last)
+        self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"] '
+                     'rect.vk-stack[data-key="VkBuffer"]' % last)
         self.b.wait_for('!!document.querySelector("#timeline-stack").dataset.site')
-        self.assertIn('(the biggest of 2 call sites)', self.text_of('#timeline-stack .vk-stack-head'))
+        self.assertIn('(the biggest of 2 call sites)',
+                      self.text_of('#timeline-stack .vk-stack-head'))
         self.assertEqual(self.attrs('#timeline-stack ol.vk-frames li')[0]['data-function'],
                          'create_buffer')
 
