@@ -116,6 +116,12 @@ void add_threshold_flags(CLI::App* command, ReportFlags* flags) {
                    "Debug names listed per finding (the rest are counted)")
       ->check(CLI::Range(uint32_t{0}, uint32_t{1} << 24))
       ->option_text("N (100)");
+  command
+      ->add_option("--max-lifetime-cells", flags->analysis.max_lifetime_cells,
+                   "Lifetime cells the HTML explorer embeds: objects alive at the end first, then "
+                   "the biggest; the rest are counted, and the page says so")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 30))
+      ->option_text("N (250000)");
   command->add_flag(
       "--no-symbolize", [flags](int64_t) { flags->analysis.symbolize = false; },
       "Call sites as module+offset, without reading any binary");

@@ -84,25 +84,30 @@ void append_strings(std::string* out, const std::vector<std::string>& strings) {
 std::string explorer_data_json(const RunReport& run) {
   const RunLifetimes& lt = run.lifetimes;
   StringTable types, strings;
-  RowTable frames, stacks;
-  std::vector<std::vector<int64_t>> groups;  // type, stack; the pattern is written apart
+  RowTable frames, stacks, paths;
+  // type, stack, path; the pattern is written apart
+  std::vector<std::vector<int64_t>> groups;
   groups.reserve(lt.groups.size());
   for (const LifetimeGroup& g : lt.groups) {
-    int64_t stack = -1;
+    int64_t stack = -1, path = -1;
     if (!g.callsite.empty()) {
-      std::vector<int64_t> ids;
+      std::vector<int64_t> ids, functions;
       ids.reserve(g.callsite.size());
+      functions.reserve(g.callsite.size());
       // Outermost first: the flame graph's order.
       for (auto f = g.callsite.rbegin(); f != g.callsite.rend(); ++f) {
         // An unknown function reads as its module+offset text.
         const std::string& function = f->function.empty() ? f->text : f->function;
-        ids.push_back(
-            frames.id({function.empty() ? -1 : strings.id(function),
-                       f->file.empty() ? -1 : strings.id(f->file), f->line, f->inlined ? 1 : 0}));
+        functions.push_back(function.empty() ? -1 : strings.id(function));
+        ids.push_back(frames.id({functions.back(), f->file.empty() ? -1 : strings.id(f->file),
+                                 f->line, f->inlined ? 1 : 0}));
       }
       stack = stacks.id(ids);
+      // The call-site path: the stack's functions without their lines, the one key the page
+      // groups, labels and finds call sites by (CONTRACT.md).
+      path = paths.id(functions);
     }
-    groups.push_back({types.id(g.object_type), stack});
+    groups.push_back({types.id(g.object_type), stack, path});
   }
 
   std::string out;
@@ -127,6 +132,8 @@ std::string explorer_data_json(const RunReport& run) {
   append_rows(&out, frames.rows());
   out += ",\"stacks\":";
   append_rows(&out, stacks.rows());
+  out += ",\"paths\":";
+  append_rows(&out, paths.rows());
   out += ",\"groups\":[";
   for (size_t i = 0; i < groups.size(); ++i) {
     if (i > 0) out += ',';
@@ -137,7 +144,9 @@ std::string explorer_data_json(const RunReport& run) {
     out += ',';
     // Cut as the page shows names: a hostile name must not grow the page by its size.
     out += dump_json(display_cut(lt.groups[i].name_pattern));
-    out += lt.groups[i].attached ? ",1]" : ",0]";
+    out += lt.groups[i].attached ? ",1," : ",0,";
+    append_int(&out, groups[i][2]);
+    out += ']';
   }
   out += "],\"cells\":[";
   for (size_t i = 0; i < lt.cells.size(); ++i) {
@@ -167,7 +176,9 @@ std::string explorer_data_json(const RunReport& run) {
         {{"rank", i + 1},
          {"problem", f.problem},
          {"kind", kind_name(f.kind)},
-         {"group", f.lifetime_group ? static_cast<int64_t>(*f.lifetime_group) : int64_t{-1}}});
+         {"group", f.lifetime_group ? static_cast<int64_t>(*f.lifetime_group) : int64_t{-1}},
+         {"count", f.count},
+         {"bytes", f.bytes}});
   }
   out += dump_json(findings);
   out += '}';

@@ -55,6 +55,8 @@ RunReport sample_run(const std::string& odd = "odd") {
   leak.kind = analysis::FindingKind::kLeakAtExit;
   leak.lifetime_group = 3;
   leak.problem = 0;
+  leak.count = 1000000;
+  leak.bytes = UINT64_MAX;
   analysis::Finding event;
   event.kind = analysis::FindingKind::kInvalidDestroy;
   event.problem = 1;
@@ -90,10 +92,17 @@ ReadBack read_back(const json& j) {
     LifetimeGroup group;
     group.object_type = j.at("types").at(g.at(0).get<size_t>());
     group.name_pattern = g.at(2);
-    EXPECT_EQ(g.size(), 4u);
+    EXPECT_EQ(g.size(), 5u);
     group.attached = g.at(3).get<int>() == 1;
+    // The path: the stack's functions, outermost first (-1 exactly when there is no stack).
+    EXPECT_EQ(g.at(4).get<int64_t>() < 0, g.at(1).get<int64_t>() < 0);
     if (g.at(1).get<int64_t>() >= 0) {
       const json& stack = j.at("stacks").at(g.at(1).get<size_t>());
+      const json& path = j.at("paths").at(g.at(4).get<size_t>());
+      EXPECT_EQ(path.size(), stack.size());
+      for (size_t k = 0; k < stack.size() && k < path.size(); ++k) {
+        EXPECT_EQ(path[k], j.at("frames").at(stack[k].get<size_t>()).at(0));
+      }
       for (auto it = stack.rbegin(); it != stack.rend(); ++it) {  // back to innermost first
         const json& f = j.at("frames").at(it->get<size_t>());
         Frame fr;
@@ -160,7 +169,9 @@ void expect_same(const RunReport& r, const ReadBack& back) {
               (json{{"rank", i + 1},
                     {"problem", f.problem},
                     {"kind", analysis::kind_name(f.kind)},
-                    {"group", f.lifetime_group ? int64_t{*f.lifetime_group} : int64_t{-1}}}));
+                    {"group", f.lifetime_group ? int64_t{*f.lifetime_group} : int64_t{-1}},
+                    {"count", f.count},
+                    {"bytes", f.bytes}}));
   }
 }
 
@@ -183,6 +194,35 @@ TEST(ExplorerDataTest, ParsesBackToTheModel) {
   // An unknown function is its module+offset text; an unknown file is -1.
   EXPECT_EQ(j.at("strings").at(j.at("frames")[j.at("stacks")[1][1].get<size_t>()][0].get<size_t>()),
             "app+0x4660");
+}
+
+// Stacks that differ only in lines (an inlined helper's caller at two lines) share one path:
+// the key the page groups and labels call sites by; other functions make other paths.
+TEST(ExplorerDataTest, StacksThatDifferOnlyInLinesShareAPath) {
+  RunReport r = sample_run();
+  const Frame main_a = frame("main", "/src/app.cpp", 10);
+  const Frame main_b = frame("main", "/src/app.cpp", 12);
+  const Frame helper = frame("make_staging", "/src/app.cpp", 40, true);
+  const Frame upload = frame("upload_params", "/src/app.cpp", 50);
+  r.lifetimes.groups = {LifetimeGroup{"VkBuffer", "", {helper, main_a}},
+                        LifetimeGroup{"VkBuffer", "", {helper, main_b}},
+                        LifetimeGroup{"VkBuffer", "", {helper, upload, main_a}},
+                        LifetimeGroup{"VkBuffer", "", {}}};
+  r.lifetimes.cells = {{0, 0, 1, 1, 10}, {1, 0, 1, 1, 10}, {2, 0, 1, 1, 10}, {3, 0, 1, 1, 10}};
+  r.findings.clear();
+  const json j = json::parse(analysis::explorer_data_json(r));
+  expect_same(r, read_back(j));
+  const json& g = j.at("groups");
+  EXPECT_NE(g[0][1], g[1][1]);  // two stacks
+  EXPECT_EQ(g[0][4], g[1][4]);  // one path
+  EXPECT_NE(g[2][4], g[0][4]);
+  EXPECT_EQ(g[3][4], -1);
+  EXPECT_EQ(j.at("paths").size(), 2u);
+  const auto& strings = j.at("strings");
+  std::vector<std::string> names;
+  for (const json& f : j.at("paths")[g[2][4].get<size_t>()])
+    names.push_back(strings[f.get<size_t>()]);
+  EXPECT_EQ(names, (std::vector<std::string>{"main", "upload_params", "make_staging"}));
 }
 
 TEST(ExplorerDataTest, HostileStringsCannotEndTheElementAndRoundTrip) {

@@ -85,26 +85,39 @@ class Model:
         c = data['cells']
         self.cells = [tuple(c[i:i + 5]) for i in range(0, len(c), 5)]
         self.n = len(data['snapshots'])
+        # Call sites (CONTRACT.md): groups with the same type, name pattern, call-site path and
+        # attached state, numbered in the order of their first group.
+        keys = {}
+        self.site_of = []
+        for t, _, name, attached, path in data['groups']:
+            self.site_of.append(keys.setdefault((t, name, path, attached), len(keys)))
+        self.sites = len(keys)
+
+    def path(self, g):
+        """A group's call-site path: its functions, outermost first (data.paths)."""
+        p = self.data['groups'][g][4]
+        return [self.data['strings'][f] for f in self.data['paths'][p]] if p >= 0 else []
 
     def group_type(self, g):
         return self.data['types'][self.data['groups'][g][0]]
 
     def alive(self, i, key='type'):
-        """{type or group: [count, bytes]} alive at snapshot i."""
+        """{type, group or site: [count, bytes]} alive at snapshot i."""
         out = {}
         for g, first, last, count, nbytes in self.cells:
             if first <= i <= last:
-                k = self.group_type(g) if key == 'type' else g
+                k = {'type': self.group_type(g), 'group': g, 'site': self.site_of[g]}[key]
                 v = out.setdefault(k, [0, 0])
                 v[0] += count
                 v[1] += nbytes
         return out
 
     def created_alive_at_end(self, lo, hi):
+        """{site: [count, bytes]} created in lo..hi and alive at the end."""
         out = {}
         for g, first, last, count, nbytes in self.cells:
             if lo <= first <= hi and last == self.n - 1:
-                v = out.setdefault(g, [0, 0])
+                v = out.setdefault(self.site_of[g], [0, 0])
                 v[0] += count
                 v[1] += nbytes
         return out
@@ -119,20 +132,25 @@ class Model:
         """Memory bound to exactly one object: its bytes are that object's (cells hold 0)."""
         return self.data['groups'][g][3] == 1
 
+    def site_groups(self, site):
+        return [g for g, s in enumerate(self.site_of) if s == site]
+
     def function(self, frame):
         s = self.data['frames'][frame][0]
         return self.data['strings'][s] if s >= 0 else None
 
 
-class ExplorerChecks:
-    """The checks, for each scenario's class (below)."""
+class PageFixture:
+    """A scenario's page open in Chromium, with its data and snapshots, for a class's tests."""
     SCENARIO = None
     ARGS = ()
+    REPORT_ARGS = ()
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix='vkleak-explorer-')
-        cls.scn = scenario_page.run_scenario(ARGS.build, cls.tmp, cls.SCENARIO, cls.ARGS)
+        cls.scn = scenario_page.run_scenario(ARGS.build, cls.tmp, cls.SCENARIO, cls.ARGS,
+                                             report_args=cls.REPORT_ARGS)
         cls.doc = cls.scn.doc
         found = scenario_page.explorer_data(cls.scn.page)
         cls.data = found[0] if len(found) == 1 else None
@@ -183,6 +201,11 @@ class ExplorerChecks:
 
     def text_of(self, sel):
         return self.js('(document.querySelector(%s) || {}).textContent' % json.dumps(sel)) or ''
+
+
+
+class ExplorerChecks(PageFixture):
+    """The checks, for each scenario's class (below)."""
 
     # --- the data, against the report and the snapshots -----------------------------------
 
@@ -286,10 +309,10 @@ class ExplorerChecks:
         self.b.click('button[data-timeline-mode="groups"]')
         self.b.click('button[data-metric="count"]')
         for i, stacks in self.timeline_columns():
-            alive = self.model.alive(i, 'group')
+            alive = self.model.alive(i, 'site')
             self.assertEqual(sum(int(v) for _, v in stacks), sum(v[0] for v in alive.values()))
             for key, value in stacks:
-                if key != 'other':  # a group's own stack: its index
+                if key != 'other':  # a call site's own stack: its index
                     self.assertEqual(int(value), alive[int(key)][0], (i, key))
         self.assertGreater(len(stacks), 1)
 
@@ -304,9 +327,9 @@ class ExplorerChecks:
                           tip)
 
     def brush_rows(self):
-        rows = self.js('__vk.cells("table#timeline-selection tbody tr[data-group]")')
+        rows = self.js('__vk.cells("table#timeline-selection tbody tr[data-site]")')
         total = self.js('__vk.cells("table#timeline-selection tfoot tr.vk-total")')
-        return ({int(r['data-group']): [int(r['count']), int(r['bytes'])] for r in rows},
+        return ({int(r['data-site']): [int(r['count']), int(r['bytes'])] for r in rows},
                 [[int(t['count']), int(t['bytes'])] for t in total])
 
     def expected_brush_count(self, lo, hi):
@@ -612,10 +635,11 @@ class ExplorerChecks:
                            ('freed-bytes', g['bytes'][0] - kept_bytes)):
                 v[col] += x
         got = {}
-        for row in self.js('__vk.cells("table#diff-groups tr[data-group]")'):
-            if self.model.attached(int(row['data-group'])):
+        for row in self.js('__vk.cells("table#diff-groups tr[data-site]")'):
+            g = self.model.site_groups(int(row['data-site']))[0]
+            if self.model.attached(g):
                 continue  # `vkleak diff` lists no group of memory bound to one object
-            v = got.setdefault(self.model.key(int(row['data-group'])), dict.fromkeys(DIFF_COLS, 0))
+            v = got.setdefault(self.model.key(g), dict.fromkeys(DIFF_COLS, 0))
             for col in DIFF_COLS:
                 v[col] += int(row[col])
         self.assertTrue(want)
@@ -623,6 +647,8 @@ class ExplorerChecks:
         # Types: every type's counts exactly, VkDeviceMemory included: `vkleak diff`'s live
         # counts, and new/kept/freed by id from the two snapshot files; new bytes = born bytes
         # (memory bound to one object adds none: its bytes are its object's).
+        self.assertTrue(self.js('document.querySelector("#diff-hide-unchanged").checked'))
+        self.b.click('#diff-hide-unchanged')  # every type, the unchanged ones too
         rows = {r['data-type']: r for r in self.js('__vk.cells("table#diff-types tr[data-type]")')}
         _, objs_a = snapshot_objects(first)
         _, objs_b = snapshot_objects(last)
@@ -643,9 +669,10 @@ class ExplorerChecks:
             self.assertEqual({k: int(rows[t][k]) for k in expect}, expect, t)
             self.assertEqual([freed + kept, new + kept], live[t], t)
         # Attached memory's bytes are greyed with the reason, not a silent 0.
-        attached = self.js("""[...document.querySelectorAll('table#diff-groups tr[data-group]')]
-            .map(r => [Number(r.dataset.group), [...r.querySelectorAll('td[data-col$="bytes"]')]
+        attached = self.js("""[...document.querySelectorAll('table#diff-groups tr[data-site]')]
+            .map(r => [Number(r.dataset.site), [...r.querySelectorAll('td[data-col$="bytes"]')]
                 .map(td => [td.classList.contains('vk-attached'), td.title])])""")
+        attached = [(self.model.site_groups(k)[0], cells) for k, cells in attached]
         grey = [cells for g, cells in attached if self.model.attached(g)]
         changed = any(self.model.attached(g) and (f <= 0 <= l) != (f <= n - 1 <= l)
                       for g, f, l, _, _ in self.model.cells)
@@ -657,6 +684,112 @@ class ExplorerChecks:
         for g, cells in attached:
             if not self.model.attached(g):
                 self.assertFalse(any(c[0] for c in cells), g)
+
+    def site_diff(self, a, b):
+        """{site: {column: value}} of the call sites alive at a or b, from the data."""
+        out = {}
+        for g, first, last, count, nbytes in self.model.cells:
+            at_a, at_b = first <= a <= last, first <= b <= last
+            if not (at_a or at_b):
+                continue
+            w = 'kept' if at_a and at_b else 'new' if at_b else 'freed'
+            v = out.setdefault(self.model.site_of[g], dict.fromkeys(DIFF_COLS, 0))
+            v[w + '-count'] += count
+            v[w + '-bytes'] += nbytes
+        return out
+
+    def test_diff_hide_unchanged(self):
+        self.fresh('#diff')
+        a, b = 0, self.model.n - 1
+        want = self.site_diff(a, b)
+        changed = lambda v: v['new-count'] + v['freed-count'] > 0  # noqa: E731
+
+        def shown():
+            rows = self.js('__vk.cells("table#diff-groups tr[data-site]")')
+            return {int(r['data-site']): {c: int(r[c]) for c in DIFF_COLS} for r in rows}
+
+        def types():
+            rows = self.js('__vk.cells("table#diff-types tr[data-type]")')
+            return {r['data-type']: r for r in rows}
+
+        # By default, hidden: only the call sites and types with new or freed objects.
+        self.assertTrue(self.js('document.querySelector("#diff-hide-unchanged").checked'))
+        self.assertEqual(shown(), {k: v for k, v in want.items() if changed(v)})
+        hidden_types = types()
+        self.assertTrue(all(int(r['new-count']) + int(r['freed-count']) > 0
+                            for r in hidden_types.values()))
+        self.assertTrue(any(not changed(v) for v in want.values()), 'no unchanged call site')
+        self.b.click('#diff-hide-unchanged')
+        self.assertEqual(shown(), want)
+        unchanged = self.js('[...document.querySelectorAll("table#diff-groups tr.vk-unchanged")]'
+                            '.map(r => Number(r.dataset.site))')
+        self.assertEqual(sorted(unchanged), sorted(k for k, v in want.items() if not changed(v)))
+        self.assertGreaterEqual(len(types()), len(hidden_types))
+        self.b.click('#diff-hide-unchanged')
+        self.assertEqual(shown(), {k: v for k, v in want.items() if changed(v)})
+
+    def test_diff_row_expands_to_its_objects(self):
+        self.fresh('#diff')
+        a, b = 0, self.model.n - 1
+        want = self.site_diff(a, b)
+        # The changed call site with the most lifetimes.
+        lifetimes = {}
+        for g, first, last, _, _ in self.model.cells:
+            k = self.model.site_of[g]
+            if k in want and (first <= a <= last or first <= b <= last):
+                lifetimes.setdefault(k, set()).add((first, last))
+        site = max((k for k, v in want.items() if v['new-count'] + v['freed-count'] > 0),
+                   key=lambda k: (len(lifetimes[k]), -k))
+        row = 'table#diff-groups tr[data-site="%d"]' % site
+        self.assertEqual(self.attrs(row + ' button.vk-expand')[0]['aria-expanded'], 'false')
+        self.assertEqual(self.attrs('tr.vk-diff-objects'), [])
+        self.b.click(row + ' button.vk-expand')
+        self.b.wait_for('document.querySelectorAll("tr.vk-diff-objects").length > 0')
+        self.assertEqual(self.attrs(row + ' button.vk-expand')[0]['aria-expanded'], 'true')
+        objects = self.js('__vk.cells("table#diff-groups tr.vk-diff-objects")')
+        self.assertEqual({(int(o['data-first']), int(o['data-last'])) for o in objects},
+                         lifetimes[site])
+        self.assertTrue(all(o['data-of-site'] == str(site) for o in objects))
+        # Each lifetime's objects in its column, from the cells; together, the row's values.
+        for o in objects:
+            first, last = int(o['data-first']), int(o['data-last'])
+            expect = dict.fromkeys(DIFF_COLS, 0)
+            for g, f, l, count, nbytes in self.model.cells:
+                if self.model.site_of[g] == site and (f, l) == (first, last):
+                    w = ('kept' if f <= a <= l and f <= b <= l else 'new' if f <= b <= l
+                         else 'freed')
+                    expect[w + '-count'] += count
+                    expect[w + '-bytes'] += nbytes
+            self.assertEqual({c: int(o[c]) for c in DIFF_COLS}, expect, (first, last))
+        for c in DIFF_COLS:
+            self.assertEqual(sum(int(o[c]) for o in objects), want[site][c], c)
+        # A click closes it; the choice of snapshots keeps what is open.
+        self.b.click(row + ' button.vk-expand')
+        self.assertEqual(self.attrs('tr.vk-diff-objects'), [])
+
+    def test_diff_type_row_expands_to_its_call_sites(self):
+        self.fresh('#diff')
+        a, b = 0, self.model.n - 1
+        want = self.site_diff(a, b)
+        self.b.click('#diff-hide-unchanged')  # every call site, so that they add up to the type
+        per_type = {}
+        for k in want:
+            per_type.setdefault(self.model.group_type(self.model.site_groups(k)[0]), []).append(k)
+        t = max(per_type, key=lambda x: (len(per_type[x]), x))
+        row = 'table#diff-types tr[data-type="%s"]' % t
+        self.assertEqual(self.attrs(row + ' button.vk-expand')[0]['aria-expanded'], 'false')
+        self.b.click(row + ' button.vk-expand')
+        self.b.wait_for('document.querySelectorAll("tr.vk-diff-sites").length > 0')
+        subs = self.js('__vk.cells("table#diff-types tr.vk-diff-sites")')
+        self.assertEqual(sorted(int(r['data-site-index']) for r in subs), sorted(per_type[t]))
+        for r in subs:
+            self.assertEqual(r['data-of-type'], t)
+            self.assertEqual({c: int(r[c]) for c in DIFF_COLS}, want[int(r['data-site-index'])])
+        total = self.js('__vk.cells(%s)' % json.dumps(row))[0]
+        for c in DIFF_COLS:
+            self.assertEqual(sum(int(r[c]) for r in subs), int(total[c]), c)
+        self.b.click(row + ' button.vk-expand')
+        self.assertEqual(self.attrs('tr.vk-diff-sites'), [])
 
     def full_indices(self, indices):
         paths = []
@@ -671,14 +804,15 @@ class ExplorerChecks:
         a, b = 1, self.model.n - 2
         self.choose('select#diff-a', a)
         self.choose('select#diff-b', b)
-        at_a, at_b = self.model.alive(a, 'group'), self.model.alive(b, 'group')
+        at_a, at_b = self.model.alive(a, 'site'), self.model.alive(b, 'site')
         new = {}
         for g, first, last, count, _ in self.model.cells:
             alive_a, alive_b = first <= a <= last, first <= b <= last
             if alive_b and not alive_a:
-                new[g] = new.get(g, 0) + count
-        rows = {int(r['data-group']): r
-                for r in self.js('__vk.cells("table#diff-groups tr[data-group]")')}
+                k = self.model.site_of[g]
+                new[k] = new.get(k, 0) + count
+        rows = {int(r['data-site']): r
+                for r in self.js('__vk.cells("table#diff-groups tr[data-site]")')}
         for g, count in new.items():
             if count:
                 self.assertEqual(int(rows[g]['new-count']), count, g)
@@ -785,12 +919,245 @@ CONTROL_SCRIPT = ('document.documentElement.dataset.explorer = "ready"; console.
                   'document.title = "clicked"; setTimeout(() => undefinedFunction(), 0); });')
 
 
-class Incident1(ExplorerChecks, unittest.TestCase):
+class OmittedChecks:
+    """The note when the lifetime cap dropped cells (issue 27): in each view drawn from the
+    lifetimes, with the data's counts; none when nothing was dropped."""
+    NOTES = ('timeline-omitted', 'flame-omitted', 'diff-omitted')
+
+    def test_note_when_the_lifetime_cap_drops_cells(self):
+        self.fresh()
+        o = self.data['omitted']
+        notes = {n['id']: n for n in self.attrs('p.vk-omitted')}
+        if not o['cells']:
+            self.assertEqual(notes, {})
+            return
+        self.assertEqual(set(notes), set(self.NOTES))
+        for id_, n in notes.items():
+            self.assertEqual((int(n['data-cells']), int(n['data-objects']), int(n['data-bytes'])),
+                             (o['cells'], o['objects'], o['bytes']), id_)
+            self.assertIn('leaves out %s objects' % format(o['objects'], ','), n['text'])
+            self.assertIn('in %s lifetime cells' % format(o['cells'], ','), n['text'])
+            self.assertIn('--max-lifetime-cells', n['text'])
+        # The views' sections hold them, above what they draw.
+        for id_, view in zip(self.NOTES, ('timeline', 'flamegraph', 'diff')):
+            self.assertTrue(self.js('!!document.querySelector("section#%s #%s")' % (view, id_)))
+
+
+class ExitChecks:
+    """The leaked-at-exit choice of the flame graph (issue 27), for scenario classes."""
+
+    def test_leaked_at_exit_in_the_flame_graph(self):
+        # What leaked, by stack: the leak_at_exit findings of the JSON report, each at its path.
+        leaks = [f for f, d in zip(self.doc['findings'], self.data['findings'])
+                 if f['kind'] == 'leak_at_exit' and d['group'] >= 0]
+        self.fresh('#flamegraph')
+        options = self.js('[...document.querySelectorAll("#flame-snapshot option")]'
+                          '.map(o => [o.value, o.textContent])')
+        if not leaks:
+            self.assertNotIn('exit', [o[0] for o in options])
+            return
+        count = sum(f['count'] for f in leaks)
+        self.assertEqual(options[-1], ['exit', 'leaked at exit (%s object%s)'
+                                       % (format(count, ','), '' if count == 1 else 's')])
+        self.assertEqual(self.choose('#flame-snapshot', 'exit'), 'exit')
+        for metric in ('count', 'bytes'):
+            self.choose('#flame-metric', metric)
+            root = self.attrs('.vk-flame-node[data-function="all"]')[0]
+            self.assertEqual(int(root['data-value']), sum(f[metric] for f in leaks), metric)
+        self.choose('#flame-metric', 'count')
+        nodes = self.attrs('.vk-flame-node')
+        by_function = {}
+        for f in leaks:
+            by_function[f['function']] = by_function.get(f['function'], 0) + f['count']
+        for fn, count in by_function.items():
+            held = sum(int(n['data-value']) for n in nodes
+                       if n.get('data-path') == fn or n.get('data-path', '').endswith(' > ' + fn))
+            self.assertEqual(held, count, fn)
+
+
+class InlinedHelper(PageFixture, ExitChecks, OmittedChecks, unittest.TestCase):
+    """An inlined helper (create_buffer) called from two places, every buffer named alike
+    (tests/scenarios/callsite_inlined.cpp --same-name): the two call sites differ only by their
+    path, which keys and labels them everywhere (issue 27)."""
+    SCENARIO = 'callsite_inlined'
+    ARGS = ('--frames', '90', '--same-name')
+
+    def helper_sites(self):
+        """The call sites of buffers made through create_buffer: {site: path}."""
+        out = {}
+        for g in range(len(self.data['groups'])):
+            path = self.model.path(g)
+            if self.model.group_type(g) == 'VkBuffer' and path and path[-1] == 'create_buffer':
+                out[self.model.site_of[g]] = path
+        return out
+
+    def test_two_callers_are_two_call_sites_with_their_paths(self):
+        sites = self.helper_sites()
+        self.assertEqual(len(sites), 2, sites)
+        callers = sorted(p[-2] for p in sites.values())
+        self.assertIn('lambda', callers[0])
+        self.assertIn('upload_mesh<512', callers[1])
+        # The groups' names are the same: only the path tells them apart.
+        names = {self.data['groups'][g][2] for g in range(len(self.data['groups']))
+                 if self.model.site_of[g] in sites}
+        self.assertEqual(names, {'staging.*'})
+
+    def test_legend_and_diff_rows_name_each_caller(self):
+        self.fresh('#timeline')
+        self.b.click('button[data-timeline-mode="groups"]')
+        legend = self.attrs('#timeline-legend .vk-legend-entry')
+        labels = [e['text'] for e in legend]
+        self.assertEqual(len(labels), len(set(labels)), labels)
+        sites = self.helper_sites()
+        by_key = {e['data-key']: e for e in legend}
+        for site, path in sites.items():
+            entry = by_key[str(site)]
+            self.assertTrue(entry['text'].endswith(' @ ' + path[-2] + ' > create_buffer'), entry)
+            self.assertEqual(entry['title'], ' > '.join(path))
+        self.fresh('#diff')
+        rows = self.attrs('table#diff-groups tr[data-site]')
+        firsts = self.js('[...document.querySelectorAll("table#diff-groups tr[data-site]")]'
+                         '.map(r => r.cells[0].textContent)')
+        self.assertEqual(len(firsts), len(set(firsts)), firsts)
+        shown = {int(r['data-site']): r for r in rows}
+        for site, path in sites.items():
+            self.assertEqual(shown[site]['data-path'], ' > '.join(path))
+
+    def test_flame_graph_one_box_per_path(self):
+        self.fresh('#flamegraph')
+        self.choose('#flame-metric', 'count')
+        nodes = self.attrs('.vk-flame-node')
+        paths = [n.get('data-path') for n in nodes if n['data-function'] != 'all']
+        self.assertNotIn(None, paths)
+        self.assertEqual(len(paths), len(set(paths)), sorted(paths))
+        mains = [n for n in nodes if n['data-function'] == 'main']
+        self.assertEqual(len(mains), 1, mains)
+        # main holds what both callers made and is alive at the last snapshot.
+        last = self.model.n - 1
+        held = sum(v[0] for g, v in self.model.alive(last, 'group').items()
+                   if 'main' in self.model.path(g))
+        self.assertEqual(int(mains[0]['data-value']), held)
+
+    def test_timeline_x_axis_is_proportional_to_frames(self):
+        # Snapshots at frames 25, 31 (the label "odd"), 50, 75: not evenly spaced.
+        self.fresh('#timeline')
+        frames = [s['frame'] for s in self.data['snapshots']]
+        self.assertEqual(len(set(frames)), len(frames))
+        self.assertNotEqual(frames[1] - frames[0], frames[2] - frames[1], frames)
+        centres = self.js("""[...document.querySelectorAll('svg#timeline-chart g.vk-snap')]
+          .map(g => {
+            const r = g.querySelector('rect.vk-stack');
+            return Number(r.getAttribute('x')) + Number(r.getAttribute('width')) / 2; })""")
+        span = centres[-1] - centres[0]
+        self.assertGreater(span, 500)
+        for f, x in zip(frames, centres):
+            at = (f - frames[0]) / (frames[-1] - frames[0])
+            self.assertAlmostEqual((x - centres[0]) / span, at, delta=0.002, msg=(f, x))
+        # The ticks are round frames, where those frames are.
+        ticks = self.js("""[...document.querySelectorAll('svg#timeline-chart text.vk-frame-tick')]
+            .map(t => [Number(t.dataset.frame), Number(t.getAttribute('x')), t.textContent])""")
+        self.assertGreaterEqual(len(ticks), 3)
+        for f, x, text in ticks:
+            self.assertEqual(text, format(f, ','))
+            self.assertEqual(f % 5, 0, ticks)
+            at = (f - frames[0]) / (frames[-1] - frames[0])
+            self.assertAlmostEqual(x, centres[0] + span * at, delta=0.5)
+        # A column is where its bar is: hovering the bar of frame 31 names that snapshot.
+        self.b.hover('svg#timeline-chart g.vk-snap[data-index="1"] rect.vk-stack')
+        self.assertIn('frame 31 ', self.text_of('#timeline-tip'))
+
+    def test_timeline_hover_shows_the_stack(self):
+        self.fresh('#timeline')
+        self.b.click('button[data-timeline-mode="groups"]')
+        self.b.click('button[data-metric="count"]')
+        last = self.model.n - 1
+        for site, path in self.helper_sites().items():
+            with self.subTest(site=site):
+                self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"] '
+                             'rect.vk-stack[data-key="%d"]' % (last, site))
+                self.b.wait_for('document.querySelector("#timeline-stack").dataset.site === "%d"'
+                                % site)
+                frames = self.attrs('#timeline-stack ol.vk-frames li')
+                # Innermost first: the helper, inlined, then its caller, ... main.
+                self.assertEqual([f['data-function'] for f in frames], list(reversed(path)))
+                self.assertIn('callsite_inlined.cpp:', frames[0]['text'])
+                self.assertTrue(frames[0]['text'].endswith('(inlined)'), frames[0])
+                count = sum(v[0] for g, v in self.model.alive(last, 'group').items()
+                            if self.model.site_of[g] == site)
+                head = self.text_of('#timeline-stack .vk-stack-head')
+                self.assertIn('@ %s > create_buffer: %d objects at snapshot %d'
+                              % (path[-2], count, self.data['snapshots'][last]['sequence']), head)
+        # By type: the type's biggest call site there.
+        self.b.click('button[data-timeline-mode="types"]')
+        self.b.hover('svg#timeline-chart g.vk-snap[data-index="%d"] '
+                     'rect.vk-stack[data-key="VkBuffer"]' % last)
+        self.b.wait_for('!!document.querySelector("#timeline-stack").dataset.site')
+        self.assertIn('(the biggest of 2 call sites)',
+                      self.text_of('#timeline-stack .vk-stack-head'))
+        self.assertEqual(self.attrs('#timeline-stack ol.vk-frames li')[0]['data-function'],
+                         'create_buffer')
+
+    def test_show_in_flame_graph_lights_its_own_path(self):
+        buttons = 0
+        for f in self.data['findings']:
+            g = f['group']
+            if g < 0 or not self.model.path(g) or self.model.path(g)[-1] != 'create_buffer':
+                continue
+            with self.subTest(rank=f['rank']):
+                self.fresh('#finding-%d' % f['rank'])
+                sel = '#finding-%d button.vk-to-flame' % f['rank']
+                path = ' > '.join(self.model.path(g))
+                self.assertIn(' > create_buffer in the flame graph', self.text_of(sel))
+                self.b.click(sel)
+                self.b.wait_for('location.hash === "#flamegraph"')
+                matched = self.attrs('.vk-flame-node.vk-match')
+                self.assertEqual([m['data-path'] for m in matched], [path])
+                buttons += 1
+        self.assertEqual(buttons, 2)
+
+    def test_show_in_flame_graph_zooms_out_to_it(self):
+        # Zoomed into one caller's frame, the other caller's finding is not drawn: its button
+        # zooms to that call site's caller, and lights it.
+        self.fresh('#flamegraph')
+        self.choose('#flame-metric', 'count')
+        sites = self.helper_sites()
+        paths = sorted(' > '.join(p) for p in sites.values())
+        lam = [p for p in paths if 'lambda' in p][0]
+        tmpl = [p for p in paths if 'upload_mesh' in p][0]
+        self.b.click('.vk-flame-node[data-path=%s]' % json.dumps(lam))
+        self.b.wait_for('![...document.querySelectorAll(".vk-flame-node")].some(n => n.dataset.path'
+                        ' === %s)' % json.dumps(tmpl))
+        rank = next(f['rank'] for f in self.data['findings']
+                    if f['group'] >= 0 and ' > '.join(self.model.path(f['group'])) == tmpl)
+        self.js('location.hash = "#finding-%d"' % rank)
+        self.b.wait_for('document.getElementById("finding-%d").open' % rank)
+        self.b.click('#finding-%d button.vk-to-flame' % rank)
+        self.b.wait_for('location.hash === "#flamegraph"')
+        self.assertEqual([m['data-path'] for m in self.attrs('.vk-flame-node.vk-match')], [tmpl])
+        crumbs = self.text_of('#flame-crumbs')
+        self.assertTrue(crumbs.endswith(tmpl.split(' > ')[-2]), crumbs)
+
+
+
+class CappedLifetimes(PageFixture, OmittedChecks, unittest.TestCase):
+    """callsite_inlined's run with a lifetime cap of 6 cells: most are dropped."""
+    SCENARIO = 'callsite_inlined'
+    ARGS = ('--frames', '90', '--same-name')
+    REPORT_ARGS = ('--max-lifetime-cells', '6')
+
+    def test_the_cap_dropped_cells(self):
+        o = self.data['omitted']
+        self.assertEqual(len(self.model.cells), 6)
+        self.assertGreater(o['cells'], 0)
+        self.assertGreater(o['objects'], 0)
+
+
+class Incident1(ExplorerChecks, ExitChecks, unittest.TestCase):
     SCENARIO = 'incident1_wrapper_growth'
     ARGS = ('--frames', '150')
 
 
-class Incident5(ExplorerChecks, unittest.TestCase):
+class Incident5(ExplorerChecks, ExitChecks, unittest.TestCase):
     SCENARIO = 'incident5_bindgroup_cache'
 
 

@@ -1022,7 +1022,8 @@ TEST(HtmlExplorer, ScriptViewsAreHiddenUntilTheScriptBuildsThem) {
         "<select id=\"flame-metric\">", "<input type=\"search\" id=\"flame-search\"",
         "<span id=\"flame-search-result\">", "<div id=\"flame-crumbs\">", "<select id=\"diff-a\">",
         "<select id=\"diff-b\">", "<table class=\"vk-table\" id=\"diff-types\">",
-        "<table class=\"vk-table\" id=\"diff-groups\">"}) {
+        "<table class=\"vk-table\" id=\"diff-groups\">",
+        "<input type=\"checkbox\" id=\"diff-hide-unchanged\" checked>"}) {
     EXPECT_EQ(count(page, hook), 1u) << hook;
   }
 }

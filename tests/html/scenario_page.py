@@ -27,7 +27,7 @@ class Run:
         return 'file://' + self.page + fragment
 
 
-def run_scenario(build, tmp, name, args=(), every='25'):
+def run_scenario(build, tmp, name, args=(), every='25', report_args=()):
     os.environ.setdefault('VKLEAK_TEST_BUILD_DIR', build)
     os.environ.setdefault('VKLEAK_TEST_SOURCE_DIR', os.path.join(HERE, '..', '..'))
     import harness  # after the environment: it reads the build directory on import
@@ -42,7 +42,8 @@ def run_scenario(build, tmp, name, args=(), every='25'):
         raise RuntimeError('%s exited %d\n%s' % (name, proc.returncode, proc.stderr[-3000:]))
     page = os.path.join(tmp, name + '.html')
     vkleak = os.path.join(build, 'bin', 'vkleak')
-    proc = subprocess.run([vkleak, 'report', out, '--format', 'json', '--html', page],
+    proc = subprocess.run([vkleak, 'report', out, '--format', 'json', '--html', page,
+                           *report_args],
                           capture_output=True, text=True, timeout=240,
                           env=dict(os.environ, DEBUGINFOD_URLS=''))
     if proc.returncode not in (0, 1):  # 1: findings

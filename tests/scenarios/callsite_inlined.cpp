@@ -2,6 +2,10 @@
 // its callers, a lambda (lambda.<i>) and a function template (tmpl.<i>), so one return address
 // holds helper and caller. vkleak must expand it into the inline chain (addr2line -i) and name
 // each caller with its line. Every buffer is leaked (alive at vkDestroyDevice).
+// --frames N (headless frames, for the HTML explorer's tests): each frame makes one buffer from
+// each caller, and every third frame destroys the oldest pair still alive; a labelled snapshot
+// ("odd") is taken at frame 31, off the frame interval. --same-name names every buffer
+// "staging.<i>", so the two callers' groups differ only by their path.
 #include <string>
 #include <vector>
 
@@ -39,11 +43,14 @@ int main(int argc, char** argv) {
   scenario::Options options(
       "callsite_inlined",
       "Leaks buffers created by an always-inlined helper, called from a lambda (lambda.<i>) and "
-      "a function template (tmpl.<i>). Submits nothing: --frames and --swapchain are accepted "
-      "and ignored.",
+      "a function template (tmpl.<i>). Without --frames, submits nothing (--swapchain is "
+      "accepted and ignored); with --frames N, N headless frames make one buffer per caller "
+      "each and free some.",
       0);
   uint32_t count = 4;
+  bool same_name = false;
   options.add_uint("--count", &count, "buffers per caller (default 4)");
+  options.add_flag("--same-name", &same_name, "name every buffer staging.<i>");
   options.parse(argc, argv);
 
   Context ctx({"callsite_inlined", false});
@@ -51,10 +58,35 @@ int main(int argc, char** argv) {
     create_buffer(ctx, "lambda." + std::to_string(i), 256);
     asm volatile("" ::: "memory");
   };
-  for (uint32_t i = 0; i < count; ++i) {
-    cache_thumbnail(i);
-    upload_mesh<512>(ctx, i);
+  const auto rename = [&] {
+    if (!same_name) return;
+    for (size_t k = g_buffers.size() - 2; k < g_buffers.size(); ++k) {
+      ctx.name(VK_OBJECT_TYPE_BUFFER, g_buffers[k], "staging." + std::to_string(k));
+    }
+  };
+  if (options.frames == 0) {
+    for (uint32_t i = 0; i < count; ++i) {
+      cache_thumbnail(i);
+      upload_mesh<512>(ctx, i);
+      rename();
+    }
+  } else {
+    scenario::FrameLoop loop(ctx, scenario::FrameLoopConfig{});
+    size_t freed = 0;  // g_buffers[0, freed) are destroyed
+    for (uint32_t f = 0; f < options.frames; ++f) {
+      loop.begin_frame();
+      cache_thumbnail(f);
+      upload_mesh<512>(ctx, f);
+      rename();
+      if (f % 3 == 2) {
+        for (int k = 0; k < 2; ++k) vkDestroyBuffer(ctx.device, g_buffers[freed++], nullptr);
+      }
+      if (f == 31) ctx.insert_label("vkleak.snapshot:odd");
+      loop.end_frame();
+    }
+    loop.wait_last_submit();
+    loop.destroy();
   }
-  ctx.destroy();  // every buffer is still alive here
+  ctx.destroy();  // every buffer not destroyed above is still alive here
   return 0;
 }
