@@ -8,7 +8,8 @@
 #   bench/callgrind_pair.sh BUILD_DIR [DEPTH]        # DEPTH: VKLEAK_CALLSTACK_DEPTH, default 0
 #   bench/callgrind_pair.sh BUILD_DIR none           # no layer
 #   PAIR=DescriptorSet bench/callgrind_pair.sh ...   # another pair: Buffer (default), ImageView,
-#                                                    # DescriptorSet, Memory
+#                                                    # DescriptorSet, Memory; DescriptorUpdate8:
+#                                                    # one vkUpdateDescriptorSets of 8 writes
 # CALLGRIND_KEEP=DIR keeps the larger run's callgrind file there (for callgrind_annotate).
 # Other VKLEAK_* settings in the environment are passed on (VKLEAK_GRAVEYARD_SIZE=0).
 # The layer comes from BUILD_DIR; the benchmark program from BENCH_BUILD_DIR (default BUILD_DIR),
@@ -17,6 +18,10 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 depth=${2:-0}
 pair=${PAIR:-Buffer}
+case "$pair" in
+  DescriptorUpdate8) bm=BM_$pair ;;  # not a pair: one call a "pair" here
+  *) bm=BM_${pair}Pair ;;
+esac
 bench=$(cd "${BENCH_BUILD_DIR:-$build}" && pwd)/bench/vkleak_bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -33,8 +38,8 @@ count() {  # pairs -> "total layer_own"
   env -i PATH="$PATH" HOME="$work" VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json \
     VK_LOADER_LAYERS_DISABLE=VK_LAYER_MESA_device_select XDG_DATA_HOME="$work/empty" \
     MESA_SHADER_CACHE_DISABLE=true "${layer_env[@]}" \
-    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*BM_${pair}Pair*" \
-    "$bench" --benchmark_filter="BM_${pair}Pair/live:0" --live=0 --pair-iterations="$1" \
+    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*${bm}*" \
+    "$bench" --benchmark_filter="${bm}/live:0" --live=0 --pair-iterations="$1" \
     >/dev/null 2>&1
   local total own
   total=$(awk '/^totals:/ {print $2}' "$out")

@@ -1,7 +1,9 @@
 // Debug names, interned process-wide and reference-counted: every holder of a name id (a live
 // record, a graveyard record, an edge) owns one reference, and a name nobody holds is freed and
 // its id reused, so the table follows the live set, not the run's history (apps that name
-// transient objects uniquely). Naming is not a hot path; id 0 means "no name".
+// transient objects uniquely). Id 0 means "no name". No process-wide lock (issue 28): engines
+// name every object, so references are atomics (retain and release touch only their name's
+// entry), and interning or freeing a name locks one of 64 shards, chosen by the name's hash.
 // Names are kept as the app's bytes: the JSON writer makes every string valid UTF-8.
 #pragma once
 
