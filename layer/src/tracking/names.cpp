@@ -143,13 +143,13 @@ uint32_t intern_name(const char* name) noexcept {
   }
 }
 
-void retain_name(uint32_t id) noexcept {
+void retain_named(uint32_t id) noexcept {
   // The caller holds a reference (a live record's, an edge's): the count is not 0 and the
   // entry cannot be freed meanwhile.
   if (Entry* e = table().find(id)) e->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
-void release_name(uint32_t id) noexcept {
+void release_named(uint32_t id) noexcept {
   NameTable& t = table();
   Entry* e = t.find(id);
   if (!e) return;

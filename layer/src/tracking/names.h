@@ -16,9 +16,16 @@ namespace vkleak {
 
 // The id of `name` with one reference owned by the caller (0 for null or empty: no reference).
 uint32_t intern_name(const char* name) noexcept;
-// Another reference to a live id / gives one back. 0 is ignored.
-void retain_name(uint32_t id) noexcept;
-void release_name(uint32_t id) noexcept;
+// Another reference to a live id / gives one back. 0 is ignored (inline: most edges and objects
+// have no name, and their stores and destroys call these for every one).
+void retain_named(uint32_t id) noexcept;
+void release_named(uint32_t id) noexcept;
+inline void retain_name(uint32_t id) noexcept {
+  if (id != 0) retain_named(id);
+}
+inline void release_name(uint32_t id) noexcept {
+  if (id != 0) release_named(id);
+}
 
 // The name of `id` ("" for 0 or a freed id).
 std::string name_string(uint32_t id);
