@@ -4,7 +4,6 @@
 // (fences, semaphores, idle waits).
 #include <algorithm>
 #include <new>
-#include <optional>
 
 #include "base/passthrough.h"
 #include "graph/graph.h"
@@ -61,7 +60,11 @@ void bind_memory(DeviceState& d, ObjectType type, uint64_t resource, uint64_t me
 class SlotMap {
  public:
   // Marks the set as having edges: what is written next goes into its EdgeStore entry.
-  SlotMap(DeviceState& d, uint64_t set) {
+  SlotMap(DeviceState& d, uint64_t set) { load(d, set); }
+  SlotMap() = default;
+  // The map of `set` (reuses this one's storage).
+  void load(DeviceState& d, uint64_t set) {
+    bindings_.clear();
     uint64_t layout = 0;
     d.table.update(set, ObjectType::kDescriptorSet, [&](ObjectRecord& r) {
       layout = set_layout(r);
@@ -176,12 +179,13 @@ class WriteBatch {
 
   // The slot map of `set`, which the next add()s write into.
   const SlotMap& set(uint64_t set) {
-    if (slots_ && set == set_) return *slots_;
+    if (loaded_ && set == set_) return slots_;
     flush();
-    slots_.reset();
+    loaded_ = false;
     set_ = set;
-    slots_.emplace(d_, set);
-    return *slots_;
+    slots_.load(d_, set);
+    loaded_ = true;
+    return slots_;
   }
   void add(uint32_t slot, ObjectType type, uint64_t handle, const char* kind, uint64_t offset,
            uint64_t size) {
@@ -210,7 +214,8 @@ class WriteBatch {
   }
   static constexpr uint32_t kMax = 32;
   DeviceState& d_;
-  std::optional<SlotMap> slots_;
+  SlotMap slots_;
+  bool loaded_ = false;
   uint64_t set_ = 0;
   uint32_t n_ = 0;
   Edge edges_[kMax];
