@@ -276,6 +276,17 @@ void BM_NamedViewChurn(benchmark::State& state) {
   vkDestroyDescriptorSetLayout(ctx.device, layout, nullptr);
 }
 
+// An empty vkQueueSubmit (no batches, no fence) with N other live objects: what a submit costs
+// the layer when it has nothing to record. Its cost must not grow with the live objects.
+void BM_EmptySubmit(benchmark::State& state) {
+  set_live_fillers(static_cast<size_t>(state.range(0)));
+  Context& ctx = context();
+  for (auto _ : state) {
+    VK_CHECK(vkQueueSubmit(ctx.queue, 0, nullptr, VK_NULL_HANDLE));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 // A call the layer only watches for errors (vkGetFenceStatus: no object is made or used): what
 // watching costs, against no layer and the validation layer.
 void BM_FenceStatus(benchmark::State& state) {
@@ -442,7 +453,8 @@ void register_object_benchmarks(const Options& o) {
         {"BM_ImageViewPair", BM_ImageViewPair},
         {"BM_DescriptorSetPair", BM_DescriptorSetPair},
         {"BM_MemoryPair", BM_MemoryPair},
-        {"BM_DescriptorUpdate8", BM_DescriptorUpdate8}};
+        {"BM_DescriptorUpdate8", BM_DescriptorUpdate8},
+        {"BM_EmptySubmit", BM_EmptySubmit}};
     for (const auto& [name, fn] : pairs) {
       auto* b = benchmark::RegisterBenchmark(name, fn)->ArgName("live")->Arg(live);
       if (o.pair_iterations > 0) {

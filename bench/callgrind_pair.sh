@@ -9,7 +9,9 @@
 #   bench/callgrind_pair.sh BUILD_DIR none           # no layer
 #   PAIR=DescriptorSet bench/callgrind_pair.sh ...   # another pair: Buffer (default), ImageView,
 #                                                    # DescriptorSet, Memory; DescriptorUpdate8:
-#                                                    # one vkUpdateDescriptorSets of 8 writes
+#                                                    # one vkUpdateDescriptorSets of 8 writes;
+#                                                    # EmptySubmit: vkQueueSubmit(queue, 0, ...)
+# LIVE=N: N other live objects (filler buffers; default 0).
 # CALLGRIND_KEEP=DIR keeps the larger run's callgrind file there (for callgrind_annotate).
 # Other VKLEAK_* settings in the environment are passed on (VKLEAK_GRAVEYARD_SIZE=0).
 # The layer comes from BUILD_DIR; the benchmark program from BENCH_BUILD_DIR (default BUILD_DIR),
@@ -18,8 +20,9 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 depth=${2:-0}
 pair=${PAIR:-Buffer}
+live=${LIVE:-0}
 case "$pair" in
-  DescriptorUpdate8) bm=BM_$pair ;;  # not a pair: one call a "pair" here
+  DescriptorUpdate8 | EmptySubmit) bm=BM_$pair ;;  # not a pair: one call a "pair" here
   *) bm=BM_${pair}Pair ;;
 esac
 bench=$(cd "${BENCH_BUILD_DIR:-$build}" && pwd)/bench/vkleak_bench
@@ -39,7 +42,7 @@ count() {  # pairs -> "total layer_own"
     VK_LOADER_LAYERS_DISABLE=VK_LAYER_MESA_device_select XDG_DATA_HOME="$work/empty" \
     MESA_SHADER_CACHE_DISABLE=true "${layer_env[@]}" \
     valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*${bm}*" \
-    "$bench" --benchmark_filter="${bm}/live:0" --live=0 --pair-iterations="$1" \
+    "$bench" --benchmark_filter="${bm}/live:${live}" --live="$live" --pair-iterations="$1" \
     >/dev/null 2>&1
   local total own
   total=$(awk '/^totals:/ {print $2}' "$out")

@@ -258,6 +258,7 @@ def budgets_section(res, names, vk, apps, quick, busy):
     rows += pair_budget_rows(res, names, "DescriptorSet", 2.5, 4.0)
     rows += pair_budget_rows(res, names, "vkUpdateDescriptorSets, 8 writes", 1.5, 1.5,
                              bench="BM_DescriptorUpdate8")
+    rows += pair_budget_rows(res, names, "empty vkQueueSubmit", 1.2, 1.2, bench="BM_EmptySubmit")
     rows += pair_flat_rows(res, names, vk)
     rs_names = sorted((n for n in res.names("frame") if n.startswith("BM_RecordSubmit/")),
                       key=lambda n: live_of(n) or 0)
