@@ -7,6 +7,8 @@
 # own count is the one to compare for a hot-path change.
 #   bench/callgrind_pair.sh BUILD_DIR [DEPTH]        # DEPTH: VKLEAK_CALLSTACK_DEPTH, default 0
 #   bench/callgrind_pair.sh BUILD_DIR none           # no layer
+#   bench/callgrind_pair.sh BUILD_DIR passthrough    # the layer passing calls through only
+#                                                    # (VKLEAK_BENCH_PASSTHROUGH=1: the limit)
 #   PAIR=DescriptorSet bench/callgrind_pair.sh ...   # another pair: Buffer (default), ImageView,
 #                                                    # DescriptorSet, Memory; DescriptorUpdate8:
 #                                                    # one vkUpdateDescriptorSets of 8 writes;
@@ -29,7 +31,10 @@ bench=$(cd "${BENCH_BUILD_DIR:-$build}" && pwd)/bench/vkleak_bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 layer_env=()
-if [ "$depth" != none ]; then
+if [ "$depth" = passthrough ]; then
+  layer_env=(VK_LAYER_PATH="$build/manifest/build" VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_tracker
+    VKLEAK_BENCH_PASSTHROUGH=1 VKLEAK_OUTPUT_DIR="$work/out")
+elif [ "$depth" != none ]; then
   layer_env=(VK_LAYER_PATH="$build/manifest/build" VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_tracker
     VKLEAK_CALLSTACK_DEPTH="$depth" VKLEAK_OUTPUT_DIR="$work/out")
   while IFS= read -r setting; do
