@@ -75,9 +75,12 @@ class SlotMap {
     if (it != d.descriptors.layouts.end()) bindings_ = it->second;
   }
   uint32_t slot(uint32_t binding, uint32_t element) const {
-    auto it = std::lower_bound(
-        bindings_.begin(), bindings_.end(), binding,
-        [](const DescriptorInfo::Binding& b, uint32_t v) { return b.binding < v; });
+    // Bindings are sorted; most layouts number them 0, 1, 2, ...: then binding i is at i.
+    auto it = binding < bindings_.size() && bindings_[binding].binding == binding
+                  ? bindings_.begin() + binding
+                  : std::lower_bound(
+                        bindings_.begin(), bindings_.end(), binding,
+                        [](const DescriptorInfo::Binding& b, uint32_t v) { return b.binding < v; });
     if (it == bindings_.end() || it->binding != binding) return binding * 65536u + element;
     while (it != bindings_.end() && element >= it->count && it->count) {
       element -= it->count;
