@@ -43,6 +43,20 @@ Context::Context() : harness::Context(bench_config()) {
   device_name = properties.deviceName;
   driver = driver_info();
   queue_insert_label = harness::Context::queue_insert_label();
+  if (queue_insert_label) {  // VK_EXT_debug_utils is enabled
+    set_object_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
+        device_proc("vkSetDebugUtilsObjectNameEXT"));
+  }
+}
+
+void Context::name(VkObjectType type, uint64_t handle, const char* object_name) const {
+  if (!set_object_name) return;
+  VkDebugUtilsObjectNameInfoEXT info{};
+  info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT;
+  info.objectType = type;
+  info.objectHandle = handle;
+  info.pObjectName = object_name;
+  set_object_name(device, &info);
 }
 
 Context& context() {

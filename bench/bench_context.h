@@ -27,6 +27,10 @@ struct Context : harness::Context {
   std::string device_name;
   std::string driver;  // driver name and info, when the driver reports them
   PFN_vkQueueInsertDebugUtilsLabelEXT queue_insert_label = nullptr;
+  // vkSetDebugUtilsObjectNameEXT (nullptr without VK_EXT_debug_utils): for the benchmarks that
+  // name their own objects, as engines do (the harness's name() is off in benchmarks).
+  PFN_vkSetDebugUtilsObjectNameEXT set_object_name = nullptr;
+  void name(VkObjectType type, uint64_t handle, const char* object_name) const;
 };
 
 // The process-wide context, created on first use (instance with VK_EXT_debug_utils when

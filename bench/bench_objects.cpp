@@ -142,6 +142,151 @@ void BM_MemoryPair(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// vkUpdateDescriptorSets with 8 writes into one set, the call engines make thousands of times a
+// frame: 4 uniform buffers and 4 sampled image views, the first two of each named. Iterations
+// alternate between two groups of targets, so every write replaces the slot's edge with one to
+// another object (and another name, or none).
+struct WriteTargets {
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkBuffer buffers[2][4] = {};
+  VkImageView views[2][4] = {};
+  VkDescriptorBufferInfo buffer_infos[2][4] = {};
+  VkDescriptorImageInfo image_infos[2][4] = {};
+  VkWriteDescriptorSet writes[2][8] = {};
+};
+WriteTargets& write_targets() {
+  static WriteTargets* s = [] {
+    Context& ctx = context();
+    auto* w = new WriteTargets;
+    const VkDescriptorType ub = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    const VkDescriptorType si = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    w->layout = harness::create_set_layout(ctx, {ub, ub, ub, ub, si, si, si, si},
+                                           VK_SHADER_STAGE_FRAGMENT_BIT, "");
+    w->pool = harness::create_descriptor_pool(ctx, 1, {{ub, 4}, {si, 4}}, 0, "");
+    w->set = harness::allocate_set(ctx, w->pool, w->layout, "");
+    const VkImage image = shared_image().image;
+    for (int g = 0; g < 2; ++g) {
+      for (int i = 0; i < 4; ++i) {
+        VkBuffer& b = w->buffers[g][i];
+        b = harness::create_buffer_object(ctx, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, "");
+        if (!w->memory) {
+          VkMemoryRequirements req;
+          vkGetBufferMemoryRequirements(ctx.device, b, &req);
+          w->memory = harness::allocate_memory(ctx, req.size, req.memoryTypeBits, "");
+        }
+        VK_CHECK(vkBindBufferMemory(ctx.device, b, w->memory, 0));  // aliasing: valid
+        w->views[g][i] = harness::create_image_view(ctx, image, "");
+        if (i < 2) {
+          const std::string n = "bench.g" + std::to_string(g) + "." + std::to_string(i);
+          ctx.name(VK_OBJECT_TYPE_BUFFER, harness::handle_u64(b), (n + ".buffer").c_str());
+          ctx.name(VK_OBJECT_TYPE_IMAGE_VIEW, harness::handle_u64(w->views[g][i]),
+                   (n + ".view").c_str());
+        }
+        w->buffer_infos[g][i] = {b, 0, VK_WHOLE_SIZE};
+        w->image_infos[g][i] = {VK_NULL_HANDLE, w->views[g][i],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+      }
+      for (uint32_t k = 0; k < 8; ++k) {
+        VkWriteDescriptorSet& wr = w->writes[g][k];
+        wr.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        wr.dstSet = w->set;
+        wr.dstBinding = k;
+        wr.descriptorCount = 1;
+        wr.descriptorType = k < 4 ? ub : si;
+        if (k < 4) {
+          wr.pBufferInfo = &w->buffer_infos[g][k];
+        } else {
+          wr.pImageInfo = &w->image_infos[g][k - 4];
+        }
+      }
+    }
+    at_teardown([w] {
+      VkDevice d = context().device;
+      vkDestroyDescriptorPool(d, w->pool, nullptr);
+      vkDestroyDescriptorSetLayout(d, w->layout, nullptr);
+      for (int g = 0; g < 2; ++g) {
+        for (int i = 0; i < 4; ++i) {
+          vkDestroyImageView(d, w->views[g][i], nullptr);
+          vkDestroyBuffer(d, w->buffers[g][i], nullptr);
+        }
+      }
+      vkFreeMemory(d, w->memory, nullptr);
+    });
+    return w;
+  }();
+  return *s;
+}
+
+void BM_DescriptorUpdate8(benchmark::State& state) {
+  set_live_fillers(static_cast<size_t>(state.range(0)));
+  Context& ctx = context();
+  WriteTargets& w = write_targets();
+  uint32_t i = 0;
+  for (auto _ : state) {
+    vkUpdateDescriptorSets(ctx.device, 8, w.writes[i & 1], 0, nullptr);
+    ++i;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// What an engine's threads do every frame, each on its own: create an image view, name it
+// (names repeat every 256 views), write it into a set, destroy it. Real time: items_per_second
+// is the aggregate throughput; its speed-up with 2 threads, next to no layer's, shows whether
+// named objects serialize threads in the layer.
+void BM_NamedViewChurn(benchmark::State& state) {
+  if (state.thread_index() == 0) set_live_fillers(0);
+  Context& ctx = context();
+  const VkImage image = shared_image().image;
+  const VkDescriptorType si = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+  const VkDescriptorSetLayout layout =
+      harness::create_set_layout(ctx, {si}, VK_SHADER_STAGE_FRAGMENT_BIT, "");
+  const VkDescriptorPool pool = harness::create_descriptor_pool(ctx, 1, {{si, 1}}, 0, "");
+  const VkDescriptorSet set = harness::allocate_set(ctx, pool, layout, "");
+  VkImageViewCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+  info.image = image;
+  info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  info.format = VK_FORMAT_R8G8B8A8_UNORM;
+  info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkDescriptorImageInfo image_info{VK_NULL_HANDLE, VK_NULL_HANDLE,
+                                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkWriteDescriptorSet write{};
+  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+  write.dstSet = set;
+  write.descriptorCount = 1;
+  write.descriptorType = si;
+  write.pImageInfo = &image_info;
+  std::vector<std::string> names;
+  for (int i = 0; i < 256; ++i)
+    names.push_back("thread" + std::to_string(state.thread_index()) + ".view#" + std::to_string(i));
+  uint32_t n = 0;
+  for (auto _ : state) {
+    VkImageView v;
+    VK_CHECK(vkCreateImageView(ctx.device, &info, nullptr, &v));
+    ctx.name(VK_OBJECT_TYPE_IMAGE_VIEW, harness::handle_u64(v), names[n++ & 255].c_str());
+    image_info.imageView = v;
+    vkUpdateDescriptorSets(ctx.device, 1, &write, 0, nullptr);
+    vkDestroyImageView(ctx.device, v, nullptr);
+  }
+  state.SetItemsProcessed(state.iterations());
+  vkDestroyDescriptorPool(ctx.device, pool, nullptr);
+  vkDestroyDescriptorSetLayout(ctx.device, layout, nullptr);
+}
+
+// An empty vkQueueSubmit (no batches, no fence) with N other live objects: what a submit costs
+// the layer when it has nothing to record. Its cost must not grow with the live objects.
+void BM_EmptySubmit(benchmark::State& state) {
+  set_live_fillers(static_cast<size_t>(state.range(0)));
+  Context& ctx = context();
+  for (auto _ : state) {
+    VK_CHECK(vkQueueSubmit(ctx.queue, 0, nullptr, VK_NULL_HANDLE));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 // A call the layer only watches for errors (vkGetFenceStatus: no object is made or used): what
 // watching costs, against no layer and the validation layer.
 void BM_FenceStatus(benchmark::State& state) {
@@ -307,7 +452,9 @@ void register_object_benchmarks(const Options& o) {
         {"BM_BufferPair", BM_BufferPair},
         {"BM_ImageViewPair", BM_ImageViewPair},
         {"BM_DescriptorSetPair", BM_DescriptorSetPair},
-        {"BM_MemoryPair", BM_MemoryPair}};
+        {"BM_MemoryPair", BM_MemoryPair},
+        {"BM_DescriptorUpdate8", BM_DescriptorUpdate8},
+        {"BM_EmptySubmit", BM_EmptySubmit}};
     for (const auto& [name, fn] : pairs) {
       auto* b = benchmark::RegisterBenchmark(name, fn)->ArgName("live")->Arg(live);
       if (o.pair_iterations > 0) {
@@ -322,6 +469,10 @@ void register_object_benchmarks(const Options& o) {
                     ->UseRealTime()
                     ->MinWarmUpTime(o.warmup_s);
   for (int t = 1; t <= o.max_threads; t *= 2) churn->Threads(t);
+  auto* named = benchmark::RegisterBenchmark("BM_NamedViewChurn", BM_NamedViewChurn)
+                    ->UseRealTime()
+                    ->MinWarmUpTime(o.warmup_s);
+  for (int t = 1; t <= o.max_threads; t *= 2) named->Threads(t);
   benchmark::RegisterBenchmark("BM_Snapshot", BM_Snapshot)
       ->ArgName("live")
       ->Arg(o.snapshot_objects)

@@ -7,8 +7,13 @@
 # own count is the one to compare for a hot-path change.
 #   bench/callgrind_pair.sh BUILD_DIR [DEPTH]        # DEPTH: VKLEAK_CALLSTACK_DEPTH, default 0
 #   bench/callgrind_pair.sh BUILD_DIR none           # no layer
+#   bench/callgrind_pair.sh BUILD_DIR passthrough    # the layer passing calls through only
+#                                                    # (VKLEAK_BENCH_PASSTHROUGH=1: the limit)
 #   PAIR=DescriptorSet bench/callgrind_pair.sh ...   # another pair: Buffer (default), ImageView,
-#                                                    # DescriptorSet, Memory
+#                                                    # DescriptorSet, Memory; DescriptorUpdate8:
+#                                                    # one vkUpdateDescriptorSets of 8 writes;
+#                                                    # EmptySubmit: vkQueueSubmit(queue, 0, ...)
+# LIVE=N: N other live objects (filler buffers; default 0).
 # CALLGRIND_KEEP=DIR keeps the larger run's callgrind file there (for callgrind_annotate).
 # Other VKLEAK_* settings in the environment are passed on (VKLEAK_GRAVEYARD_SIZE=0).
 # The layer comes from BUILD_DIR; the benchmark program from BENCH_BUILD_DIR (default BUILD_DIR),
@@ -17,11 +22,19 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 depth=${2:-0}
 pair=${PAIR:-Buffer}
+live=${LIVE:-0}
+case "$pair" in
+  DescriptorUpdate8 | EmptySubmit) bm=BM_$pair ;;  # not a pair: one call a "pair" here
+  *) bm=BM_${pair}Pair ;;
+esac
 bench=$(cd "${BENCH_BUILD_DIR:-$build}" && pwd)/bench/vkleak_bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 layer_env=()
-if [ "$depth" != none ]; then
+if [ "$depth" = passthrough ]; then
+  layer_env=(VK_LAYER_PATH="$build/manifest/build" VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_tracker
+    VKLEAK_BENCH_PASSTHROUGH=1 VKLEAK_OUTPUT_DIR="$work/out")
+elif [ "$depth" != none ]; then
   layer_env=(VK_LAYER_PATH="$build/manifest/build" VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_tracker
     VKLEAK_CALLSTACK_DEPTH="$depth" VKLEAK_OUTPUT_DIR="$work/out")
   while IFS= read -r setting; do
@@ -33,8 +46,8 @@ count() {  # pairs -> "total layer_own"
   env -i PATH="$PATH" HOME="$work" VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json \
     VK_LOADER_LAYERS_DISABLE=VK_LAYER_MESA_device_select XDG_DATA_HOME="$work/empty" \
     MESA_SHADER_CACHE_DISABLE=true "${layer_env[@]}" \
-    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*BM_${pair}Pair*" \
-    "$bench" --benchmark_filter="BM_${pair}Pair/live:0" --live=0 --pair-iterations="$1" \
+    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*${bm}*" \
+    "$bench" --benchmark_filter="${bm}/live:${live}" --live="$live" --pair-iterations="$1" \
     >/dev/null 2>&1
   local total own
   total=$(awk '/^totals:/ {print $2}' "$out")

@@ -19,7 +19,7 @@ GROUPS = [
     # Single-threaded, all work on the calling thread (the layer's and lavapipe's): its CPU time
     # is what the layer adds, and is less disturbed by other load on a shared machine than wall
     # time.
-    Group("pairs", "^BM_(Buffer|ImageView|DescriptorSet|Memory)Pair/", key="cpu_ns"),
+    Group("pairs", "^BM_((Buffer|ImageView|DescriptorSet|Memory)Pair|DescriptorUpdate8|EmptySubmit)/", key="cpu_ns"),
     Group("frame", "^BM_(RecordSubmit|ThreadChurn)/"),
     Group("snapshot", "^BM_Snapshot/", vkleak_only=True),
     Group("memory", "^BM_MemoryPerObject/.*/bound:0/"),

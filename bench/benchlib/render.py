@@ -256,6 +256,9 @@ def budgets_section(res, names, vk, apps, quick, busy):
     rows += pair_budget_rows(res, names, "ImageView", 1.5, 2.5)
     rows += pair_budget_rows(res, names, "Memory", 1.5, 2.5)
     rows += pair_budget_rows(res, names, "DescriptorSet", 2.5, 4.0)
+    rows += pair_budget_rows(res, names, "vkUpdateDescriptorSets, 8 writes", 1.5, 1.5,
+                             bench="BM_DescriptorUpdate8")
+    rows += pair_budget_rows(res, names, "empty vkQueueSubmit", 1.2, 1.2, bench="BM_EmptySubmit")
     rows += pair_flat_rows(res, names, vk)
     rs_names = sorted((n for n in res.names("frame") if n.startswith("BM_RecordSubmit/")),
                       key=lambda n: live_of(n) or 0)
@@ -270,20 +273,23 @@ def budgets_section(res, names, vk, apps, quick, busy):
     return out
 
 
-def pair_budget_rows(res, names, workload, off_budget, on_budget):
+def pair_budget_rows(res, names, workload, off_budget, on_budget, bench=None):
+    """`bench`: the benchmark's name when it is not BM_<workload>Pair (DescriptorUpdate8)."""
     rows = []
+    bench = bench or f"BM_{workload}Pair"
     for cfg, budget in (("vkleak-nocallsites", off_budget), ("vkleak", on_budget)):
         if cfg not in names:
             continue
         figures, ok = [], True
         for n in res.names("pairs"):
-            if not n.startswith(f"BM_{workload}Pair/"):
+            if not n.startswith(f"{bench}/"):
                 continue
             r = median(res.ratio_series("pairs", cfg, n))
             live = n.split("live:")[-1]
             figures.append(f"{fmt_ratio(r)} ({live_label(int(live))} live)")
             ok = ok and r is not None and r <= budget
-        rows.append([f"{workload} pair, {cfg}", f"≤ {budget}x", ", ".join(figures) or "–",
+        label = f"{workload} pair" if bench == f"BM_{workload}Pair" else workload
+        rows.append([f"{label}, {cfg}", f"≤ {budget}x", ", ".join(figures) or "–",
                      verdict(ok if figures else None)])
     return rows
 

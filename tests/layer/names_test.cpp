@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "graph/edge_store.h"
 
@@ -129,6 +132,48 @@ TEST(Names, EdgesHoldTheirTargetsNames) {
     EXPECT_EQ(name_string(d), "names-test-edge-d");
   }
   EXPECT_EQ(name_string(d), "");
+}
+
+// Issue 28: names take no process-wide lock, so two threads name, store edges to and destroy
+// named objects at once. Shared names (both threads) and each thread's own unique ones, edges
+// replaced in each thread's set, pins coming and going: at the end every name is given back and
+// nothing a thread still held was freed under it.
+TEST(Names, TwoThreadsNamingWritingDestroying) {
+  const size_t live = live_name_count();
+  std::atomic<bool> held_name_lost{false};
+  auto work = [&](int t) {
+    EdgeStore store;
+    const uint64_t set = 1000 + static_cast<uint64_t>(t);
+    for (int i = 0; i < 20000; ++i) {
+      // A view named with a name both threads use, and one of its own.
+      const std::string shared = "names-test-shared#" + std::to_string(i % 16);
+      const std::string own = "names-test-t" + std::to_string(t) + "#" + std::to_string(i % 300);
+      const uint32_t a = intern_name(shared.c_str());  // the records' references
+      const uint32_t b = intern_name(own.c_str());
+      // Written into the set (edges take their own references, replacing older ones).
+      Edge e = named_edge("descriptor", 1 + static_cast<uint64_t>(i), i % 3, a);
+      store.add(set, ObjectType::kDescriptorSet, &e, 1);
+      e = named_edge("descriptor", 2 + static_cast<uint64_t>(i), 3 + i % 5, b);
+      store.add(set, ObjectType::kDescriptorSet, &e, 1);
+      if (i % 64 == 0) {
+        const NamePin pin;  // a snapshot in progress
+        std::vector<std::string> names;
+        copy_names(&names);
+      }
+      // While this thread holds both, they read back.
+      if (name_string(a) != shared || name_string(b) != own) held_name_lost = true;
+      retain_name(a);   // a graveyard's reference, given back later
+      release_name(a);  // the views destroyed
+      release_name(b);
+      release_name(a);
+    }
+    store.erase(set, ObjectType::kDescriptorSet);
+  };
+  std::thread t0(work, 0), t1(work, 1);
+  t0.join();
+  t1.join();
+  EXPECT_FALSE(held_name_lost.load());
+  EXPECT_EQ(live_name_count(), live);
 }
 
 }  // namespace

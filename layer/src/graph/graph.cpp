@@ -64,7 +64,9 @@ namespace {
 // buffers are bound to): most edges point at a few objects again and again. An entry holds while
 // no referenced object was destroyed or renamed and no device went away since (the generation).
 struct TargetCache {
-  static constexpr uint32_t kEntries = 8;
+  // 64: a frame's descriptor writes go round more targets than 8 (a set of 8 descriptors
+  // rewritten with other buffers and views missed an 8-entry cache every time; issue 28).
+  static constexpr uint32_t kEntries = 64;
   struct Entry {
     const Scope* scope;
     uint64_t handle;
@@ -74,10 +76,10 @@ struct TargetCache {
     ObjectType type;
   } entries[kEntries];
   static uint32_t index(uint64_t handle) noexcept {
-    return static_cast<uint32_t>((handle * 0x9e3779b97f4a7c15ull) >> 61);
+    return static_cast<uint32_t>((handle * 0x9e3779b97f4a7c15ull) >> 58);
   }
 };
-using TargetCacheBox = ThreadBox<TargetCache>;  // 320 bytes: on the heap (thread_box.h)
+using TargetCacheBox = ThreadBox<TargetCache>;  // 2.5 KB: on the heap (thread_box.h)
 
 }  // namespace
 

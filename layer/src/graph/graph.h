@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "graph/edge_store.h"
 #include "tracking/tracker.h"
 
 namespace vkleak {
@@ -62,6 +63,11 @@ void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
 void on_create_with_edges(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
                           uint64_t parent_handle, ObjectType parent_type, uint64_t size,
                           CallsiteId callsite, const EdgeSink& edges) noexcept;
+
+// The edge to (type, handle) as a source in `scope` would store it: the target's id and name
+// resolved (through a per-thread cache of recent targets), the target marked as referenced.
+Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind, uint32_t slot,
+               bool slot_keyed, uint64_t offset, uint64_t size) noexcept;
 
 // What a command buffer references while it is being recorded: deduplicated, stored in a
 // per-command-buffer list that is reused across recordings (no allocation per command in

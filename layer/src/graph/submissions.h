@@ -63,6 +63,12 @@ class SubmissionTracker {
   };
   void submit(DeviceState& device, QueueState& queue, const Batch* batches, uint32_t count,
               uint64_t fence) noexcept;
+  // A submission with nothing to record (no command buffers, semaphores or fence): it only
+  // takes its serial. No lock, no pending entry (issue 28): a fence or wait that later retires
+  // a serial at or past it retires it too, and it holds nothing in flight.
+  static void submit_empty(QueueState& queue) noexcept {
+    queue.submitted.fetch_add(1, std::memory_order_acq_rel);
+  }
   // Present: references the presented images, ordered after the queue's last submission.
   void present(DeviceState& device, QueueState& queue, const uint64_t* images,
                uint32_t count) noexcept;

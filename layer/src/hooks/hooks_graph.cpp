@@ -3,6 +3,7 @@
 // descriptor type: not mechanical), command buffer begin/reset, and the proofs of completion
 // (fences, semaphores, idle waits).
 #include <algorithm>
+#include <new>
 
 #include "base/passthrough.h"
 #include "graph/graph.h"
@@ -59,7 +60,11 @@ void bind_memory(DeviceState& d, ObjectType type, uint64_t resource, uint64_t me
 class SlotMap {
  public:
   // Marks the set as having edges: what is written next goes into its EdgeStore entry.
-  SlotMap(DeviceState& d, uint64_t set) {
+  SlotMap(DeviceState& d, uint64_t set) { load(d, set); }
+  SlotMap() = default;
+  // The map of `set` (reuses this one's storage).
+  void load(DeviceState& d, uint64_t set) {
+    bindings_.clear();
     uint64_t layout = 0;
     d.table.update(set, ObjectType::kDescriptorSet, [&](ObjectRecord& r) {
       layout = set_layout(r);
@@ -70,9 +75,12 @@ class SlotMap {
     if (it != d.descriptors.layouts.end()) bindings_ = it->second;
   }
   uint32_t slot(uint32_t binding, uint32_t element) const {
-    auto it = std::lower_bound(
-        bindings_.begin(), bindings_.end(), binding,
-        [](const DescriptorInfo::Binding& b, uint32_t v) { return b.binding < v; });
+    // Bindings are sorted; most layouts number them 0, 1, 2, ...: then binding i is at i.
+    auto it = binding < bindings_.size() && bindings_[binding].binding == binding
+                  ? bindings_.begin() + binding
+                  : std::lower_bound(
+                        bindings_.begin(), bindings_.end(), binding,
+                        [](const DescriptorInfo::Binding& b, uint32_t v) { return b.binding < v; });
     if (it == bindings_.end() || it->binding != binding) return binding * 65536u + element;
     while (it != bindings_.end() && element >= it->count && it->count) {
       element -= it->count;
@@ -160,6 +168,61 @@ std::vector<DescriptorInfo::TemplateEntry> template_entries(DeviceState& d, uint
   return it == d.descriptors.templates.end() ? std::vector<DescriptorInfo::TemplateEntry>{}
                                              : it->second;
 }
+
+// The descriptor writes of one vkUpdateDescriptorSets, stored a set at a time: edges gather while
+// the writes go into the same set and reach the edge store in one add() (one lock and lookup of
+// the set's entry). A cleared descriptor (null handle) first stores what gathered, so that the
+// slot's writes keep their order.
+class WriteBatch {
+ public:
+  explicit WriteBatch(DeviceState& d) : d_(d) {}
+  ~WriteBatch() = default;
+  WriteBatch(const WriteBatch&) = delete;
+  WriteBatch& operator=(const WriteBatch&) = delete;
+
+  // The slot map of `set`, which the next add()s write into.
+  const SlotMap& set(uint64_t set) {
+    if (loaded_ && set == set_) return slots_;
+    flush();
+    loaded_ = false;
+    set_ = set;
+    slots_.load(d_, set);
+    loaded_ = true;
+    return slots_;
+  }
+  void add(uint32_t slot, ObjectType type, uint64_t handle, const char* kind, uint64_t offset,
+           uint64_t size) {
+    if (handle == 0) {
+      flush();
+      d_.edges.remove_slot(set_, ObjectType::kDescriptorSet, kind, slot);
+      return;
+    }
+    if (n_ == kMax) flush();
+    Edge* e = ::new (&edges_[n_]) Edge(make_edge(d_, type, handle, kind, slot, true, offset, size));
+    e->kind_id = kind == kDescriptor ? descriptor_kind() : 0;  // interned once, not per edge
+    n_++;
+  }
+  // Stores what gathered (throws std::bad_alloc, as EdgeStore::add).
+  void flush() {
+    if (n_ == 0) return;
+    const uint32_t n = n_;
+    n_ = 0;
+    d_.edges.add(set_, ObjectType::kDescriptorSet, edges_, n);
+  }
+
+ private:
+  static KindId descriptor_kind() noexcept {
+    static const KindId id = intern_kind(kDescriptor);
+    return id;
+  }
+  static constexpr uint32_t kMax = 32;
+  DeviceState& d_;
+  SlotMap slots_;
+  bool loaded_ = false;
+  uint64_t set_ = 0;
+  uint32_t n_ = 0;
+  Edge edges_[kMax];
+};
 
 void write_descriptor(DeviceState& d, uint64_t set, uint32_t slot, ObjectType type, uint64_t handle,
                       const char* kind, uint64_t offset, uint64_t size) {
@@ -333,21 +396,23 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(
   if (!state) return;
   if (!passthrough()) {
     try {
+      // Consecutive writes into one set (the common case) share its layout's slot map and go
+      // into its edge list at once: one lookup of the set, one of its layout and one edge-store
+      // lock per run of writes, not per descriptor (issue 28).
+      WriteBatch batch(*state);
       for (uint32_t w = 0; w < descriptorWriteCount; ++w) {
         const VkWriteDescriptorSet& write = pDescriptorWrites[w];
-        const uint64_t set = to_u64(write.dstSet);
-        SlotMap slots(*state, set);
+        const SlotMap& slots = batch.set(to_u64(write.dstSet));
         const VkAccelerationStructureKHR* structures = write_structures(write);
         for (uint32_t i = 0; i < write.descriptorCount; ++i) {
           const uint32_t slot = slots.slot(write.dstBinding, write.dstArrayElement + i);
-          for_each_descriptor(
-              write.descriptorType, write.pImageInfo, write.pBufferInfo, write.pTexelBufferView,
-              structures, i,
-              [&](ObjectType t, uint64_t h, const char* kind, uint64_t off, uint64_t size) {
-                write_descriptor(*state, set, slot, t, h, kind, off, size);
-              });
+          for_each_descriptor(write.descriptorType, write.pImageInfo, write.pBufferInfo,
+                              write.pTexelBufferView, structures, i,
+                              [&](ObjectType t, uint64_t h, const char* kind, uint64_t off,
+                                  uint64_t size) { batch.add(slot, t, h, kind, off, size); });
         }
       }
+      batch.flush();
       static const KindId kDescriptorKind = intern_kind(kDescriptor);
       for (uint32_t c = 0; c < descriptorCopyCount; ++c) {
         const VkCopyDescriptorSet& copy = pDescriptorCopies[c];

@@ -62,6 +62,16 @@ void after_submit(DeviceState& state, VkResult result) noexcept {
   }
 }
 
+// Whether a submit records nothing (no command buffers, semaphores or fence): then the tracker
+// only counts it (SubmissionTracker::submit_empty).
+template <typename Info, typename F>
+bool nothing_to_record(uint32_t count, const Info* infos, VkFence fence, F&& counts) noexcept {
+  if (fence != VK_NULL_HANDLE) return false;
+  for (uint32_t i = 0; i < count; ++i)
+    if (counts(infos[i])) return false;
+  return true;
+}
+
 // Instance-level object types live in the instance's table; the rest in the device's.
 Scope* scope_for(DeviceState& device, ObjectType type) noexcept {
   switch (type) {
@@ -133,7 +143,12 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t submitCount,
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueueSubmit(queue, submitCount, pSubmits, fence);
   check_result(result, "vkQueueSubmit");
-  if (result == VK_SUCCESS && !passthrough()) {
+  if (result == VK_SUCCESS && !passthrough() &&
+      nothing_to_record(submitCount, pSubmits, fence, [](const VkSubmitInfo& s) {
+        return s.commandBufferCount | s.waitSemaphoreCount | s.signalSemaphoreCount;
+      })) {
+    if (QueueState* q = state->submissions.queue(queue)) SubmissionTracker::submit_empty(*q);
+  } else if (result == VK_SUCCESS && !passthrough()) {
     try {
       std::vector<SubmissionTracker::Batch> batches(submitCount);
       for (uint32_t i = 0; i < submitCount; ++i) {
@@ -174,7 +189,12 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t submitCount,
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   VkResult result = state->dispatch.QueueSubmit2(queue, submitCount, pSubmits, fence);
   check_result(result, "vkQueueSubmit2");
-  if (result == VK_SUCCESS && !passthrough()) {
+  if (result == VK_SUCCESS && !passthrough() &&
+      nothing_to_record(submitCount, pSubmits, fence, [](const VkSubmitInfo2& s) {
+        return s.commandBufferInfoCount | s.waitSemaphoreInfoCount | s.signalSemaphoreInfoCount;
+      })) {
+    if (QueueState* q = state->submissions.queue(queue)) SubmissionTracker::submit_empty(*q);
+  } else if (result == VK_SUCCESS && !passthrough()) {
     try {
       std::vector<SubmissionTracker::Batch> batches(submitCount);
       for (uint32_t i = 0; i < submitCount; ++i) {

@@ -1,7 +1,9 @@
 // Debug names, interned process-wide and reference-counted: every holder of a name id (a live
 // record, a graveyard record, an edge) owns one reference, and a name nobody holds is freed and
 // its id reused, so the table follows the live set, not the run's history (apps that name
-// transient objects uniquely). Naming is not a hot path; id 0 means "no name".
+// transient objects uniquely). Id 0 means "no name". No process-wide lock (issue 28): engines
+// name every object, so references are atomics (retain and release touch only their name's
+// entry), and interning or freeing a name locks one of 64 shards, chosen by the name's hash.
 // Names are kept as the app's bytes: the JSON writer makes every string valid UTF-8.
 #pragma once
 
@@ -14,9 +16,16 @@ namespace vkleak {
 
 // The id of `name` with one reference owned by the caller (0 for null or empty: no reference).
 uint32_t intern_name(const char* name) noexcept;
-// Another reference to a live id / gives one back. 0 is ignored.
-void retain_name(uint32_t id) noexcept;
-void release_name(uint32_t id) noexcept;
+// Another reference to a live id / gives one back. 0 is ignored (inline: most edges and objects
+// have no name, and their stores and destroys call these for every one).
+void retain_named(uint32_t id) noexcept;
+void release_named(uint32_t id) noexcept;
+inline void retain_name(uint32_t id) noexcept {
+  if (id != 0) retain_named(id);
+}
+inline void release_name(uint32_t id) noexcept {
+  if (id != 0) release_named(id);
+}
 
 // The name of `id` ("" for 0 or a freed id).
 std::string name_string(uint32_t id);

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Two builds of the layer and no layer, interleaved round-robin (order rotated each round),
+under one vkleak_bench: for a hot-path change, before/after on this noisy shared machine.
+
+  bench/ab_interleave.py BEFORE_BUILD AFTER_BUILD ROUNDS FILTER [vkleak_bench flags...]
+
+The benchmark program is AFTER_BUILD's. Prints, per benchmark, the median CPU time per iteration
+(thread benchmarks: wall time per item of the aggregate) and the median and range of the
+per-round ratios to no layer. Call sites at the layer's default depth.
+"""
+import json, os, subprocess, sys, statistics, tempfile
+before, after = (os.path.abspath(d) for d in sys.argv[1:3])
+bench = f"{after}/bench/vkleak_bench"
+work = tempfile.mkdtemp(prefix="vkleak-ab-")
+base_env = {"PATH": os.environ["PATH"], "HOME": work,
+            "VK_DRIVER_FILES": "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+            "VK_LOADER_LAYERS_DISABLE": "VK_LAYER_MESA_device_select",
+            "XDG_DATA_HOME": f"{work}/empty", "MESA_SHADER_CACHE_DISABLE": "true"}
+def layer(d):
+    return {"VK_LAYER_PATH": f"{d}/manifest/build", "VK_INSTANCE_LAYERS": "VK_LAYER_VKLEAK_tracker",
+            "VKLEAK_OUTPUT_DIR": f"{work}/out"}
+configs = {"none": {}, "before": layer(before), "after": layer(after)}
+rounds = int(sys.argv[3]); flt = sys.argv[4]; extra = sys.argv[5:]
+res = {}
+for r in range(rounds):
+    order = list(configs)[r % 3:] + list(configs)[:r % 3]
+    for c in order:
+        out = f"{work}/{c}.json"
+        subprocess.run([bench] + extra + [f"--benchmark_filter={flt}", "--benchmark_format=json", f"--benchmark_out={out}"],
+                       env={**base_env, **configs[c]}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        for b in json.load(open(out))["benchmarks"]:
+            key = "real_time" if "threads" in b["name"] else "cpu_time"
+            val = b[key] if "threads" not in b["name"] else 1e9 / b["items_per_second"]
+            res.setdefault(b["name"], {}).setdefault(c, []).append(val)
+for n, d in res.items():
+    none = d.get("none")
+    line = f"{n:70s}"
+    for c in configs:
+        v = d.get(c)
+        if not v: continue
+        med = statistics.median(v)
+        ratios = [x / y for x, y in zip(v, none)] if none else []
+        line += f" {c}: {med:8.1f} ns" + (f" ({statistics.median(ratios):.2f}x, {min(ratios):.2f}-{max(ratios):.2f})" if c != "none" else "")
+    print(line)
