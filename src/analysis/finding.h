@@ -106,6 +106,10 @@ constexpr const char* kind_description(FindingKind kind) {
 constexpr bool kind_is_error(FindingKind kind) {
   return kind_info(kind).error;
 }
+// Misuse events (destroyed_in_flight, invalid_destroy), not live objects.
+constexpr bool kind_is_event(FindingKind kind) {
+  return kind == FindingKind::kDestroyedInFlight || kind == FindingKind::kInvalidDestroy;
+}
 // Every kind's name, in enum order (e.g. for a command line's choices).
 std::vector<std::string> kind_names();
 
@@ -265,7 +269,26 @@ struct Finding {
   // the helper alone would merge all its callers.
   std::string function() const;
   std::string fingerprint() const;
+  // What the finding is about, whatever was judged of it: type, call site (callsite_identity)
+  // and name pattern, without the kind. The gate's identity of a problem across runs: the same
+  // objects judged as growth at one snapshot cadence and as retained at another are one problem.
+  std::string identity() const;
 };
+
+// Where objects were made, as baselines match it across runs: the innermost application
+// function and its inline chain (inlined_function_chain) when it has one; without symbols, the
+// whole application stack as module+offset ("app+0x1234;app+0x5678"), since a module alone would
+// make every leak of a stripped program one. Shared by Finding::identity() and the baseline
+// reader, which rebuilds the frames from the JSON's callsite_frames.
+std::string callsite_identity(const std::vector<Frame>& callsite);
+// The kind-less identity of objects: object type, callsite_identity, name pattern.
+std::string make_identity(const std::string& object_type, const std::string& where,
+                          const std::string& name_pattern);
+// A finding's identity from its fields (Finding::identity(), and the baseline reader): the
+// kind-less one, except for the misuse kinds (events, not objects: a double destroy is never
+// a facet of a leak), whose identity is their fingerprint.
+std::string make_identity(const std::string& kind, const std::string& object_type,
+                          const std::string& where, const std::string& name_pattern);
 
 // The innermost frame's function and, while it was inlined, the functions it was inlined into,
 // outermost first: "draw > make_buffer". Empty when the innermost frame has no function.
@@ -319,6 +342,10 @@ struct Problem {
   bool heuristic = false;          // all its findings are
   uint64_t count = 0;              // distinct objects
   uint64_t bytes = 0;              // each object's bytes once
+  // Set by the gate, as Finding::status: "new" (it fails the gate), "baseline", "suppressed" or
+  // "ignored" (no kind of it is in --fail-on); empty in a plain report.
+  std::string status;
+  std::string suppressed_by;  // the rule that suppressed it, as written
 };
 
 struct RunReport {
@@ -346,10 +373,11 @@ struct GateSummary {
   // allowed, with a result of their own.
   uint64_t incomplete_runs = 0;
   bool allow_incomplete = false;
-  uint64_t new_findings = 0;
-  uint64_t baseline = 0;
-  uint64_t suppressed = 0;
-  uint64_t max_findings = 0;         // new findings allowed
+  // Problems, not findings: one missing free judged as three kinds is one new problem.
+  uint64_t new_findings = 0;         // new problems
+  uint64_t baseline = 0;             // problems in the baseline
+  uint64_t suppressed = 0;           // problems suppressed
+  uint64_t max_findings = 0;         // new problems allowed
   std::vector<std::string> fail_on;  // kinds that count
 };
 

@@ -712,6 +712,8 @@ std::string header(const Report& r) {
       "<header class=\"vk-header\" id=\"run\">\n<div class=\"vk-title\"><h1>vkleak report</h1>";
   const std::string count =
       std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings");
+  const std::string problems =
+      format_count(r.totals.problems) + (r.totals.problems == 1 ? " problem" : " problems");
   if (r.gate == "incomplete" || (r.gate.empty() && !r.incomplete.empty())) {
     // Nothing can pass that was not checked whole.
     s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">INCOMPLETE \xc2\xb7 run not checked "
@@ -721,14 +723,15 @@ std::string header(const Report& r) {
     s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 gate passed" +
          (r.findings.empty() ? std::string() : " (" + count + ")") + "</span>";
   } else if (r.gate == "fail") {
-    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 gate failed (" + count +
-         ")</span>";
+    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 gate failed (" + problems +
+         ", " + count + ")</span>";
   } else if (r.findings.empty()) {
     s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 no leaks found</span>";
   } else {
-    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 " +
-         std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings") +
-         "</span>";
+    // A report is no gate: it says what it found, not pass or fail (vkleak gate knows the
+    // baseline and the suppressions).
+    s += "<span class=\"vk-badge vk-found\" id=\"verdict\">" + problems + " found \xc2\xb7 " +
+         count + "</span>";
   }
   s += "</div>\n<dl class=\"vk-run\">";
   const std::string executable = r.run ? r.run->executable : "";
@@ -965,8 +968,8 @@ std::string findings_section(const Report& r) {
          "\" data-type=\"" + html_text(f.object_type) + "\" data-bytes=\"" +
          std::to_string(f.bytes) + "\" data-count=\"" + std::to_string(f.count) +
          "\" data-function=\"" + html_text(display_cut(f.function(), 4 * kDisplayChars)) +
-         "\" data-name=\"" + html_text(display_cut(f.name_pattern)) + "\" data-problem=\"" + std::to_string(f.problem) +
-         "\" tabindex=\"0\">";
+         "\" data-name=\"" + html_text(display_cut(f.name_pattern)) + "\" data-problem=\"" +
+         std::to_string(f.problem) + "\" tabindex=\"0\">";
     s += "<td class=\"vk-rank\">" + rank + "</td>";
     s += "<td><span class=\"vk-kind-tag\">" + html_text(analysis::kind_info(f.kind).title) +
          "</span>";

@@ -135,7 +135,8 @@ TEST(OutputTest, SarifLocatesFindingsOnTheirSourceLine) {
   EXPECT_EQ(loc["region"]["startLine"], 41);
   EXPECT_EQ(run["originalUriBaseIds"]["SRCROOT"]["uri"], "file:///work/");
   EXPECT_EQ(r["stacks"][0]["frames"].size(), 2u);
-  EXPECT_FALSE(r["partialFingerprints"]["vkleakFingerprint/v1"].get<std::string>().empty());
+  EXPECT_FALSE(r["partialFingerprints"]["vkleakProblem/v2"].get<std::string>().empty());
+  EXPECT_EQ(r["properties"]["kinds"], json::array({"retained"}));
   EXPECT_FALSE(run["results"][1].contains("locations"));
   EXPECT_EQ(run["results"][1]["level"], "error");
   // Outside the source root: an absolute file URI.
@@ -152,20 +153,28 @@ TEST(OutputTest, SarifCarriesGateStates) {
   doc.runs[0].findings[1].status = "new";
   const json s = analysis::render_sarif(doc, "");
   const json& results = s["runs"][0]["results"];
-  EXPECT_EQ(results[0]["suppressions"][0]["kind"], "external");
-  EXPECT_EQ(results[0]["baselineState"], "unchanged");
-  EXPECT_EQ(results[1]["baselineState"], "new");
+  // New problems first.
+  EXPECT_EQ(results[0]["baselineState"], "new");
+  EXPECT_EQ(results[0]["ruleId"], "destroyed_in_flight");
+  EXPECT_EQ(results[1]["suppressions"][0]["kind"], "external");
+  EXPECT_EQ(results[1]["suppressions"][0]["justification"], "kind=retained");
+  EXPECT_EQ(results[1]["baselineState"], "unchanged");
 }
 
-TEST(OutputTest, JUnitOneTestCasePerKindAndOneForTheRunBeingWhole) {
+TEST(OutputTest, JUnitOneTestCasePerProblemAndOneForTheRunBeingWhole) {
   const std::string xml = analysis::render_junit(sample());
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
   const std::regex testcase("<testcase ");
   EXPECT_EQ(
       std::distance(std::sregex_iterator(xml.begin(), xml.end(), testcase), std::sregex_iterator()),
-      8);
+      3);
   EXPECT_NE(xml.find("<testcase classname=\"vkleak\" name=\"complete_run\">\n    </testcase>"),
             std::string::npos);
+  // Named by what and where, without counts or lines: CI history follows it from run to run.
+  EXPECT_NE(xml.find("<testcase classname=\"vkleak\" name=\"VkBuffer &quot;wrapper.vertices&quot; "
+                     "at main &gt; GpuBuffer::GpuBuffer(int)\">"),
+            std::string::npos)
+      << xml;
   analysis::ReportDocument cut = sample();
   cut.runs[0].incomplete = {"the run crashed (SIGSEGV) at frame 3"};
   const std::string cut_xml = analysis::render_junit(cut);
@@ -180,19 +189,24 @@ TEST(OutputTest, JUnitOneTestCasePerKindAndOneForTheRunBeingWhole) {
   EXPECT_EQ(xml.find("a|b<c>"), std::string::npos);
 }
 
-TEST(OutputTest, JUnitFailsOnlyNewFindingsOfAGate) {
+TEST(OutputTest, JUnitFailsOnlyNewProblemsOfAGateAndSkipsTheOthers) {
   analysis::ReportDocument doc = sample();
   doc.runs[0].findings[0].status = "baseline";
   doc.runs[0].findings[1].status = "new";
   doc.gate = analysis::GateSummary{};
   const std::string xml = analysis::render_junit(doc);
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("skipped=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("<skipped message=\"#2 retained: in the baseline\"/>"), std::string::npos)
+      << xml;
   EXPECT_NE(xml.find("<system-out>[baseline]"), std::string::npos);
+  // The new problem comes first.
+  EXPECT_LT(xml.find("<failure type=\"destroyed_in_flight\""), xml.find("<skipped"));
 }
 
 TEST(OutputTest, MarkdownTable) {
   const std::string md = analysis::render_markdown(sample());
-  EXPECT_NE(md.find("### vkleak: 2 findings in 1 run"), std::string::npos) << md;
+  EXPECT_NE(md.find("### vkleak: 2 problems in 1 run"), std::string::npos) << md;
   EXPECT_NE(md.find("| # | Kind | Type | Count | Bytes | Names | Created at |"), std::string::npos)
       << md;
   EXPECT_NE(md.find("|--:|---|---|--:|--:|---|---|"), std::string::npos);
@@ -205,7 +219,8 @@ TEST(OutputTest, MarkdownTable) {
 
 TEST(OutputTest, TextColoursOnlyWhenAsked) {
   const std::string plain = analysis::render_text(sample(), Style(false));
-  EXPECT_NE(plain.find("vkleak: 2 findings (1 destroyed_in_flight, 1 retained) in 1 run"),
+  EXPECT_NE(plain.find("vkleak: 2 problems, 286 objects, 17.8 MiB in 1 run (2 findings: 1 "
+                       "destroyed_in_flight, 1 retained)"),
             std::string::npos)
       << plain;
   EXPECT_NE(plain.find("created at: GpuBuffer::GpuBuffer(int)"), std::string::npos);
@@ -319,7 +334,7 @@ TEST(OutputEscapingTest, MarkdownStaysUnderGitHubsStepSummaryLimit) {
   EXPECT_LE(md.size(), 1'000'000u);
   EXPECT_GT(md.size(), 900'000u) << "fills what it can";
   const std::regex more(
-      "\\*\\*([0-9,]+) more findings in the JSON\\*\\* \\(`vkleak report --format "
+      "\\*\\*([0-9,]+) more problems in the JSON\\*\\* \\(`vkleak report --format "
       "json`\\)");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(md, m, more)) << md.substr(md.size() - 2000);
@@ -331,7 +346,7 @@ TEST(OutputEscapingTest, MarkdownStaysUnderGitHubsStepSummaryLimit) {
   EXPECT_EQ(shown + std::stoul(more_count), 2000u);
   EXPECT_NE(md.find("</details>"), std::string::npos);
   // Under the limit: no such line.
-  EXPECT_EQ(analysis::render_markdown(sample()).find("more findings in the JSON"),
+  EXPECT_EQ(analysis::render_markdown(sample()).find("more problems in the JSON"),
             std::string::npos);
 }
 
