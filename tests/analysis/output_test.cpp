@@ -430,5 +430,89 @@ TEST(OutputEscapingTest, ByteTotalsSaturateInsteadOfWrapping) {
   EXPECT_EQ(doc.runs[0].series.types[0].bytes.back(), UINT64_MAX);
 }
 
+// Issue 27, point 9: two problems made through one helper; the new one's SARIF location is its
+// caller's line, the frame that tells it apart, not the helper's line both share.
+TEST(OutputTest, SarifLocatesAProblemAtTheFrameThatTellsItApart) {
+  auto frame = [](const std::string& function, int line) {
+    analysis::Frame f;
+    f.function = function;
+    f.file = "/work/src/stats.cpp";
+    f.line = line;
+    f.module = "app";
+    f.text = function + " (/work/src/stats.cpp:" + std::to_string(line) + ")";
+    return f;
+  };
+  auto through_helper = [&](const std::string& caller, int line, const std::string& name) {
+    Finding f;
+    f.kind = FindingKind::kLeakAtExit;
+    f.object_type = "VkBuffer";
+    f.count = 1;
+    f.bytes = 64;
+    f.name_pattern = name;
+    f.names = {name};
+    f.message = "leaked";
+    f.callsite = {frame("make_buffer", 12), frame(caller, line), frame("main", 90)};
+    return f;
+  };
+  analysis::ReportDocument doc;
+  doc.runs.emplace_back();
+  doc.runs[0].findings = {through_helper("upload_mesh", 40, "mesh"),
+                          through_helper("capture_stats", 71, "stats")};
+  doc.runs[0].findings[0].status = "baseline";
+  doc.runs[0].findings[1].status = "new";
+  doc.gate = analysis::GateSummary{};
+  const json s = analysis::render_sarif(doc, "/work");
+  const json& results = s["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["baselineState"], "new");  // new first
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 71);
+  EXPECT_EQ(results[0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            "capture_stats");
+  EXPECT_EQ(results[1]["locations"][0]["physicalLocation"]["region"]["startLine"], 40);
+  // Alone, a problem is located at its innermost line.
+  doc.runs[0].findings.erase(doc.runs[0].findings.begin());
+  EXPECT_EQ(analysis::render_sarif(doc, "/work")["runs"][0]["results"][0]["locations"][0]
+                                                ["physicalLocation"]["region"]["startLine"],
+            12);
+  // Markdown's "created at" cell names the same line; the new row comes first.
+  doc.runs[0].findings.insert(doc.runs[0].findings.begin(),
+                              through_helper("upload_mesh", 40, "mesh"));
+  doc.runs[0].findings[0].status = "baseline";
+  const std::string md = analysis::render_markdown(doc);
+  EXPECT_NE(md.find("| 1 | **new** | `leak_at_exit` | VkBuffer | 1 | 64 B | `stats` | `main > "
+                    "capture_stats > make_buffer` `stats.cpp`:71 |"),
+            std::string::npos)
+      << md;
+}
+
+// Issue 27, point 9: a passing gate is short: known problems a line each, at most ten, and no
+// evidence; text says which problems fail first.
+TEST(OutputTest, APassingGateIsShort) {
+  analysis::ReportDocument doc;
+  doc.runs.emplace_back();
+  for (int i = 0; i < 30; ++i) {
+    Finding f = sample().runs[0].findings[0];
+    f.name_pattern = "known." + std::to_string(i);
+    f.status = "baseline";
+    doc.runs[0].findings.push_back(f);
+  }
+  doc.gate = analysis::GateSummary{};
+  doc.gate->baseline = 30;
+  const std::string text = analysis::render_text(doc, Style(false));
+  const auto lines = std::count(text.begin(), text.end(), '\n');
+  EXPECT_LE(lines, 18) << text;
+  EXPECT_EQ(text.find("created at:"), std::string::npos) << text;
+  EXPECT_NE(text.find("(20 more problems not failing the gate"), std::string::npos) << text;
+  EXPECT_NE(text.find("Gate: pass: 0 new problems (0 allowed), 30 in the baseline"),
+            std::string::npos)
+      << text;
+  // A new one among them comes first, whole.
+  doc.runs[0].findings[17].status = "new";
+  const std::string failing = analysis::render_text(doc, Style(false));
+  EXPECT_NE(failing.find("  #1  retained  VkBuffer"), std::string::npos) << failing;
+  EXPECT_LT(failing.find("[new]"), failing.find("[baseline]"));
+  EXPECT_NE(failing.find("created at:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vkleak
