@@ -1001,35 +1001,48 @@ std::string findings_section(const Report& r) {
   // Findings about the same objects show together, where the best-ranked of them would be: one
   // problem row (its kinds, objects and bytes counted once; id problem-N, N the rank of its
   // best-ranked finding), then each finding.
+  // A gate's new problems come first (issue 27): the line to fix is the first row.
   std::vector<bool> shown(r.findings.size(), false);
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    if (shown[i]) continue;
+  const auto is_new = [&](size_t i) {
+    if (r.gate.empty()) return false;  // a report keeps the ranking
     const analysis::Problem* p = r.problems[i];
-    if (p == nullptr) {
-      finding_rows(i, false);
-      continue;
-    }
-    std::string kinds, titles;
-    for (analysis::FindingKind k : p->kinds) {
-      kinds += (kinds.empty() ? "" : " ") + std::string(analysis::kind_name(k));
-      titles += (titles.empty() ? "" : " + ") + std::string(analysis::kind_info(k).title);
-    }
-    std::string ranks;
-    for (size_t m : p->findings)
-      ranks += (ranks.empty() ? "#" : ", #") + std::to_string(r.run_first[i] + m + 1);
-    s += "<tr class=\"vk-problem\" id=\"problem-" + std::to_string(i + 1) + "\" data-kinds=\"" +
-         html_text(kinds) +
-         "\"><td></td><td colspan=\"7\"><span class=\"vk-problem-title\">One "
-         "problem, " +
-         std::to_string(p->kinds.size()) + (p->kinds.size() == 1 ? " kind: " : " kinds: ") +
-         html_text(titles) + "</span> <span class=\"vk-problem-sub\">" + format_count(p->count) +
-         " objects \xc2\xb7 " + html_text(format_bytes(p->bytes)) +
-         " counted once \xc2\xb7 findings " + ranks +
-         " are about the same objects</span></td></tr>\n";
+    if (p == nullptr) return r.findings[i]->status == "new";
     for (size_t m : p->findings) {
-      const size_t k = r.run_first[i] + m;
-      finding_rows(k, true);
-      shown[k] = true;
+      if (r.findings[r.run_first[i] + m]->status == "new") return true;
+    }
+    return false;
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < r.findings.size(); ++i) {
+      if (shown[i] || is_new(i) != (pass == 0)) continue;
+      const analysis::Problem* p = r.problems[i];
+      if (p == nullptr) {
+        shown[i] = true;
+        finding_rows(i, false);
+        continue;
+      }
+      std::string kinds, titles;
+      for (analysis::FindingKind k : p->kinds) {
+        kinds += (kinds.empty() ? "" : " ") + std::string(analysis::kind_name(k));
+        titles += (titles.empty() ? "" : " + ") + std::string(analysis::kind_info(k).title);
+      }
+      std::string ranks;
+      for (size_t m : p->findings)
+        ranks += (ranks.empty() ? "#" : ", #") + std::to_string(r.run_first[i] + m + 1);
+      s += "<tr class=\"vk-problem\" id=\"problem-" + std::to_string(i + 1) + "\" data-kinds=\"" +
+           html_text(kinds) +
+           "\"><td></td><td colspan=\"7\"><span class=\"vk-problem-title\">One "
+           "problem, " +
+           std::to_string(p->kinds.size()) + (p->kinds.size() == 1 ? " kind: " : " kinds: ") +
+           html_text(titles) + "</span> <span class=\"vk-problem-sub\">" + format_count(p->count) +
+           " objects \xc2\xb7 " + html_text(format_bytes(p->bytes)) +
+           " counted once \xc2\xb7 findings " + ranks +
+           " are about the same objects</span></td></tr>\n";
+      for (size_t m : p->findings) {
+        const size_t k = r.run_first[i] + m;
+        finding_rows(k, true);
+        shown[k] = true;
+      }
     }
   }
   s += "</tbody></table>\n</section>\n";
