@@ -45,9 +45,26 @@ std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
       }
       key += ';';
     }
-    auto [it, added] = by_key_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
-    if (added)
-      entries_.push_back(Entry{std::move(addresses), snapshot.pid, all_in_stack, false, {}});
+    auto [it, added] = by_key_.try_emplace(key, kNoCallsiteId);
+    if (added) {
+      // A new chain of addresses: symbolized now, and one id with every chain that symbolizes
+      // to the same path (a loop the compiler unrolled is five return addresses on one line).
+      Entry entry{std::move(addresses), snapshot.pid, all_in_stack, false, {}};
+      symbolize(&entry);
+      std::string path = all_in_stack ? "stack:" : "";
+      for (const Frame& frame : entry.frames) {
+        if (!frame.function.empty() && !frame.file.empty() && frame.line > 0) {
+          path += frame.module + '|' + frame.function + '|' + frame.file + ':' +
+                  std::to_string(frame.line) + (frame.inlined ? "|i" : "");
+        } else {
+          path += frame.text;  // module+offset: nothing better to tell frames apart
+        }
+        path += ';';
+      }
+      auto [at, fresh] = by_path_.try_emplace(path, static_cast<uint32_t>(entries_.size()));
+      if (fresh) entries_.push_back(std::move(entry));
+      it->second = at->second;
+    }
     ids.push_back(it->second);
   }
   return ids;
@@ -57,21 +74,26 @@ const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
   static const std::vector<Frame> kNone;
   if (id >= entries_.size()) return kNone;
   Entry& entry = entries_[id];
-  if (entry.symbolized) return entry.frames;
-  entry.symbolized = true;
-  Process& process = processes_[entry.pid];
+  symbolize(&entry);
+  return entry.frames;
+}
+
+void CallsiteTable::symbolize(Entry* entry) {
+  if (entry->symbolized) return;
+  entry->symbolized = true;
+  Process& process = processes_[entry->pid];
   if (!process.symbolizer) {
     process.symbolizer =
         std::make_unique<Symbolizer>(process.modules, SymbolizerOptions{symbolize_});
   }
   Symbolizer& symbolizer = *process.symbolizer;
-  for (uint64_t address : entry.addresses) {
+  for (uint64_t address : entry->addresses) {
     for (const SymbolizedFrame& f : symbolizer.symbolize(address)) {
       Frame frame;
       frame.text = f.to_string();
       if (f.inlined) frame.text += " (inlined)";
       // Shown because nothing else was recorded: say the frame is not the program's own.
-      if (entry.all_in_stack) frame.text += " [Vulkan stack]";
+      if (entry->all_in_stack) frame.text += " [Vulkan stack]";
       frame.function = f.function;
       frame.file = f.file;
       frame.line = f.line;
@@ -79,10 +101,9 @@ const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
       frame.inlined = f.inlined;
       if (!f.note.empty() && !f.module_name.empty())
         without_symbols_.try_emplace(f.module_name, f.note);
-      entry.frames.push_back(std::move(frame));
+      entry->frames.push_back(std::move(frame));
     }
   }
-  return entry.frames;
 }
 
 }  // namespace vkleak::analysis

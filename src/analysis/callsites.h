@@ -1,6 +1,9 @@
-// Creation call sites across snapshots, by identity: each frame as module file name + offset, so
+// Creation call sites across snapshots, by identity: the symbolized path (each frame's module,
+// function, file, line and inline chain; module + offset where there are no symbols), so that
 // the same call site in two snapshots (or two runs of one binary, whatever the load addresses)
-// is one id. Symbolized on demand, with the modules of the process that recorded it.
+// is one id, and so are return addresses the compiler made of one source line (an unrolled
+// loop, a duplicated tail). Each new chain of addresses is symbolized once, with the modules of
+// the process that recorded it.
 #pragma once
 
 #include <cstdint>
@@ -52,8 +55,11 @@ class CallsiteTable {
     std::unique_ptr<Symbolizer> symbolizer;  // made on first use
   };
 
+  void symbolize(Entry* entry);
+
   bool symbolize_;
-  std::unordered_map<std::string, uint32_t> by_key_;
+  std::unordered_map<std::string, uint32_t> by_key_;   // module+offset chain -> id
+  std::unordered_map<std::string, uint32_t> by_path_;  // symbolized path -> id
   std::vector<Entry> entries_;
   std::map<uint64_t, Process> processes_;  // by pid
   std::map<std::string, std::string> without_symbols_;
