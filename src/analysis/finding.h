@@ -368,7 +368,7 @@ inline constexpr int kFindingsVersion = 1;
 
 // What `vkleak gate` decided.
 struct GateSummary {
-  bool pass = true;  // no more new findings than allowed, and every run checked whole
+  bool pass = true;  // no more new problems than allowed, and every run checked whole
   // Runs whose snapshots do not cover them (RunReport::incomplete); they fail the gate unless
   // allowed, with a result of their own.
   uint64_t incomplete_runs = 0;
@@ -388,7 +388,7 @@ struct ReportDocument {
   std::optional<GateSummary> gate;
 
   size_t finding_count() const;
-  // "pass", "fail" (new findings over the limit) or "incomplete" (a run not checked whole;
+  // "pass", "fail" (new problems over the limit) or "incomplete" (a run not checked whole;
   // takes precedence: the findings of a run cut short are not its whole story).
   std::string gate_result() const;
 };

@@ -261,10 +261,6 @@ std::string render_text(const ReportDocument& doc, const Style& style,
   }
   out += headline + '\n';
 
-  // A gate shows what fails it in full and the rest in a line each (at most kKnownShown): a
-  // passing gate is short, and the new problem is never buried under known ones.
-  constexpr size_t kKnownShown = 10;
-  size_t known_shown = 0, known_hidden = 0;
   for (const RunReport& r : doc.runs) {
     out += '\n' + style.bold("Run pid " + std::to_string(r.pid)) +
            (r.executable.empty() ? "" : ": " + printable(r.executable, kDisplayChars)) + '\n';
@@ -278,29 +274,44 @@ std::string render_text(const ReportDocument& doc, const Style& style,
       out += "  " + style.green("no findings") + '\n';
       continue;
     }
-    bool listed_known = false;
+    if (doc.gate) continue;  // a gate lists the problems of all runs below, new ones first
     for (const ShownProblem& p : problems.all()) {
       if (p.run != &r) continue;
-      if (doc.gate && p.status() != "new") {
-        if (known_shown == kKnownShown) {
-          ++known_hidden;
-          continue;
-        }
-        if (!listed_known) out += '\n';
-        listed_known = true;
-        ++known_shown;
-        out += problem_headline(p, style) + '\n';
-        continue;
-      }
       out += '\n';
       print_problem(p, style, &out);
     }
   }
-  if (known_hidden > 0) {
-    out += "  " +
-           style.dim("(" + plural(known_hidden, "more problem", "more problems") +
-                     " not failing the gate: vkleak report shows each)") +
-           '\n';
+  if (doc.gate && problems.size() > 0) {
+    // What fails the gate first and in full, whatever its run; the rest a line each (at most
+    // kKnownShown): a passing gate is short, and the new problem is never buried.
+    constexpr size_t kKnownShown = 10;
+    size_t known_shown = 0, known_hidden = 0;
+    bool listed_known = false;
+    const bool several_runs = doc.runs.size() > 1;
+    for (const ShownProblem& p : problems.all()) {
+      const std::string run =
+          several_runs ? style.dim("  (pid " + std::to_string(p.run->pid) + ")") : "";
+      if (p.status() == "new") {
+        std::string block;
+        print_problem(p, style, &block);
+        out += '\n' + block.insert(block.find('\n'), run);
+        continue;
+      }
+      if (known_shown == kKnownShown) {
+        ++known_hidden;
+        continue;
+      }
+      if (!listed_known) out += '\n';
+      listed_known = true;
+      ++known_shown;
+      out += problem_headline(p, style) + run + '\n';
+    }
+    if (known_hidden > 0) {
+      out += "  " +
+             style.dim("(" + plural(known_hidden, "more problem", "more problems") +
+                       " not failing the gate: vkleak report shows each)") +
+             '\n';
+    }
   }
   if (doc.gate) {
     const GateSummary& g = *doc.gate;
