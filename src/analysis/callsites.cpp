@@ -49,7 +49,7 @@ std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
     if (added) {
       // A new chain of addresses: symbolized now, and one id with every chain that symbolizes
       // to the same path (a loop the compiler unrolled is five return addresses on one line).
-      Entry entry{std::move(addresses), snapshot.pid, all_in_stack, false, {}};
+      Entry entry{std::move(addresses), snapshot.pid, all_in_stack, false, {}, {}};
       symbolize(&entry);
       std::string path = all_in_stack ? "stack:" : "";
       for (const Frame& frame : entry.frames) {
@@ -75,6 +75,9 @@ const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
   if (id >= entries_.size()) return kNone;
   Entry& entry = entries_[id];
   symbolize(&entry);
+  // Only the call sites something is reported about say that their module has no symbols.
+  for (const auto& [module, why] : entry.notes) without_symbols_.try_emplace(module, why);
+  entry.notes.clear();
   return entry.frames;
 }
 
@@ -100,7 +103,7 @@ void CallsiteTable::symbolize(Entry* entry) {
       frame.module = f.module_name;
       frame.inlined = f.inlined;
       if (!f.note.empty() && !f.module_name.empty())
-        without_symbols_.try_emplace(f.module_name, f.note);
+        entry->notes.emplace_back(f.module_name, f.note);
       entry->frames.push_back(std::move(frame));
     }
   }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analysis/finding.h"
@@ -49,6 +50,9 @@ class CallsiteTable {
     bool all_in_stack = false;
     bool symbolized = false;
     std::vector<Frame> frames;
+    // (module, why) of its frames without symbols, handed to without_symbols_ when frames()
+    // is asked for (symbolizing every call site to group them must not note every module).
+    std::vector<std::pair<std::string, std::string>> notes;
   };
   struct Process {
     std::vector<Module> modules;

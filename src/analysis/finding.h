@@ -263,11 +263,13 @@ struct Finding {
   // Its group in RunReport::lifetimes.groups (the explorer links the two); none for misuse events.
   std::optional<uint32_t> lifetime_group;
 
-  // The innermost application function ("" when unknown): with kind, type and name pattern the
-  // identity of a finding across runs (see fingerprint()). When it was inlined, the inline
+  // The innermost application function ("" when unknown): with type and name pattern the
+  // identity of a finding across runs (see identity()). When it was inlined, the inline
   // chain up to the function it was compiled into, outermost first ("draw > make_buffer"):
   // the helper alone would merge all its callers.
   std::string function() const;
+  // kind|type|callsite_identity|name pattern: the finding's own key (JSON's "fingerprint" for
+  // tools that list findings, the ranking's tie-break); baselines match on identity().
   std::string fingerprint() const;
   // What the finding is about, whatever was judged of it: type, call site (callsite_identity)
   // and name pattern, without the kind. The gate's identity of a problem across runs: the same
@@ -298,8 +300,7 @@ std::string inlined_function_chain(const std::vector<Frame>& callsite);
 // bytes, then count, descending; then kind and type for a stable order.
 void rank_findings(std::vector<Finding>* findings);
 
-// Identity of a finding for baselines: kind, type, innermost application function (with its
-// inline chain), name pattern.
+// A finding's fingerprint: kind, type, call site (callsite_identity), name pattern.
 std::string make_fingerprint(const std::string& kind, const std::string& object_type,
                              const std::string& function, const std::string& name_pattern);
 

@@ -249,8 +249,7 @@ json findings_json(const ReportDocument& doc) {
                       {"kinds", std::move(kinds)},
                       {"findings", std::move(members)},
                       {"count", p.count},
-                      {"bytes", p.bytes},
-                      {"identity", r.findings[p.findings.front()].identity()}};
+                      {"bytes", p.bytes}};
       if (!p.status.empty()) problem["status"] = p.status;
       if (!p.suppressed_by.empty()) problem["suppressed_by"] = p.suppressed_by;
       problems.push_back(std::move(problem));
