@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/escape.h"
 
@@ -148,26 +149,24 @@ std::string frame_key(const Frame& f) {
 }  // namespace
 
 const Frame* ShownProblems::distinguishing_frame(const ShownProblem& p) const {
-  const std::vector<Frame>& callsite = p.primary().callsite;
+  if (problems_with_frame_.empty()) {
+    // Once: in how many problems each source frame appears (linear in the frames).
+    for (const ShownProblem& q : shown_) {
+      std::unordered_set<std::string> keys;
+      for (const Finding* f : q.findings()) {
+        for (const Frame& frame : f->callsite) {
+          if (!frame.file.empty() && frame.line > 0) keys.insert(frame_key(frame));
+        }
+      }
+      for (const std::string& key : keys) ++problems_with_frame_[key];
+    }
+  }
   const Frame* innermost = nullptr;
-  for (const Frame& frame : callsite) {
+  for (const Frame& frame : p.primary().callsite) {
     if (frame.file.empty() || frame.line <= 0) continue;
     if (innermost == nullptr) innermost = &frame;
-    const std::string key = frame_key(frame);
-    bool shared = false;
-    for (const ShownProblem& other : shown_) {
-      if (other.problem == p.problem || shared) continue;
-      for (const Finding* f : other.findings()) {
-        for (const Frame& o : f->callsite) {
-          if (o.line == frame.line && o.file == frame.file && frame_key(o) == key) {
-            shared = true;
-            break;
-          }
-        }
-        if (shared) break;
-      }
-    }
-    if (!shared) return &frame;
+    auto it = problems_with_frame_.find(frame_key(frame));
+    if (it == problems_with_frame_.end() || it->second <= 1) return &frame;
   }
   return innermost;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/finding.h"
@@ -63,6 +64,8 @@ class ShownProblems {
  private:
   std::vector<std::vector<Problem>> owned_;  // per run, for runs without problems
   std::vector<ShownProblem> shown_;
+  // "file:line:function" of a source frame -> how many problems have it (made on first use).
+  mutable std::unordered_map<std::string, size_t> problems_with_frame_;
 };
 
 // "leak_at_exit + growth": the problem's kinds, in the order of its findings.
