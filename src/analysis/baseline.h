@@ -1,6 +1,6 @@
 // A baseline: the findings of an earlier `vkleak report --format json` (or gate). A finding is
 // in the baseline when one there is about the same objects: the same Vulkan type, call site
-// (callsite_identity: the innermost application function with its inline chain; without
+// (callsite_identity: the functions of the innermost calls, inline chains included; without
 // symbols the module+offset stack) and name pattern, whatever its kind (a problem judged as
 // growth at one snapshot cadence and as retained at another is one problem): counts, bytes,
 // handles and line numbers may change. The identity is computed from each finding's fields

@@ -42,8 +42,21 @@ std::string Finding::fingerprint() const {
 }
 
 std::string callsite_identity(const std::vector<Frame>& callsite) {
-  std::string out = inlined_function_chain(callsite);
-  if (!out.empty() || callsite.empty()) return out;
+  std::string out;
+  if (callsite.empty()) return out;
+  if (!callsite.front().function.empty()) {
+    // The innermost call with what was inlined into it, and the calls above it, up to
+    // kIdentityCalls calls in all (inlined frames do not count), main or libc's start code.
+    size_t calls = 0;
+    for (const Frame& frame : callsite) {
+      if (frame.function.empty() || frame.function.rfind("__libc_start", 0) == 0 ||
+          frame.function == "_start")
+        break;
+      out = out.empty() ? frame.function : frame.function + " > " + out;
+      if (frame.function == "main" || (!frame.inlined && ++calls == kIdentityCalls)) break;
+    }
+    return out;
+  }
   // No symbols: each frame as module+offset (its text up to the first space; a frame that has
   // a function among unsymbolized ones by its function).
   for (const Frame& frame : callsite) {

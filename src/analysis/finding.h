@@ -263,10 +263,9 @@ struct Finding {
   // Its group in RunReport::lifetimes.groups (the explorer links the two); none for misuse events.
   std::optional<uint32_t> lifetime_group;
 
-  // The innermost application function ("" when unknown): with type and name pattern the
-  // identity of a finding across runs (see identity()). When it was inlined, the inline
-  // chain up to the function it was compiled into, outermost first ("draw > make_buffer"):
-  // the helper alone would merge all its callers.
+  // The innermost application function ("" when unknown), JSON's "function". When it was
+  // inlined, the inline chain up to the function it was compiled into, outermost first
+  // ("draw > make_buffer"). The identity across runs (identity()) also holds the callers.
   std::string function() const;
   // kind|type|callsite_identity|name pattern: the finding's own key (JSON's "fingerprint" for
   // tools that list findings, the ranking's tie-break); baselines match on identity().
@@ -277,11 +276,14 @@ struct Finding {
   std::string identity() const;
 };
 
-// Where objects were made, as baselines match it across runs: the innermost application
-// function and its inline chain (inlined_function_chain) when it has one; without symbols, the
-// whole application stack as module+offset ("app+0x1234;app+0x5678"), since a module alone would
-// make every leak of a stripped program one. Shared by Finding::identity() and the baseline
-// reader, which rebuilds the frames from the JSON's callsite_frames.
+// Where objects were made, as baselines match it across runs: the functions of the innermost
+// kIdentityCalls calls, outermost first, each with what was inlined into it ("main >
+// capture_stats > make_buffer"), so that a new caller of a shared helper is a new problem, while
+// line numbers may change; without symbols, the whole application stack as module+offset
+// ("app+0x1234;app+0x5678"), since a module alone would make every leak of a stripped program
+// one. Shared by Finding::identity() and the baseline reader, which rebuilds the frames from
+// the JSON's callsite_frames.
+inline constexpr size_t kIdentityCalls = 3;
 std::string callsite_identity(const std::vector<Frame>& callsite);
 // The kind-less identity of objects: object type, callsite_identity, name pattern.
 std::string make_identity(const std::string& object_type, const std::string& where,

@@ -186,6 +186,30 @@ TEST(GatePolicyTest, StatusesAndVerdict) {
   EXPECT_EQ(doc.gate->fail_on, std::vector<std::string>{"leak_at_exit"});
 }
 
+// Issue 27, point 9: a new caller of a shared (not inlined) helper is a new problem, not the
+// helper's known one: the identity holds the calls above the innermost one too.
+TEST(BaselineTest, ANewCallerOfASharedHelperIsNew) {
+  auto through = [](const std::string& caller) {
+    Finding f = finding(FindingKind::kLeakAtExit, "VkBuffer", "", "make_buffer(int)");
+    analysis::Frame call = f.callsite.front();
+    call.function = caller;
+    call.line = 70;
+    call.text = caller + " (/src/engine/textures.cpp:70)";
+    analysis::Frame top = call;
+    top.function = "main";
+    top.text = "main (/src/engine/textures.cpp:99)";
+    f.callsite.push_back(call);
+    f.callsite.push_back(top);
+    return f;
+  };
+  const analysis::Baseline baseline = analysis::Baseline::parse(
+      analysis::findings_json(document({through("upload_mesh()")})).dump(), "b");
+  EXPECT_TRUE(baseline.contains(through("upload_mesh()")));
+  EXPECT_FALSE(baseline.contains(through("capture_stats()")));
+  EXPECT_EQ(through("capture_stats()").identity(),
+            "VkBuffer|main > capture_stats() > make_buffer(int)|");
+}
+
 // Frames of a stripped program: module+offset only, no function.
 std::vector<analysis::Frame> stripped(std::initializer_list<const char*> texts) {
   std::vector<analysis::Frame> out;

@@ -80,9 +80,9 @@ TEST(OutputTest, InlinedFramesKeyTheFindingByTheirCaller) {
   EXPECT_EQ(j["callsite_frames"][0]["inlined"], true);
   EXPECT_EQ(j["callsite_frames"][1]["inlined"], false);
   EXPECT_EQ(j["function"], "GpuBuffer::GpuBuffer(int) > create_buffer");
+  // The identity: the innermost calls with what was inlined into them (up to main).
   EXPECT_EQ(j["fingerprint"],
-            "retained|VkBuffer|GpuBuffer::GpuBuffer(int) > create_buffer|wrapper.vertices");
-  // Without inlining the identity stays the innermost function, as baselines recorded it.
+            "retained|VkBuffer|main > GpuBuffer::GpuBuffer(int) > create_buffer|wrapper.vertices");
   f.callsite.erase(f.callsite.begin());
   EXPECT_EQ(f.function(), "GpuBuffer::GpuBuffer(int)");
   // Without symbols the summary is the frame itself.
@@ -107,7 +107,8 @@ TEST(OutputTest, FindingsJson) {
   EXPECT_EQ(f["callsite"][0], "GpuBuffer::GpuBuffer(int) (/work/src/gpu buffer.cpp:41)");
   EXPECT_EQ(f["function"], "GpuBuffer::GpuBuffer(int)");
   EXPECT_EQ(f["location"]["line"], 41);
-  EXPECT_EQ(f["fingerprint"], "retained|VkBuffer|GpuBuffer::GpuBuffer(int)|wrapper.vertices");
+  EXPECT_EQ(f["fingerprint"],
+            "retained|VkBuffer|main > GpuBuffer::GpuBuffer(int)|wrapper.vertices");
   EXPECT_FALSE(f.contains("status")) << "only the gate sets a status";
   EXPECT_TRUE(j["findings"][1]["location"].is_null());
   EXPECT_EQ(j["summary"]["by_kind"]["retained"], 1);
