@@ -11,7 +11,8 @@ export VK_LAYER_PATH="$build/manifest/build" VK_INSTANCE_LAYERS=VK_LAYER_VKLEAK_
 export VKLEAK_FRAME_BOUNDARY=submit NO_COLOR=1
 
 # scenario KIND PROGRAM [ARGS...]: runs it (a snapshot every 25 frames) and prints the first
-# finding of KIND, source paths relative to the repository.
+# problem with a finding of KIND (one block: its kinds, what each says, the evidence once),
+# source paths relative to the repository.
 scenario() {
   local kind=$1 program=$2
   shift 2
@@ -20,7 +21,11 @@ scenario() {
     >/dev/null 2>&1
   echo "== $kind: $program $*"
   "$build/bin/vkleak" report "$out" 2>/dev/null |
-    awk -v kind="$kind" '/^  #[0-9]+  / {on = !done && $2 == kind; done = done || on} on' |
+    awk -v kind="$kind" '/^  #[0-9]+  / {
+      split($0, parts, "  "); n = split(parts[3], kinds, " [+] "); has = 0
+      for (i = 1; i <= n; i++) has = has || kinds[i] == kind
+      on = !done && has; done = done || on
+    } on' |
     sed -e "s|$root/||g" -e "s|$out/||g"
 }
 

@@ -38,15 +38,29 @@ Baseline Baseline::parse(const std::string& text, const std::string& path) {
     if (!f.is_object() || !f.contains("kind") || !f.contains("object_type")) {
       throw error("findings[" + std::to_string(i) + "] lacks \"kind\" or \"object_type\"");
     }
-    // The same identity as Finding::fingerprint(): the module stands in for an unknown function.
-    std::string function = text_of("function");
-    if (function.empty() && f.contains("callsite_frames") && f["callsite_frames"].is_array() &&
-        !f["callsite_frames"].empty() && f["callsite_frames"][0].is_object() &&
-        f["callsite_frames"][0].value("module", json()).is_string()) {
-      function = f["callsite_frames"][0]["module"].get<std::string>();
+    // The same identity as Finding::identity(), from the same frames: the kind only tells misuse
+    // events from objects (a problem's kinds depend on the snapshot cadence).
+    std::vector<Frame> frames;
+    if (f.contains("callsite_frames") && f["callsite_frames"].is_array()) {
+      for (const json& fr : f["callsite_frames"]) {
+        if (!fr.is_object()) continue;
+        Frame frame;
+        auto str = [&](const char* key) {
+          const json& v = fr.contains(key) ? fr[key] : json();
+          return v.is_string() ? v.get<std::string>() : std::string();
+        };
+        frame.text = str("text");
+        frame.function = str("function");
+        frame.module = str("module");
+        frame.inlined = fr.value("inlined", json(false)).is_boolean() && fr.value("inlined", false);
+        frames.push_back(std::move(frame));
+      }
     }
-    out.fingerprints_.insert(make_fingerprint(text_of("kind"), text_of("object_type"), function,
-                                              text_of("name_pattern")));
+    std::string where = callsite_identity(frames);
+    // Documents without callsite_frames: their function, as then.
+    if (where.empty()) where = text_of("function");
+    out.identities_.insert(
+        make_identity(text_of("kind"), text_of("object_type"), where, text_of("name_pattern")));
     ++i;
   }
   return out;

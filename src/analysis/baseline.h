@@ -1,6 +1,11 @@
 // A baseline: the findings of an earlier `vkleak report --format json` (or gate). A finding is
-// in the baseline when one there has the same kind, Vulkan type, innermost application function
-// of its call site and name pattern: counts, bytes, handles and line numbers may change.
+// in the baseline when one there is about the same objects: the same Vulkan type, call site
+// (callsite_identity: the functions of the innermost calls, inline chains included; without
+// symbols the module+offset stack) and name pattern, whatever its kind (a problem judged as
+// growth at one snapshot cadence and as retained at another is one problem): counts, bytes,
+// handles and line numbers may change. The identity is computed from each finding's fields
+// (object_type, callsite_frames, function, name_pattern), never read from a stored fingerprint,
+// so baselines of every earlier build read the same way.
 #pragma once
 
 #include <cstdint>
@@ -22,11 +27,11 @@ class Baseline {
   static Baseline load(const std::string& path);
   static Baseline parse(const std::string& text, const std::string& path);
 
-  bool contains(const Finding& f) const { return fingerprints_.count(f.fingerprint()) > 0; }
-  size_t size() const { return fingerprints_.size(); }
+  bool contains(const Finding& f) const { return identities_.count(f.identity()) > 0; }
+  size_t size() const { return identities_.size(); }
 
  private:
-  std::set<std::string> fingerprints_;
+  std::set<std::string> identities_;  // Finding::identity()
 };
 
 }  // namespace vkleak::analysis

@@ -47,9 +47,26 @@ std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
       }
       key += ';';
     }
-    auto [it, added] = by_key_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
-    if (added)
-      entries_.push_back(Entry{std::move(addresses), snapshot.pid, all_in_stack, false, {}});
+    auto [it, added] = by_key_.try_emplace(key, kNoCallsiteId);
+    if (added) {
+      // A new chain of addresses: symbolized now, and one id with every chain that symbolizes
+      // to the same path (a loop the compiler unrolled is five return addresses on one line).
+      Entry entry{std::move(addresses), snapshot.pid, all_in_stack, false, {}, {}};
+      symbolize(&entry);
+      std::string path = all_in_stack ? "stack:" : "";
+      for (const Frame& frame : entry.frames) {
+        if (!frame.function.empty() && !frame.file.empty() && frame.line > 0) {
+          path += frame.module + '|' + frame.function + '|' + frame.file + ':' +
+                  std::to_string(frame.line) + (frame.inlined ? "|i" : "");
+        } else {
+          path += frame.text;  // module+offset: nothing better to tell frames apart
+        }
+        path += ';';
+      }
+      auto [at, fresh] = by_path_.try_emplace(path, static_cast<uint32_t>(entries_.size()));
+      if (fresh) entries_.push_back(std::move(entry));
+      it->second = at->second;
+    }
     ids.push_back(it->second);
   }
   return ids;
@@ -59,42 +76,51 @@ const std::vector<Frame>& CallsiteTable::frames(uint32_t id) {
   static const std::vector<Frame> kNone;
   if (id >= entries_.size()) return kNone;
   Entry& entry = entries_[id];
-  if (entry.symbolized) return entry.frames;
-  entry.symbolized = true;
-  Process& process = processes_[entry.pid];
+  symbolize(&entry);
+  // Only the call sites something is reported about count toward the note that a module has no
+  // symbols (every call site is symbolized to group them).
+  if (!entry.counted) {
+    entry.counted = true;
+    for (Frame& frame : entry.frames) {
+      if (frame.module.empty()) continue;
+      ModuleSymbols& m = modules_[frame.module];
+      ++m.frames;
+      if (!frame.function.empty()) ++m.with_function;
+      if (!frame.note.empty() && frame.note != "no symbols") m.note = frame.note;
+      frame.note.clear();
+    }
+  }
+  return entry.frames;
+}
+
+void CallsiteTable::symbolize(Entry* entry) {
+  if (entry->symbolized) return;
+  entry->symbolized = true;
+  Process& process = processes_[entry->pid];
   if (!process.symbolizer) {
     process.symbolizer =
         std::make_unique<Symbolizer>(process.modules, SymbolizerOptions{symbolize_});
   }
   Symbolizer& symbolizer = *process.symbolizer;
-  for (uint64_t address : entry.addresses) {
+  for (uint64_t address : entry->addresses) {
     for (const SymbolizedFrame& f : symbolizer.symbolize(address)) {
       Frame frame;
       frame.text = f.to_string();
       if (f.inlined) frame.text += " (inlined)";
       // Shown because nothing else was recorded: say the frame is not the program's own.
-      if (entry.all_in_stack) frame.text += " [Vulkan stack]";
+      if (entry->all_in_stack) frame.text += " [Vulkan stack]";
       frame.function = f.function;
       frame.file = f.file;
       frame.line = f.line;
       frame.module = f.module_name;
       frame.inlined = f.inlined;
       frame.note = f.note;
-      entry.frames.push_back(std::move(frame));
+      entry->frames.push_back(std::move(frame));
     }
   }
   // One place for every output: the C runtime's start-up frames are not shown.
-  trim_startup_frames(&entry.frames,
+  trim_startup_frames(&entry->frames,
                       [](const Frame& f) -> const std::string& { return f.function; });
-  for (Frame& frame : entry.frames) {
-    if (frame.module.empty()) continue;
-    ModuleSymbols& m = modules_[frame.module];
-    ++m.frames;
-    if (!frame.function.empty()) ++m.with_function;
-    if (!frame.note.empty() && frame.note != "no symbols") m.note = frame.note;
-    frame.note.clear();
-  }
-  return entry.frames;
 }
 
 std::map<std::string, std::string> CallsiteTable::modules_without_symbols() const {

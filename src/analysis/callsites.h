@@ -1,6 +1,9 @@
-// Creation call sites across snapshots, by identity: each frame as module file name + offset, so
+// Creation call sites across snapshots, by identity: the symbolized path (each frame's module,
+// function, file, line and inline chain; module + offset where there are no symbols), so that
 // the same call site in two snapshots (or two runs of one binary, whatever the load addresses)
-// is one id. Symbolized on demand, with the modules of the process that recorded it.
+// is one id, and so are return addresses the compiler made of one source line (an unrolled
+// loop, a duplicated tail). Each new chain of addresses is symbolized once, with the modules of
+// the process that recorded it.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analysis/finding.h"
@@ -46,14 +50,20 @@ class CallsiteTable {
     bool all_in_stack = false;
     bool symbolized = false;
     std::vector<Frame> frames;
+    // Its frames counted in modules_ (done when frames() is asked for: symbolizing every call
+    // site to group them must not note every module).
+    bool counted = false;
   };
   struct Process {
     std::vector<Module> modules;
     std::unique_ptr<Symbolizer> symbolizer;  // made on first use
   };
 
+  void symbolize(Entry* entry);
+
   bool symbolize_;
-  std::unordered_map<std::string, uint32_t> by_key_;
+  std::unordered_map<std::string, uint32_t> by_key_;   // module+offset chain -> id
+  std::unordered_map<std::string, uint32_t> by_path_;  // symbolized path -> id
   std::vector<Entry> entries_;
   std::map<uint64_t, Process> processes_;  // by pid
   struct ModuleSymbols {

@@ -38,10 +38,49 @@ std::string make_fingerprint(const std::string& kind, const std::string& object_
 }
 
 std::string Finding::fingerprint() const {
-  // Without symbols, the module keeps call sites of different libraries apart.
-  std::string where = function();
-  if (where.empty() && !callsite.empty()) where = callsite.front().module;
-  return make_fingerprint(kind_name(kind), object_type, where, name_pattern);
+  return make_fingerprint(kind_name(kind), object_type, callsite_identity(callsite), name_pattern);
+}
+
+std::string callsite_identity(const std::vector<Frame>& callsite) {
+  std::string out;
+  if (callsite.empty()) return out;
+  if (!callsite.front().function.empty()) {
+    // The innermost call with what was inlined into it, and the calls above it, up to
+    // kIdentityCalls calls in all (inlined frames do not count), main or libc's start code.
+    size_t calls = 0;
+    for (const Frame& frame : callsite) {
+      if (frame.function.empty() || frame.function.rfind("__libc_start", 0) == 0 ||
+          frame.function == "_start")
+        break;
+      out = out.empty() ? frame.function : frame.function + " > " + out;
+      if (frame.function == "main" || (!frame.inlined && ++calls == kIdentityCalls)) break;
+    }
+    return out;
+  }
+  // No symbols: each frame as module+offset (its text up to the first space; a frame that has
+  // a function among unsymbolized ones by its function).
+  for (const Frame& frame : callsite) {
+    if (!out.empty()) out += ';';
+    out += !frame.function.empty() ? frame.function : frame.text.substr(0, frame.text.find(' '));
+  }
+  return out;
+}
+
+std::string make_identity(const std::string& object_type, const std::string& where,
+                          const std::string& name_pattern) {
+  return object_type + "|" + where + "|" + name_pattern;
+}
+
+std::string make_identity(const std::string& kind, const std::string& object_type,
+                          const std::string& where, const std::string& name_pattern) {
+  const std::optional<FindingKind> k = kind_from_name(kind);
+  // Misuse is an event, not objects: a double destroy is never a facet of a leak.
+  if (k && kind_is_event(*k)) return make_fingerprint(kind, object_type, where, name_pattern);
+  return make_identity(object_type, where, name_pattern);
+}
+
+std::string Finding::identity() const {
+  return make_identity(kind_name(kind), object_type, callsite_identity(callsite), name_pattern);
 }
 
 void rank_findings(std::vector<Finding>* findings) {

@@ -106,6 +106,10 @@ constexpr const char* kind_description(FindingKind kind) {
 constexpr bool kind_is_error(FindingKind kind) {
   return kind_info(kind).error;
 }
+// Misuse events (destroyed_in_flight, invalid_destroy), not live objects.
+constexpr bool kind_is_event(FindingKind kind) {
+  return kind == FindingKind::kDestroyedInFlight || kind == FindingKind::kInvalidDestroy;
+}
 // Every kind's name, in enum order (e.g. for a command line's choices).
 std::vector<std::string> kind_names();
 
@@ -262,13 +266,36 @@ struct Finding {
   // Its group in RunReport::lifetimes.groups (the explorer links the two); none for misuse events.
   std::optional<uint32_t> lifetime_group;
 
-  // The innermost application function ("" when unknown): with kind, type and name pattern the
-  // identity of a finding across runs (see fingerprint()). When it was inlined, the inline
-  // chain up to the function it was compiled into, outermost first ("draw > make_buffer"):
-  // the helper alone would merge all its callers.
+  // The innermost application function ("" when unknown), JSON's "function". When it was
+  // inlined, the inline chain up to the function it was compiled into, outermost first
+  // ("draw > make_buffer"). The identity across runs (identity()) also holds the callers.
   std::string function() const;
+  // kind|type|callsite_identity|name pattern: the finding's own key (JSON's "fingerprint" for
+  // tools that list findings, the ranking's tie-break); baselines match on identity().
   std::string fingerprint() const;
+  // What the finding is about, whatever was judged of it: type, call site (callsite_identity)
+  // and name pattern, without the kind. The gate's identity of a problem across runs: the same
+  // objects judged as growth at one snapshot cadence and as retained at another are one problem.
+  std::string identity() const;
 };
+
+// Where objects were made, as baselines match it across runs: the functions of the innermost
+// kIdentityCalls calls, outermost first, each with what was inlined into it ("main >
+// capture_stats > make_buffer"), so that a new caller of a shared helper is a new problem, while
+// line numbers may change; without symbols, the whole application stack as module+offset
+// ("app+0x1234;app+0x5678"), since a module alone would make every leak of a stripped program
+// one. Shared by Finding::identity() and the baseline reader, which rebuilds the frames from
+// the JSON's callsite_frames.
+inline constexpr size_t kIdentityCalls = 3;
+std::string callsite_identity(const std::vector<Frame>& callsite);
+// The kind-less identity of objects: object type, callsite_identity, name pattern.
+std::string make_identity(const std::string& object_type, const std::string& where,
+                          const std::string& name_pattern);
+// A finding's identity from its fields (Finding::identity(), and the baseline reader): the
+// kind-less one, except for the misuse kinds (events, not objects: a double destroy is never
+// a facet of a leak), whose identity is their fingerprint.
+std::string make_identity(const std::string& kind, const std::string& object_type,
+                          const std::string& where, const std::string& name_pattern);
 
 // The innermost frame's function and, while it was inlined, the functions it was inlined into,
 // outermost first: "draw > make_buffer". Empty when the innermost frame has no function.
@@ -278,8 +305,7 @@ std::string inlined_function_chain(const std::vector<Frame>& callsite);
 // bytes, then count, descending; then kind and type for a stable order.
 void rank_findings(std::vector<Finding>* findings);
 
-// Identity of a finding for baselines: kind, type, innermost application function (with its
-// inline chain), name pattern.
+// A finding's fingerprint: kind, type, call site (callsite_identity), name pattern.
 std::string make_fingerprint(const std::string& kind, const std::string& object_type,
                              const std::string& function, const std::string& name_pattern);
 
@@ -322,6 +348,10 @@ struct Problem {
   bool heuristic = false;          // all its findings are
   uint64_t count = 0;              // distinct objects
   uint64_t bytes = 0;              // each object's bytes once
+  // Set by the gate, as Finding::status: "new" (it fails the gate), "baseline", "suppressed" or
+  // "ignored" (no kind of it is in --fail-on); empty in a plain report.
+  std::string status;
+  std::string suppressed_by;  // the rule that suppressed it, as written
 };
 
 struct RunReport {
@@ -358,16 +388,17 @@ struct SuppressionUse {
 
 // What `vkleak gate` decided.
 struct GateSummary {
-  bool pass = true;  // no more new findings than allowed, and every run checked whole
+  bool pass = true;  // no more new problems than allowed, and every run checked whole
   // Runs whose snapshots do not cover them (RunReport::incomplete); they fail the gate unless
   // allowed, with a result of their own.
   uint64_t incomplete_runs = 0;
   bool allow_incomplete = false;
-  uint64_t new_findings = 0;
-  uint64_t baseline = 0;
-  uint64_t suppressed = 0;
-  uint64_t max_findings = 0;                 // new findings allowed
-  std::vector<std::string> fail_on;          // kinds that count
+  // Problems, not findings: one missing free judged as three kinds is one new problem.
+  uint64_t new_findings = 0;         // new problems
+  uint64_t baseline = 0;             // problems in the baseline
+  uint64_t suppressed = 0;           // problems suppressed
+  uint64_t max_findings = 0;         // new problems allowed
+  std::vector<std::string> fail_on;  // kinds that count
   std::vector<SuppressionUse> suppressions;  // every rule, in file order
 };
 
@@ -378,7 +409,7 @@ struct ReportDocument {
   std::optional<GateSummary> gate;
 
   size_t finding_count() const;
-  // "pass", "fail" (new findings over the limit) or "incomplete" (a run not checked whole;
+  // "pass", "fail" (new problems over the limit) or "incomplete" (a run not checked whole;
   // takes precedence: the findings of a run cut short are not its whole story).
   std::string gate_result() const;
 };

@@ -1,5 +1,7 @@
 #include "analysis/gate.h"
 
+#include "analysis/problems.h"
+
 namespace vkleak::analysis {
 
 GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
@@ -18,26 +20,55 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
       summary.suppressions.push_back(std::move(use));
     }
   }
+  // Problems, not findings: one missing free judged as three kinds is one problem, new or
+  // known as a whole. A problem is known when any finding of it is in the baseline (a new
+  // facet of a known problem, such as the retained judgement a finer snapshot cadence adds, is
+  // not new); a suppression rule silences the findings it matches, and the problem when it
+  // matches all of them; --fail-on counts a problem when one of its unsuppressed kinds is listed.
   for (RunReport& run : doc->runs) {
-    for (Finding& f : run.findings) {
-      if (const SuppressionRule* rule = suppressions ? suppressions->match(f) : nullptr) {
-        f.status = "suppressed";
-        f.suppressed_by = rule->text;
-        ++summary.suppressed;
-        SuppressionUse& use =
-            summary.suppressions[static_cast<size_t>(rule - suppressions->rules().data())];
-        ++use.findings;
-        use.objects += f.count;
-        use.bytes += f.bytes;
-      } else if (baseline != nullptr && baseline->contains(f)) {
-        f.status = "baseline";
-        ++summary.baseline;
-      } else if (!policy.fail_on.empty() && !policy.fail_on.count(f.kind)) {
-        f.status = "ignored";
-      } else {
-        f.status = "new";
-        ++summary.new_findings;
+    if (run.problems.empty() && !run.findings.empty()) assign_problems(&run);
+    for (Problem& p : run.problems) {
+      bool known = false;
+      for (size_t i : p.findings) {
+        Finding& f = run.findings[i];
+        f.status.clear();
+        f.suppressed_by.clear();
+        if (const SuppressionRule* rule = suppressions ? suppressions->match(f) : nullptr) {
+          f.status = "suppressed";
+          f.suppressed_by = rule->text;
+          // LeakSanitizer's "Suppressions used": what each rule matched.
+          SuppressionUse& use =
+              summary.suppressions[static_cast<size_t>(rule - suppressions->rules().data())];
+          ++use.findings;
+          use.objects += f.count;
+          use.bytes += f.bytes;
+        } else if (baseline != nullptr && baseline->contains(f)) {
+          known = true;
+        }
       }
+      bool any_new = false, any_suppressed = false;
+      p.suppressed_by.clear();
+      for (size_t i : p.findings) {
+        Finding& f = run.findings[i];
+        if (f.status == "suppressed") {
+          if (!any_suppressed) p.suppressed_by = f.suppressed_by;
+          any_suppressed = true;
+          continue;
+        }
+        if (known) {
+          f.status = "baseline";
+        } else if (!policy.fail_on.empty() && !policy.fail_on.count(f.kind)) {
+          f.status = "ignored";
+        } else {
+          f.status = "new";
+          any_new = true;
+        }
+      }
+      p.status = any_new ? "new" : known ? "baseline" : any_suppressed ? "suppressed" : "ignored";
+      if (p.status != "suppressed") p.suppressed_by.clear();
+      if (p.status == "new") ++summary.new_findings;
+      if (p.status == "baseline") ++summary.baseline;
+      if (p.status == "suppressed") ++summary.suppressed;
     }
   }
   summary.allow_incomplete = policy.allow_incomplete;

@@ -1,4 +1,4 @@
-// The gate's policy: which findings are new (not suppressed, not in the baseline, of a kind that
+// The gate's policy: which problems are new (not suppressed, not in the baseline, of a kind that
 // counts), whether there are more of them than allowed, and whether every run was checked whole.
 #pragma once
 
@@ -12,14 +12,16 @@
 namespace vkleak::analysis {
 
 struct GatePolicy {
-  uint64_t max_findings = 0;      // new findings allowed
+  uint64_t max_findings = 0;      // new problems allowed
   std::set<FindingKind> fail_on;  // empty: every kind
   // Judge incomplete runs (crashed, killed, snapshots missing) by their findings alone.
   bool allow_incomplete = false;
 };
 
-// Marks each finding "new", "baseline", "suppressed" or "ignored" (a kind that does not count)
-// and returns the verdict; also stores it in doc->gate.
+// Judges problems (findings about the same objects, analysis/problems.h; assigned here for a
+// model built without them): marks each problem and each of its findings "new", "baseline",
+// "suppressed" or "ignored" (no kind that counts), counts problems, and returns the verdict;
+// also stores it in doc->gate.
 GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
                        const Baseline* baseline, const GatePolicy& policy);
 

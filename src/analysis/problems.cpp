@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/escape.h"
 
@@ -83,7 +84,7 @@ std::vector<Problem> run_problems(const RunReport& run) {
   std::vector<Problem> out;
   for (size_t i = 0; i < run.findings.size(); ++i) {
     const Finding& f = run.findings[i];
-    out.push_back(Problem{{i}, {f.kind}, f.heuristic, f.count, f.bytes});
+    out.push_back(Problem{{i}, {f.kind}, f.heuristic, f.count, f.bytes, f.status, f.suppressed_by});
   }
   return out;
 }
@@ -114,6 +115,66 @@ ProblemTotals problem_totals(const ReportDocument& doc) {
 const Problem* problem_of(const RunReport& run, const Finding& f) {
   return !run.problems.empty() && f.problem < run.problems.size() ? &run.problems[f.problem]
                                                                   : nullptr;
+}
+
+std::vector<const Finding*> ShownProblem::findings() const {
+  std::vector<const Finding*> out;
+  for (size_t i : problem->findings) out.push_back(&run->findings[i]);
+  return out;
+}
+
+ShownProblems::ShownProblems(const ReportDocument& doc) {
+  owned_.reserve(doc.runs.size());  // pointers into it stay valid
+  std::vector<ShownProblem> rest;
+  for (const RunReport& run : doc.runs) {
+    const std::vector<Problem>* problems = &run.problems;
+    if (run.problems.empty() && !run.findings.empty()) {
+      owned_.push_back(run_problems(run));
+      problems = &owned_.back();
+    }
+    for (const Problem& p : *problems) {
+      (p.status == "new" ? shown_ : rest).push_back(ShownProblem{&run, &p, 0});
+    }
+  }
+  shown_.insert(shown_.end(), rest.begin(), rest.end());
+  for (size_t i = 0; i < shown_.size(); ++i) shown_[i].number = i + 1;
+}
+
+namespace {
+
+std::string frame_key(const Frame& f) {
+  return f.file + ":" + std::to_string(f.line) + ":" + f.function;
+}
+
+}  // namespace
+
+const Frame* ShownProblems::distinguishing_frame(const ShownProblem& p) const {
+  if (problems_with_frame_.empty()) {
+    // Once: in how many problems each source frame appears (linear in the frames).
+    for (const ShownProblem& q : shown_) {
+      std::unordered_set<std::string> keys;
+      for (const Finding* f : q.findings()) {
+        for (const Frame& frame : f->callsite) {
+          if (!frame.file.empty() && frame.line > 0) keys.insert(frame_key(frame));
+        }
+      }
+      for (const std::string& key : keys) ++problems_with_frame_[key];
+    }
+  }
+  const Frame* innermost = nullptr;
+  for (const Frame& frame : p.primary().callsite) {
+    if (frame.file.empty() || frame.line <= 0) continue;
+    if (innermost == nullptr) innermost = &frame;
+    auto it = problems_with_frame_.find(frame_key(frame));
+    if (it == problems_with_frame_.end() || it->second <= 1) return &frame;
+  }
+  return innermost;
+}
+
+std::string kinds_text(const Problem& p, const std::string& separator) {
+  std::string out;
+  for (FindingKind k : p.kinds) out += (out.empty() ? "" : separator) + kind_name(k);
+  return out;
 }
 
 }  // namespace vkleak::analysis

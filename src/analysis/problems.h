@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/finding.h"
@@ -31,5 +33,42 @@ ProblemTotals problem_totals(const ReportDocument& doc);
 
 // The problem of a finding of this run, nullptr when problems were never assigned.
 const Problem* problem_of(const RunReport& run, const Finding& f);
+
+// A problem as every output shows it: one block (text, Markdown), one test case (JUnit), one
+// result (SARIF) with its kinds listed and its evidence once.
+struct ShownProblem {
+  const RunReport* run = nullptr;
+  const Problem* problem = nullptr;
+  size_t number = 0;  // "#N": 1-based, in the order shown
+  // Its best-ranked finding: the title, call site and evidence shown for the problem.
+  const Finding& primary() const { return run->findings[problem->findings.front()]; }
+  std::vector<const Finding*> findings() const;
+  const std::string& status() const { return problem->status; }
+};
+
+// Every run's problems in the order the outputs show them: a gate's new problems first (the
+// line to fix is the first thing read), then the others; within each, runs in order, each
+// ranked. A model built by hand (no problems assigned) shows one problem per finding.
+class ShownProblems {
+ public:
+  explicit ShownProblems(const ReportDocument& doc);
+  const std::vector<ShownProblem>& all() const { return shown_; }
+  size_t size() const { return shown_.size(); }
+
+  // The innermost frame of p's call site with a source line that no other problem of the
+  // document has in its call sites: the caller that tells this problem apart, not the shared
+  // helper all of them go through. The innermost source frame when every frame is shared;
+  // nullptr when no frame has a source line. SARIF's location, Markdown's "created at".
+  const Frame* distinguishing_frame(const ShownProblem& p) const;
+
+ private:
+  std::vector<std::vector<Problem>> owned_;  // per run, for runs without problems
+  std::vector<ShownProblem> shown_;
+  // "file:line:function" of a source frame -> how many problems have it (made on first use).
+  mutable std::unordered_map<std::string, size_t> problems_with_frame_;
+};
+
+// "leak_at_exit + growth": the problem's kinds, in the order of its findings.
+std::string kinds_text(const Problem& p, const std::string& separator = " + ");
 
 }  // namespace vkleak::analysis

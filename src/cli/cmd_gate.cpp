@@ -13,22 +13,23 @@ namespace vkleak::cli {
 CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
   CLI::App* gate = app->add_subcommand(
       "gate",
-      "Decide pass or fail for CI: exit 0 when clean, 1 on new findings, 2 on errors, 3 on a "
+      "Decide pass or fail for CI: exit 0 when clean, 1 on new problems, 2 on errors, 3 on a "
       "run not checked whole");
   gate->set_version_flag("--version", std::string("vkleak ") + VKLEAK_VERSION);
   add_input_flags(gate, &flags->report, "What to check");
   gate->add_option("--baseline", flags->baseline,
-                   "Findings JSON of an earlier run (vkleak report --format json): only findings "
-                   "not in it fail")
+                   "Findings JSON of an earlier run (vkleak report --format json): only problems "
+                   "not in it fail, whatever kinds it saw them as")
       ->option_text("FILE");
   gate->add_option("--suppressions", flags->suppressions,
                    "Suppression rules, one per line (syntax: FINDINGS.md)")
       ->option_text("FILE");
-  gate->add_option("--max-findings", flags->max_findings, "New findings allowed (default 0)")
+  gate->add_option("--max-findings", flags->max_findings,
+                   "New problems allowed (default 0; findings about the same objects are one)")
       ->check(CLI::Range(int64_t{0}, INT64_MAX))
       ->option_text("N");
   gate->add_option("--fail-on", flags->fail_on,
-                   "Only these kinds fail (comma-separated; default: all)")
+                   "Only problems with one of these kinds fail (comma-separated; default: all)")
       ->delimiter(',')
       ->check(CLI::IsMember(analysis::kind_names()))
       ->option_text("KINDS");
@@ -38,7 +39,7 @@ CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
   add_output_flags(gate, &flags->report);
   add_threshold_flags(gate, &flags->report);
   gate->footer(
-      "Exit codes: 0 pass, 1 fail (new findings over --max-findings), 2 bad flags or input "
+      "Exit codes: 0 pass, 1 fail (new problems over --max-findings), 2 bad flags or input "
       "(a corrupt snapshot, no snapshots, an unreadable baseline or suppression file), 3 "
       "incomplete: a run was not checked whole (it crashed or was killed, a snapshot is missing "
       "or the layer could not write one; the reason is printed; --allow-incomplete accepts it). "

@@ -712,6 +712,8 @@ std::string header(const Report& r) {
       "<header class=\"vk-header\" id=\"run\">\n<div class=\"vk-title\"><h1>vkleak report</h1>";
   const std::string count =
       std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings");
+  const std::string problems =
+      format_count(r.totals.problems) + (r.totals.problems == 1 ? " problem" : " problems");
   if (r.gate == "incomplete" || (r.gate.empty() && !r.incomplete.empty())) {
     // Nothing can pass that was not checked whole.
     s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">INCOMPLETE \xc2\xb7 run not checked "
@@ -721,14 +723,15 @@ std::string header(const Report& r) {
     s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 gate passed" +
          (r.findings.empty() ? std::string() : " (" + count + ")") + "</span>";
   } else if (r.gate == "fail") {
-    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 gate failed (" + count +
-         ")</span>";
+    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 gate failed (" + problems +
+         ", " + count + ")</span>";
   } else if (r.findings.empty()) {
     s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 no leaks found</span>";
   } else {
-    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 " +
-         std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings") +
-         "</span>";
+    // A report is no gate: it says what it found, not pass or fail (vkleak gate knows the
+    // baseline and the suppressions).
+    s += "<span class=\"vk-badge vk-found\" id=\"verdict\">" + problems + " found \xc2\xb7 " +
+         count + "</span>";
   }
   s += "</div>\n<dl class=\"vk-run\">";
   const std::string executable = r.run ? r.run->executable : "";
@@ -965,8 +968,8 @@ std::string findings_section(const Report& r) {
          "\" data-type=\"" + html_text(f.object_type) + "\" data-bytes=\"" +
          std::to_string(f.bytes) + "\" data-count=\"" + std::to_string(f.count) +
          "\" data-function=\"" + html_text(display_cut(f.function(), 4 * kDisplayChars)) +
-         "\" data-name=\"" + html_text(display_cut(f.name_pattern)) + "\" data-problem=\"" + std::to_string(f.problem) +
-         "\" tabindex=\"0\">";
+         "\" data-name=\"" + html_text(display_cut(f.name_pattern)) + "\" data-problem=\"" +
+         std::to_string(f.problem) + "\" tabindex=\"0\">";
     s += "<td class=\"vk-rank\">" + rank + "</td>";
     s += "<td><span class=\"vk-kind-tag\">" + html_text(analysis::kind_info(f.kind).title) +
          "</span>";
@@ -998,35 +1001,48 @@ std::string findings_section(const Report& r) {
   // Findings about the same objects show together, where the best-ranked of them would be: one
   // problem row (its kinds, objects and bytes counted once; id problem-N, N the rank of its
   // best-ranked finding), then each finding.
+  // A gate's new problems come first (issue 27): the line to fix is the first row.
   std::vector<bool> shown(r.findings.size(), false);
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    if (shown[i]) continue;
+  const auto is_new = [&](size_t i) {
+    if (r.gate.empty()) return false;  // a report keeps the ranking
     const analysis::Problem* p = r.problems[i];
-    if (p == nullptr) {
-      finding_rows(i, false);
-      continue;
-    }
-    std::string kinds, titles;
-    for (analysis::FindingKind k : p->kinds) {
-      kinds += (kinds.empty() ? "" : " ") + std::string(analysis::kind_name(k));
-      titles += (titles.empty() ? "" : " + ") + std::string(analysis::kind_info(k).title);
-    }
-    std::string ranks;
-    for (size_t m : p->findings)
-      ranks += (ranks.empty() ? "#" : ", #") + std::to_string(r.run_first[i] + m + 1);
-    s += "<tr class=\"vk-problem\" id=\"problem-" + std::to_string(i + 1) + "\" data-kinds=\"" +
-         html_text(kinds) +
-         "\"><td></td><td colspan=\"7\"><span class=\"vk-problem-title\">One "
-         "problem, " +
-         std::to_string(p->kinds.size()) + (p->kinds.size() == 1 ? " kind: " : " kinds: ") +
-         html_text(titles) + "</span> <span class=\"vk-problem-sub\">" + format_count(p->count) +
-         " objects \xc2\xb7 " + html_text(format_bytes(p->bytes)) +
-         " counted once \xc2\xb7 findings " + ranks +
-         " are about the same objects</span></td></tr>\n";
+    if (p == nullptr) return r.findings[i]->status == "new";
     for (size_t m : p->findings) {
-      const size_t k = r.run_first[i] + m;
-      finding_rows(k, true);
-      shown[k] = true;
+      if (r.findings[r.run_first[i] + m]->status == "new") return true;
+    }
+    return false;
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < r.findings.size(); ++i) {
+      if (shown[i] || is_new(i) != (pass == 0)) continue;
+      const analysis::Problem* p = r.problems[i];
+      if (p == nullptr) {
+        shown[i] = true;
+        finding_rows(i, false);
+        continue;
+      }
+      std::string kinds, titles;
+      for (analysis::FindingKind k : p->kinds) {
+        kinds += (kinds.empty() ? "" : " ") + std::string(analysis::kind_name(k));
+        titles += (titles.empty() ? "" : " + ") + std::string(analysis::kind_info(k).title);
+      }
+      std::string ranks;
+      for (size_t m : p->findings)
+        ranks += (ranks.empty() ? "#" : ", #") + std::to_string(r.run_first[i] + m + 1);
+      s += "<tr class=\"vk-problem\" id=\"problem-" + std::to_string(i + 1) + "\" data-kinds=\"" +
+           html_text(kinds) +
+           "\"><td></td><td colspan=\"7\"><span class=\"vk-problem-title\">One "
+           "problem, " +
+           std::to_string(p->kinds.size()) + (p->kinds.size() == 1 ? " kind: " : " kinds: ") +
+           html_text(titles) + "</span> <span class=\"vk-problem-sub\">" + format_count(p->count) +
+           " objects \xc2\xb7 " + html_text(format_bytes(p->bytes)) +
+           " counted once \xc2\xb7 findings " + ranks +
+           " are about the same objects</span></td></tr>\n";
+      for (size_t m : p->findings) {
+        const size_t k = r.run_first[i] + m;
+        finding_rows(k, true);
+        shown[k] = true;
+      }
     }
   }
   s += "</tbody></table>\n</section>\n";

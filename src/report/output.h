@@ -51,4 +51,12 @@ std::vector<std::string> stack_lines(const Finding& f);
 // Findings of all runs, in the order shown (runs in order, each ranked).
 std::vector<const Finding*> all_findings(const ReportDocument& doc);
 
+struct ShownProblem;  // analysis/problems.h
+// The evidence of a problem, shown once: its best-ranked finding with the names of all its
+// findings, the chains, and the stacks, retainers, events and examples of the first finding
+// that has them. Its message, kind, count and bytes are the best-ranked finding's.
+Finding problem_evidence(const ShownProblem& p);
+// "1 object", "300 objects", "2 events" (misuse findings count events).
+std::string count_text(const ShownProblem& p);
+
 }  // namespace vkleak::analysis

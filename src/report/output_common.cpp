@@ -1,6 +1,9 @@
 #include "report/output.h"
 
+#include <algorithm>
+
 #include "analysis/messages.h"
+#include "analysis/problems.h"
 
 namespace vkleak::analysis {
 
@@ -78,6 +81,41 @@ std::vector<const Finding*> all_findings(const ReportDocument& doc) {
     for (const Finding& f : r.findings) out.push_back(&f);
   }
   return out;
+}
+
+Finding problem_evidence(const ShownProblem& p) {
+  Finding out = p.primary();
+  for (const Finding* f : p.findings()) {
+    if (f == &p.primary()) continue;
+    for (const std::string& n : f->names) {
+      if (std::find(out.names.begin(), out.names.end(), n) == out.names.end())
+        out.names.push_back(n);
+    }
+    out.names_omitted += f->names_omitted;
+    out.chains.insert(out.chains.end(), f->chains.begin(), f->chains.end());
+    out.chains_omitted += f->chains_omitted;
+    if (out.stacks.empty()) out.stacks = f->stacks;
+    if (out.retainers.empty()) {
+      out.retainers = f->retainers;
+      out.retainers_omitted = f->retainers_omitted;
+    }
+    if (out.events.empty()) {
+      out.events = f->events;
+      out.events_omitted = f->events_omitted;
+    }
+    if (out.examples.empty()) {
+      out.examples = f->examples;
+      out.examples_omitted = f->examples_omitted;
+    }
+  }
+  return out;
+}
+
+std::string count_text(const ShownProblem& p) {
+  const uint64_t n = p.problem->count;
+  const bool events = kind_is_event(p.primary().kind);
+  return format_count(n) +
+         (events ? (n == 1 ? " event" : " events") : (n == 1 ? " object" : " objects"));
 }
 
 }  // namespace vkleak::analysis

@@ -245,11 +245,14 @@ json findings_json(const ReportDocument& doc) {
       for (FindingKind k : p.kinds) kinds.push_back(kind_name(k));
       json members = json::array();
       for (size_t i : p.findings) members.push_back(first_finding + i);
-      problems.push_back({{"pid", r.pid},
-                          {"kinds", std::move(kinds)},
-                          {"findings", std::move(members)},
-                          {"count", p.count},
-                          {"bytes", p.bytes}});
+      json problem = {{"pid", r.pid},
+                      {"kinds", std::move(kinds)},
+                      {"findings", std::move(members)},
+                      {"count", p.count},
+                      {"bytes", p.bytes}};
+      if (!p.status.empty()) problem["status"] = p.status;
+      if (!p.suppressed_by.empty()) problem["suppressed_by"] = p.suppressed_by;
+      problems.push_back(std::move(problem));
     }
     for (size_t i = 0; i < r.findings.size(); ++i) {
       const Finding& f = r.findings[i];

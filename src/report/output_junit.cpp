@@ -1,7 +1,7 @@
-// JUnit XML, as CI systems read it: one test case per finding kind, failing with the findings of
-// that kind (for the gate: the new ones; the others are listed in system-out).
-#include <map>
-
+// JUnit XML, as CI systems read it: one test case per problem (findings about the same objects
+// are one problem, its kinds listed in it), failing when it is a bug (for the gate: when it is
+// new; the others are skipped, with why), and one test case for the runs being checked whole.
+#include "analysis/problems.h"
 #include "core/escape.h"
 #include "report/output.h"
 
@@ -9,9 +9,17 @@ namespace vkleak::analysis {
 
 namespace {
 
-// XML text: every field escaped on its own (core/escape.h), joined with real newlines.
-std::string describe(const Finding& f) {
-  std::string text = xml_text(finding_title(f), SIZE_MAX) + ": " + xml_text(f.message, SIZE_MAX);
+// XML text: every field escaped on its own (core/escape.h), joined with real newlines. What each
+// kind says, then the evidence once.
+std::string describe(const ShownProblem& p) {
+  const Finding& f = p.primary();
+  std::string text =
+      xml_text(finding_title(f), SIZE_MAX) + ": " +
+      xml_text(count_text(p) +
+                   (p.problem->bytes > 0 ? ", " + format_bytes(p.problem->bytes) : std::string()),
+               SIZE_MAX);
+  for (const Finding* g : p.findings())
+    text += "\n    " + std::string(kind_name(g->kind)) + ": " + xml_text(g->message, SIZE_MAX);
   if (!f.stacks.empty()) {
     // Misuse: its stacks as the text report prints them (the creation among them).
     for (const std::string& line : stack_lines(f))
@@ -26,16 +34,27 @@ std::string describe(const Finding& f) {
   return text;
 }
 
+// The test case's name: what and where, without counts or line numbers, so that CI history
+// follows one problem from run to run: VkBuffer "leak.*" at main > leak_buffers.
+std::string case_name(const ShownProblem& p) {
+  const Finding& f = p.primary();
+  std::string name = finding_title(f);
+  const std::string path = callsite_path(f);
+  if (!path.empty()) {
+    name += " at " + path;
+  } else if (!f.callsite.empty()) {
+    name += " at " + f.callsite.front().text;
+  }
+  return name;
+}
+
 }  // namespace
 
 std::string render_junit(const ReportDocument& doc) {
-  std::map<FindingKind, std::vector<const Finding*>> failing, passing;
-  for (const Finding* f : all_findings(doc)) {
-    const bool fails = !doc.gate || f->status == "new";
-    (fails ? failing : passing)[f->kind].push_back(f);
-  }
+  const ShownProblems problems(doc);
   size_t failures = 0;
-  for (const auto& [kind, list] : failing) failures += list.empty() ? 0 : 1;
+  for (const ShownProblem& p : problems.all()) failures += !doc.gate || p.status() == "new";
+  const size_t skipped = problems.size() - failures;  // a gate's problems that do not fail it
   // One more test case: every run was checked whole (no crash, no missing snapshot).
   std::string incomplete;
   for (const RunReport& r : doc.runs) {
@@ -44,34 +63,34 @@ std::string render_junit(const ReportDocument& doc) {
   }
   const bool incomplete_fails = !incomplete.empty() && !(doc.gate && doc.gate->allow_incomplete);
   failures += incomplete_fails ? 1 : 0;
-  const size_t tests = std::size(kAllKinds) + 1;
+  const size_t tests = problems.size() + 1;
 
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites name=\"vkleak\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
          std::to_string(failures) + "\" errors=\"0\">\n";
   out += "  <testsuite name=\"vkleak\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
-         std::to_string(failures) + "\" errors=\"0\" skipped=\"0\">\n";
-  for (FindingKind kind : kAllKinds) {
-    out += "    <testcase classname=\"vkleak\" name=\"" + std::string(kind_name(kind)) + "\">\n";
-    const auto& fails = failing[kind];
-    if (!fails.empty()) {
-      std::string body;
-      for (size_t i = 0; i < fails.size(); ++i) {
-        body += std::to_string(i + 1) + ". " + describe(*fails[i]) + "\n";
-      }
+         std::to_string(failures) + "\" errors=\"0\" skipped=\"" + std::to_string(skipped) +
+         "\">\n";
+  // New problems first (ShownProblems' order).
+  for (const ShownProblem& p : problems.all()) {
+    const std::string kinds = kinds_text(*p.problem);
+    out +=
+        "    <testcase classname=\"vkleak\" name=\"" + xml_text(case_name(p), SIZE_MAX) + "\">\n";
+    if (!doc.gate || p.status() == "new") {
+      out += "      <failure type=\"" + xml_text(kinds, SIZE_MAX) + "\" message=\"" +
+             xml_text("#" + std::to_string(p.number) + " " + kinds + ": " +
+                          kind_description(p.primary().kind),
+                      SIZE_MAX) +
+             "\">" + describe(p) + "\n</failure>\n";
+    } else {
+      std::string why = p.status() == "baseline"     ? "in the baseline"
+                        : p.status() == "suppressed" ? "suppressed by " + p.problem->suppressed_by
+                                                     : "not a kind --fail-on counts";
+      out += "      <skipped message=\"" +
+             xml_text("#" + std::to_string(p.number) + " " + kinds + ": " + why, SIZE_MAX) +
+             "\"/>\n";
       out +=
-          "      <failure type=\"" + std::string(kind_name(kind)) + "\" message=\"" +
-          xml_text(std::to_string(fails.size()) +
-                       (fails.size() == 1 ? " finding: " : " findings: ") + kind_description(kind),
-                   SIZE_MAX) +
-          "\">" + body + "</failure>\n";
-    }
-    const auto& others = passing[kind];
-    if (!others.empty()) {
-      std::string body;
-      for (const Finding* f : others)
-        body += "[" + xml_text(f->status) + "] " + describe(*f) + "\n";
-      out += "      <system-out>" + body + "</system-out>\n";
+          "      <system-out>[" + xml_text(p.status()) + "] " + describe(p) + "\n</system-out>\n";
     }
     out += "    </testcase>\n";
   }

@@ -26,13 +26,14 @@ std::string word(const std::string& text) {
   return text;
 }
 
-// The program's short path ("caller > helper") and the innermost source line, each in a code
-// span of its own.
-std::string where(const Finding& f) {
+// The program's short path ("caller > helper") and the source line that tells the problem
+// apart (the caller of a shared helper), each in a code span of its own.
+std::string where(const ShownProblems& all, const ShownProblem& p) {
+  const Finding& f = p.primary();
   if (f.callsite.empty()) return "";
   const std::string path = callsite_path(f);
   std::string text = cell(path.empty() ? f.callsite.front().text : path);
-  if (const Frame* s = source_frame(f)) {
+  if (const Frame* s = all.distinguishing_frame(p)) {
     const size_t slash = s->file.rfind('/');
     text += " " + cell(s->file.substr(slash == std::string::npos ? 0 : slash + 1)) + ":" +
             std::to_string(s->line);
@@ -40,7 +41,16 @@ std::string where(const Finding& f) {
   return text;
 }
 
-std::string table_row(const Finding& f, size_t n, bool gated, bool several_runs) {
+std::string kinds_cell(const Problem& p) {
+  std::string out;
+  for (FindingKind k : p.kinds)
+    out += (out.empty() ? "`" : " + `") + std::string(kind_name(k)) + "`";
+  return out;
+}
+
+std::string table_row(const ShownProblems& all, const ShownProblem& p, bool gated,
+                      bool several_runs) {
+  const Finding f = problem_evidence(p);
   // A series of names is one entry ("thumb.{0..299}"); "+N" counts names, not entries.
   std::string names;
   uint64_t more = f.names_omitted;
@@ -53,21 +63,34 @@ std::string table_row(const Finding& f, size_t n, bool gated, bool several_runs)
     }
   }
   if (more > 0) names += " +" + format_count(more);
-  std::string out = "| " + std::to_string(n) + " |";
-  if (gated) out += " " + word(f.status) + " |";
+  std::string out = "| " + std::to_string(p.number) + " |";
+  if (gated) out += " " + (p.status() == "new" ? "**new**" : word(p.status())) + " |";
   if (several_runs) out += " " + std::to_string(f.pid) + " |";
-  out += " `" + std::string(kind_name(f.kind)) + "` | " + word(f.object_type) + " | " +
-         format_count(f.count) + " | " + (f.bytes > 0 ? format_bytes(f.bytes) : "") + " | " +
-         names + " | " + where(f) + " |\n";
+  out += " " + kinds_cell(*p.problem) + " | " + word(f.object_type) + " | " +
+         format_count(p.problem->count) + " | " +
+         (p.problem->bytes > 0 ? format_bytes(p.problem->bytes) : "") + " | " + names + " | " +
+         where(all, p) + " |\n";
   return out;
 }
 
-// same: "" or the other findings of its problem, "#2, #5".
-std::string detail(const Finding& f, size_t n, const std::string& same) {
-  std::string out = std::to_string(n) + ". **" + kind_name(f.kind) + "** " +
-                    markdown_code(finding_title(f), false, SIZE_MAX) + ": " +
-                    markdown_code(f.message, false, SIZE_MAX) + "\n";
-  if (!same.empty()) out += "   <br>same objects as " + same + ": one problem, counted once\n";
+// One item per problem: its kinds, what each says, the call stack once.
+std::string detail(const ShownProblem& p) {
+  const size_t n = p.number;
+  const Finding& f = p.primary();
+  std::string out = std::to_string(n) + ". **" + kinds_text(*p.problem) + "** " +
+                    markdown_code(finding_title(f), false, SIZE_MAX) + ": ";
+  const std::vector<const Finding*> findings = p.findings();
+  if (findings.size() == 1) {
+    out += markdown_code(f.message, false, SIZE_MAX) + "\n";
+  } else {
+    out += format_count(p.problem->count) + " objects" +
+           (p.problem->bytes > 0 ? ", " + format_bytes(p.problem->bytes) : "") +
+           " (one problem, each object counted once)\n";
+    for (const Finding* g : findings) {
+      out += "   <br>" + std::string(kind_name(g->kind)) + ": " +
+             markdown_code(g->message, false, SIZE_MAX) + "\n";
+    }
+  }
   if (!f.callsite.empty() && f.stacks.empty()) {  // else "created here" is among the stacks
     out += "   <br>created at: ";
     for (size_t i = 0; i < f.callsite.size(); ++i) {
@@ -86,7 +109,8 @@ std::string detail(const Finding& f, size_t n, const std::string& same) {
 }  // namespace
 
 std::string render_markdown(const ReportDocument& doc) {
-  const std::vector<const Finding*> findings = all_findings(doc);
+  const ShownProblems problems(doc);
+  const size_t finding_count = doc.finding_count();
   std::string out = "### vkleak: ";
   if (doc.gate) {
     const std::string result = doc.gate_result();
@@ -94,17 +118,23 @@ std::string render_markdown(const ReportDocument& doc) {
            : result == "fail" ? "❌ gate failed, "
                               : "⚠️ gate failed: incomplete run, ";
   }
-  out += findings.empty()
-             ? "no findings"
-             : format_count(findings.size()) + (findings.size() == 1 ? " finding" : " findings");
+  const ProblemTotals t = problem_totals(doc);
+  if (finding_count == 0) {
+    out += "no findings";
+  } else if (doc.gate) {
+    const uint64_t n = doc.gate->new_findings;
+    out += format_count(n) + (n == 1 ? " new problem" : " new problems");
+  } else {
+    out += format_count(t.problems) + (t.problems == 1 ? " problem" : " problems");
+  }
   out +=
       " in " + format_count(doc.runs.size()) + (doc.runs.size() == 1 ? " run" : " runs") + "\n\n";
-  if (!findings.empty()) {
+  if (finding_count > 0) {
     // Findings about the same objects are one problem: objects and bytes count once.
-    const ProblemTotals t = problem_totals(doc);
     out += format_count(t.problems) + (t.problems == 1 ? " problem: " : " problems: ") +
            format_count(t.objects) + (t.objects == 1 ? " object, " : " objects, ") +
-           format_bytes(t.bytes) + " (each object counted once).\n\n";
+           format_bytes(t.bytes) + " (each object counted once; " + format_count(finding_count) +
+           (finding_count == 1 ? " finding" : " findings") + ").\n\n";
   }
   if (doc.gate) {
     const GateSummary& g = *doc.gate;
@@ -122,51 +152,52 @@ std::string render_markdown(const ReportDocument& doc) {
              "): " + markdown_code(note, false, 4 * kDisplayChars) + "\n\n";
     }
   }
-  if (findings.empty()) return out;
+  if (problems.size() == 0) return out;
 
   const bool gated = doc.gate.has_value();
   const bool several_runs = doc.runs.size() > 1;
-  std::string table = std::string("| # |") + (gated ? " Status |" : "") +
-                      (several_runs ? " PID |" : "") +
-                      " Kind | Type | Count | Bytes | Names | Created at |\n";
-  table += std::string("|--:|") + (gated ? "---|" : "") + (several_runs ? "--:|" : "") +
-           "---|---|--:|--:|---|---|\n";
-  // Per finding (in all_findings order): the other findings of its problem.
-  std::vector<std::string> same;
-  for (const RunReport& r : doc.runs) {
-    const size_t first = same.size();
-    for (const Finding& f : r.findings) {
-      std::string others;
-      if (const Problem* p = problem_of(r, f); p != nullptr && p->findings.size() > 1) {
-        for (size_t i : p->findings) {
-          if (&r.findings[i] != &f)
-            others += (others.empty() ? "#" : ", #") + std::to_string(first + i + 1);
-        }
-      }
-      same.push_back(std::move(others));
-    }
-  }
-  std::string details;
-  // Findings are ranked: keep the first ones whole, and say where the rest are.
-  constexpr size_t kTail = 300;  // the "more" line and the closing tags
+  const std::string header =
+      std::string("| # |") + (gated ? " Status |" : "") + (several_runs ? " PID |" : "") +
+      " Kind | Type | Count | Bytes | Names | Created at |\n" + std::string("|--:|") +
+      (gated ? "---|" : "") + (several_runs ? "--:|" : "") + "---|---|--:|--:|---|---|\n";
+  // New problems first, whole; a gate's other problems in a table of their own, folded: a
+  // passing gate is a line and a folded table.
+  std::string table = header, known, details;
+  size_t known_rows = 0;
+  constexpr size_t kTail = 400;  // the "more" lines and the closing tags
   size_t shown = 0;
-  for (const Finding* f : findings) {
-    std::string row = table_row(*f, shown + 1, gated, several_runs);
-    std::string item = detail(*f, shown + 1, same[shown]);
-    if (out.size() + table.size() + details.size() + row.size() + item.size() + kTail > kMaxBytes)
+  for (const ShownProblem& p : problems.all()) {
+    const bool failing = !gated || p.status() == "new";
+    std::string row = table_row(problems, p, gated, several_runs);
+    std::string item = failing ? detail(p) : "";
+    if (out.size() + table.size() + known.size() + details.size() + row.size() + item.size() +
+            header.size() + kTail >
+        kMaxBytes)
       break;
-    table += row;
-    details += item;
+    if (failing) {
+      table += row;
+      details += item;
+    } else {
+      known += row;
+      ++known_rows;
+    }
     ++shown;
   }
-  out += table;
-  if (shown < findings.size()) {
-    const size_t more = findings.size() - shown;
-    out += "\n**" + format_count(more) + (more == 1 ? " more finding" : " more findings") +
+  if (table.size() > header.size()) out += table;
+  if (shown < problems.size()) {
+    const size_t more = problems.size() - shown;
+    out += "\n**" + format_count(more) + (more == 1 ? " more problem" : " more problems") +
            " in the JSON** (`vkleak report --format json`): this summary stops under GitHub's "
            "1 MiB limit.\n";
   }
-  out += "\n<details><summary>Details</summary>\n\n" + details + "\n</details>\n";
+  if (!details.empty())
+    out += "\n<details><summary>Details</summary>\n\n" + details + "\n</details>\n";
+  if (known_rows > 0) {
+    out += "\n<details><summary>" + format_count(known_rows) +
+           (known_rows == 1 ? " problem" : " problems") +
+           " not failing the gate (baseline, suppressed, ignored)</summary>\n\n" + header + known +
+           "\n</details>\n";
+  }
   return out;
 }
 

@@ -1,7 +1,10 @@
 // SARIF 2.1.0 (OASIS), the format code-scanning services read: one rule per finding kind, one
-// result per finding, located at the creation call site's source line.
+// result per problem (findings about the same objects; its best-ranked finding's kind is the
+// rule, all its kinds are listed), located at the innermost source line of the creation call
+// site that tells it apart from the other problems (the caller, not a helper they share).
 #include <cstdio>
 
+#include "analysis/problems.h"
 #include "core/escape.h"
 #include "report/output.h"
 
@@ -107,22 +110,39 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
          {"properties", {{"tags", {"vulkan", "resource-leak"}}}}});
   }
   json results = json::array();
-  for (const Finding* f : all_findings(doc)) {
-    json result = {
-        {"ruleId", kind_name(f->kind)},
-        {"ruleIndex", static_cast<int>(f->kind)},
-        {"level", kind_is_error(f->kind) ? "error" : "warning"},
-        {"message", {{"text", printable(finding_title(*f) + ": " + f->message)}}},
-        {"partialFingerprints", {{"vkleakFingerprint/v1", stable_hash(f->fingerprint())}}},
-        {"properties",
-         {{"count", f->count},
-          {"bytes", f->bytes},
-          {"objectType", printable(f->object_type, kDisplayChars)},
-          {"names", display_names(f->names)},
-          {"pid", f->pid},
-          {"snapshot", f->snapshot}}}};
+  const ShownProblems problems(doc);
+  for (const ShownProblem& p : problems.all()) {  // new problems first
+    const Finding evidence = problem_evidence(p);
+    const Finding* f = &evidence;
+    std::string text = finding_title(*f) + ": ";
+    const std::vector<const Finding*> members = p.findings();
+    if (members.size() == 1) {
+      text += f->message;
+    } else {
+      text += kinds_text(*p.problem) + ", one problem (" + count_text(p) +
+              (p.problem->bytes > 0 ? ", " + format_bytes(p.problem->bytes) : "") + "):";
+      for (const Finding* g : members)
+        text += " " + std::string(kind_name(g->kind)) + ": " + g->message;
+    }
+    json kinds = json::array();
+    for (FindingKind k : p.problem->kinds) kinds.push_back(kind_name(k));
+    json result = {{"ruleId", kind_name(f->kind)},
+                   {"ruleIndex", static_cast<int>(f->kind)},
+                   {"level", kind_is_error(f->kind) ? "error" : "warning"},
+                   {"message", {{"text", printable(text)}}},
+                   // The problem's identity: the same whatever its kinds at this snapshot cadence.
+                   {"partialFingerprints", {{"vkleakProblem/v2", stable_hash(f->identity())}}},
+                   {"properties",
+                    {{"kinds", std::move(kinds)},
+                     {"findings", members.size()},
+                     {"count", p.problem->count},
+                     {"bytes", p.problem->bytes},
+                     {"objectType", printable(f->object_type, kDisplayChars)},
+                     {"names", display_names(f->names)},
+                     {"pid", f->pid},
+                     {"snapshot", f->snapshot}}}};
     json locations = json::array();
-    if (const Frame* s = source_frame(*f)) {
+    if (const Frame* s = problems.distinguishing_frame(p)) {
       json location = {
           {"physicalLocation",
            {{"artifactLocation", artifact(s->file, root)}, {"region", {{"startLine", s->line}}}}}};
@@ -168,11 +188,12 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
       result["stacks"] = {{{"message", {{"text", "creation call site"}}},
                            {"frames", sarif_frames(f->callsite, root)}}};
     }
-    if (!f->status.empty()) {
-      result["baselineState"] = f->status == "new" ? "new" : "unchanged";
-      if (f->status == "suppressed") {
+    if (!p.status().empty()) {
+      result["baselineState"] = p.status() == "new" ? "new" : "unchanged";
+      if (p.status() == "suppressed") {
         result["suppressions"] = {
-            {{"kind", "external"}, {"justification", printable(f->suppressed_by, kDisplayChars)}}};
+            {{"kind", "external"},
+             {"justification", printable(p.problem->suppressed_by, kDisplayChars)}}};
       }
     }
     results.push_back(std::move(result));

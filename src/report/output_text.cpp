@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 
 #include "analysis/name_ranges.h"
@@ -46,41 +47,46 @@ std::string snapshots_line(const RunReport& r) {
   return text;
 }
 
-// The other findings of its problem: "same objects as #2 (growth, leak_at_exit: 300 objects,
-// 18.8 MiB counted once)"; "" when it is a problem of its own.
-std::string problem_line(const RunReport& r, size_t index) {
-  const Problem* p = problem_of(r, r.findings[index]);
-  if (p == nullptr || p->findings.size() < 2) return "";
-  std::string others, kinds;
-  for (size_t i : p->findings) {
-    if (i != index) others += (others.empty() ? "#" : ", #") + std::to_string(i + 1);
-  }
-  for (FindingKind k : p->kinds) kinds += (kinds.empty() ? "" : ", ") + std::string(kind_name(k));
-  return "same objects as " + others + " (one problem: " + kinds + "; " +
-         plural(p->count, "object", "objects") + ", " + format_bytes(p->bytes) + " counted once)";
+std::string status_label(const std::string& status, const Style& style) {
+  if (status.empty()) return "";
+  return "  [" + (status == "new" ? style.red(status) : style.dim(status)) + "]";
 }
 
-void print_finding(const Finding& f, size_t number, const std::string& problem, const Style& style,
-                   std::string* out) {
-  std::string& o = *out;
-  o += "  " + style.bold("#" + std::to_string(number)) + "  " + kind_label(f, style) + "  " +
-       style.bold(printable(finding_title(f))) + "  " +
-       plural(f.count,
-              f.kind == FindingKind::kDestroyedInFlight || f.kind == FindingKind::kInvalidDestroy
-                  ? "event"
-                  : "object",
-              f.kind == FindingKind::kDestroyedInFlight || f.kind == FindingKind::kInvalidDestroy
-                  ? "events"
-                  : "objects");
-  if (f.bytes > 0) o += ", " + style.bold(format_bytes(f.bytes));
-  if (!f.status.empty()) {
-    o += "  [" + (f.status == "new" ? style.red(f.status) : style.dim(f.status)) + "]";
+// "#3  growth + retained  VkBuffer "frame.*"  5 objects, 20.0 KiB  [baseline]": the whole of a
+// problem that does not fail the gate.
+std::string problem_headline(const ShownProblem& p, const Style& style) {
+  const Finding& f = p.primary();
+  std::string kinds;
+  for (FindingKind k : p.problem->kinds) {
+    const std::string name = kind_name(k);
+    kinds +=
+        (kinds.empty() ? "" : " + ") + (kind_is_error(k) ? style.red(name) : style.yellow(name));
   }
-  o += '\n';
-  o += "      " + printable(f.message) + '\n';
-  if (!problem.empty()) o += "      " + style.dim(problem) + '\n';
-  if (!f.suppressed_by.empty())
-    o += "      suppressed by: " + printable(f.suppressed_by, kDisplayChars) + '\n';
+  std::string o = "  " + style.bold("#" + std::to_string(p.number)) + "  " + kinds + "  " +
+                  style.bold(printable(finding_title(f))) + "  " + count_text(p);
+  if (p.problem->bytes > 0) o += ", " + style.bold(format_bytes(p.problem->bytes));
+  return o + status_label(p.status(), style);
+}
+
+// One block per problem: its kinds, what each says, and the evidence once.
+void print_problem(const ShownProblem& p, const Style& style, std::string* out) {
+  std::string& o = *out;
+  o += problem_headline(p, style) + '\n';
+  const std::vector<const Finding*> findings = p.findings();
+  if (findings.size() == 1) {
+    o += "      " + printable(findings[0]->message) + '\n';
+  } else {
+    // What each kind says about the same objects, one line each.
+    for (const Finding* g : findings) {
+      std::string line = "      " + kind_label(*g, style) + ": " + printable(g->message);
+      if (g->status == "suppressed")
+        line += style.dim("  [suppressed by " + printable(g->suppressed_by, kDisplayChars) + "]");
+      o += line + '\n';
+    }
+  }
+  if (!p.problem->suppressed_by.empty() && p.status() == "suppressed")
+    o += "      suppressed by: " + printable(p.problem->suppressed_by, kDisplayChars) + '\n';
+  const Finding f = problem_evidence(p);
   const std::string indent = "      ";
   if (!f.stacks.empty()) {
     // Misuse reads like ASan: each stack under its label (the creation among them).
@@ -200,7 +206,23 @@ void print_finding(const Finding& f, size_t number, const std::string& problem, 
     }
     o += indent + "examples:   " + examples + '\n';
   }
-  o += indent + "evidence:   " + style.dim(printable(f.snapshot, kDisplayChars)) + '\n';
+  // The snapshot each verdict is from: "a.json (leak_at_exit), b.json (growth, retained)".
+  std::vector<std::pair<std::string, std::string>> evidence;
+  for (const Finding* g : findings) {
+    auto it = std::find_if(evidence.begin(), evidence.end(),
+                           [&](const auto& e) { return e.first == g->snapshot; });
+    if (it == evidence.end()) {
+      evidence.emplace_back(g->snapshot, kind_name(g->kind));
+    } else {
+      it->second += std::string(", ") + kind_name(g->kind);
+    }
+  }
+  std::string ev;
+  for (const auto& [snapshot, kinds] : evidence) {
+    ev += (ev.empty() ? "" : ", ") + printable(snapshot, kDisplayChars) +
+          (evidence.size() > 1 ? " (" + kinds + ")" : "");
+  }
+  o += indent + "evidence:   " + style.dim(ev) + '\n';
 }
 
 }  // namespace
@@ -208,21 +230,28 @@ void print_finding(const Finding& f, size_t number, const std::string& problem, 
 std::string render_text(const ReportDocument& doc, const Style& style,
                         const SparklineOptions* sparklines) {
   std::string out;
+  const ShownProblems problems(doc);
   const size_t total = doc.finding_count();
   std::map<std::string, uint64_t> kinds;
   for (const Finding* f : all_findings(doc)) ++kinds[kind_name(f->kind)];
+  // Problems, not findings: one missing free judged three ways is one problem, its objects and
+  // bytes counted once; the findings (verdicts) in brackets.
   std::string headline = "vkleak: ";
   if (total == 0) {
     headline += style.green("no findings");
   } else {
-    headline += style.bold(plural(total, "finding", "findings"));
+    const ProblemTotals t = problem_totals(doc);
+    headline += style.bold(plural(t.problems, "problem", "problems")) + ", " +
+                plural(t.objects, "object", "objects") + ", " + format_bytes(t.bytes);
+  }
+  headline += " in " + plural(doc.runs.size(), "run", "runs");
+  if (total > 0) {
     std::string by_kind;
     for (const auto& [kind, n] : kinds) {
       by_kind += (by_kind.empty() ? "" : ", ") + format_count(n) + " " + kind;
     }
-    headline += " (" + by_kind + ")";
+    headline += " (" + plural(total, "finding", "findings") + ": " + by_kind + ")";
   }
-  headline += " in " + plural(doc.runs.size(), "run", "runs");
   size_t incomplete = 0;
   for (const RunReport& r : doc.runs) incomplete += r.incomplete.empty() ? 0 : 1;
   if (incomplete > 0) {
@@ -231,13 +260,6 @@ std::string render_text(const ReportDocument& doc, const Style& style,
         " checked whole)");
   }
   out += headline + '\n';
-  if (total > 0) {
-    // Findings about the same objects are one problem: objects and bytes count once.
-    const ProblemTotals t = problem_totals(doc);
-    out += "vkleak: " + plural(t.problems, "problem", "problems") + ", " +
-           plural(t.objects, "object", "objects") + ", " + format_bytes(t.bytes) +
-           " (each object counted once)\n";
-  }
 
   for (const RunReport& r : doc.runs) {
     out += '\n' + style.bold("Run pid " + std::to_string(r.pid)) +
@@ -252,9 +274,43 @@ std::string render_text(const ReportDocument& doc, const Style& style,
       out += "  " + style.green("no findings") + '\n';
       continue;
     }
-    for (size_t i = 0; i < r.findings.size(); ++i) {
+    if (doc.gate) continue;  // a gate lists the problems of all runs below, new ones first
+    for (const ShownProblem& p : problems.all()) {
+      if (p.run != &r) continue;
       out += '\n';
-      print_finding(r.findings[i], i + 1, problem_line(r, i), style, &out);
+      print_problem(p, style, &out);
+    }
+  }
+  if (doc.gate && problems.size() > 0) {
+    // What fails the gate first and in full, whatever its run; the rest a line each (at most
+    // kKnownShown): a passing gate is short, and the new problem is never buried.
+    constexpr size_t kKnownShown = 10;
+    size_t known_shown = 0, known_hidden = 0;
+    bool listed_known = false;
+    const bool several_runs = doc.runs.size() > 1;
+    for (const ShownProblem& p : problems.all()) {
+      const std::string run =
+          several_runs ? style.dim("  (pid " + std::to_string(p.run->pid) + ")") : "";
+      if (p.status() == "new") {
+        std::string block;
+        print_problem(p, style, &block);
+        out += '\n' + block.insert(block.find('\n'), run);
+        continue;
+      }
+      if (known_shown == kKnownShown) {
+        ++known_hidden;
+        continue;
+      }
+      if (!listed_known) out += '\n';
+      listed_known = true;
+      ++known_shown;
+      out += problem_headline(p, style) + run + '\n';
+    }
+    if (known_hidden > 0) {
+      out += "  " +
+             style.dim("(" + plural(known_hidden, "more problem", "more problems") +
+                       " not failing the gate: vkleak report shows each)") +
+             '\n';
     }
   }
   if (doc.gate) {
@@ -269,7 +325,7 @@ std::string render_text(const ReportDocument& doc, const Style& style,
       out += plural(g.incomplete_runs, "run", "runs") + " not checked whole" +
              (g.allow_incomplete ? " (allowed by --allow-incomplete)" : "") + ", ";
     }
-    out += plural(g.new_findings, "new finding", "new findings") + " (" +
+    out += plural(g.new_findings, "new problem", "new problems") + " (" +
            format_count(g.max_findings) + " allowed), " + format_count(g.baseline) +
            " in the baseline, " + format_count(g.suppressed) + " suppressed\n";
   }

@@ -1,6 +1,7 @@
 // The gate's policy: suppression files, baselines, statuses, pass and fail.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <stdexcept>
 
 #include "analysis/gate.h"
@@ -120,7 +121,7 @@ analysis::ReportDocument document(std::vector<Finding> findings) {
   return doc;
 }
 
-TEST(BaselineTest, MatchesKindTypeFunctionAndNamePatternOnly) {
+TEST(BaselineTest, MatchesTypeFunctionAndNamePatternWhateverTheKind) {
   const analysis::ReportDocument old_doc =
       document({finding(FindingKind::kRetained, "VkImage", "stream.1", "TextureCache::load(int)")});
   const analysis::Baseline baseline =
@@ -132,8 +133,13 @@ TEST(BaselineTest, MatchesKindTypeFunctionAndNamePatternOnly) {
   same.bytes = 1;
   same.callsite.front().line = 7;
   EXPECT_TRUE(baseline.contains(same));
-  EXPECT_FALSE(baseline.contains(
+  // The same objects judged as another kind (a finer snapshot cadence sees them grow): the
+  // same problem, known.
+  EXPECT_TRUE(baseline.contains(
       finding(FindingKind::kGrowth, "VkImage", "stream.1", "TextureCache::load(int)")));
+  // Misuse is an event, never a facet of a leak.
+  EXPECT_FALSE(baseline.contains(
+      finding(FindingKind::kInvalidDestroy, "VkImage", "stream.1", "TextureCache::load(int)")));
   EXPECT_FALSE(baseline.contains(
       finding(FindingKind::kRetained, "VkBuffer", "stream.1", "TextureCache::load(int)")));
   EXPECT_FALSE(baseline.contains(
@@ -223,6 +229,140 @@ TEST(GatePolicyTest, SuppressionsUsedAndUnused) {
   // Without a suppression file, none.
   EXPECT_TRUE(
       analysis::apply_gate(&doc, nullptr, nullptr, analysis::GatePolicy{}).suppressions.empty());
+}
+
+// Issue 27, point 9: a new caller of a shared (not inlined) helper is a new problem, not the
+// helper's known one: the identity holds the calls above the innermost one too.
+TEST(BaselineTest, ANewCallerOfASharedHelperIsNew) {
+  auto through = [](const std::string& caller) {
+    Finding f = finding(FindingKind::kLeakAtExit, "VkBuffer", "", "make_buffer(int)");
+    analysis::Frame call = f.callsite.front();
+    call.function = caller;
+    call.line = 70;
+    call.text = caller + " (/src/engine/textures.cpp:70)";
+    analysis::Frame top = call;
+    top.function = "main";
+    top.text = "main (/src/engine/textures.cpp:99)";
+    f.callsite.push_back(call);
+    f.callsite.push_back(top);
+    return f;
+  };
+  const analysis::Baseline baseline = analysis::Baseline::parse(
+      analysis::findings_json(document({through("upload_mesh()")})).dump(), "b");
+  EXPECT_TRUE(baseline.contains(through("upload_mesh()")));
+  EXPECT_FALSE(baseline.contains(through("capture_stats()")));
+  EXPECT_EQ(through("capture_stats()").identity(),
+            "VkBuffer|main > capture_stats() > make_buffer(int)|");
+}
+
+// Frames of a stripped program: module+offset only, no function.
+std::vector<analysis::Frame> stripped(std::initializer_list<const char*> texts) {
+  std::vector<analysis::Frame> out;
+  for (const char* t : texts) {
+    analysis::Frame frame;
+    frame.text = t;
+    frame.module = std::string(t).substr(0, std::string(t).find('+'));
+    out.push_back(frame);
+  }
+  return out;
+}
+
+// Issue 27: a stripped browser's baseline held "stale_view|VkImageView|<module>|": every later
+// leak of that module was "in the baseline". Without symbols the identity is the module+offset
+// stack.
+TEST(BaselineTest, AStrippedProgramIsMatchedOnItsModuleAndOffsetStack) {
+  Finding known = finding(FindingKind::kStaleView, "VkImageView", "", "");
+  known.callsite = stripped({"libxul.so+0x1a2b", "libxul.so+0x3c4d", "firefox+0x77"});
+  Finding other = known;
+  other.callsite = stripped({"libxul.so+0x9999", "libxul.so+0x3c4d", "firefox+0x77"});
+  EXPECT_EQ(known.fingerprint(),
+            "stale_view|VkImageView|libxul.so+0x1a2b;libxul.so+0x3c4d;firefox+0x77|");
+  EXPECT_NE(known.identity(), other.identity());
+  const analysis::Baseline baseline =
+      analysis::Baseline::parse(analysis::findings_json(document({known})).dump(), "base.json");
+  EXPECT_TRUE(baseline.contains(known));
+  EXPECT_FALSE(baseline.contains(other)) << "another call site of the same module is new";
+}
+
+// Baselines written before problems (findings version 1 without "problems", "identity", and with
+// module-only fingerprints) are read by the same identity, computed from their fields: their
+// findings stay known and nothing else becomes known.
+TEST(BaselineTest, BaselinesOfEarlierBuildsReadTheSameWay) {
+  const std::string old = R"json({"format": "vkleak-findings", "version": 1, "findings": [
+    {"kind": "retained", "object_type": "VkImage", "name_pattern": "stream.*",
+     "function": "TextureCache::load(int)", "fingerprint": "retained|VkImage|TextureCache::load(int)|stream.*",
+     "callsite_frames": [{"text": "TextureCache::load(int) (/src/t.cpp:40)", "function": "TextureCache::load(int)",
+                          "file": "/src/t.cpp", "line": 40, "module": "libengine.so", "inlined": false}]},
+    {"kind": "stale_view", "object_type": "VkImageView", "name_pattern": "", "function": null,
+     "fingerprint": "stale_view|VkImageView|libxul.so|",
+     "callsite_frames": [{"text": "libxul.so+0x1a2b", "function": null, "file": null, "line": null,
+                          "module": "libxul.so", "inlined": false}]},
+    {"kind": "leak_at_exit", "object_type": "VkBuffer", "name_pattern": "", "function": "legacy()"}]})json";
+  const analysis::Baseline baseline = analysis::Baseline::parse(old, "old.json");
+  EXPECT_TRUE(baseline.contains(
+      finding(FindingKind::kRetained, "VkImage", "stream.4", "TextureCache::load(int)")));
+  EXPECT_TRUE(baseline.contains(finding(FindingKind::kLeakAtExit, "VkBuffer", "", "legacy()")));
+  Finding same = finding(FindingKind::kStaleView, "VkImageView", "", "");
+  same.callsite = stripped({"libxul.so+0x1a2b"});
+  EXPECT_TRUE(baseline.contains(same));
+  Finding elsewhere = same;
+  elsewhere.callsite = stripped({"libxul.so+0x5555"});
+  EXPECT_FALSE(baseline.contains(elsewhere));
+}
+
+// Issue 27: one missing free judged as three kinds is one problem, and one new problem for the
+// gate; a new facet of a known problem (a kind the baseline's cadence did not see) is not new.
+TEST(GatePolicyTest, CountsProblemsNotFindings) {
+  auto facet = [](FindingKind kind, const std::string& type, const std::string& name) {
+    Finding f = finding(kind, type, name, "capture_stats()");
+    f.objects = {{7, 100}, {8, 100}};
+    return f;
+  };
+  analysis::ReportDocument doc =
+      document({facet(FindingKind::kLeakAtExit, "VkBuffer", "stats"),
+                facet(FindingKind::kGrowth, "VkBuffer", "stats"),
+                facet(FindingKind::kRetained, "VkDescriptorSet", "frame.set")});
+  analysis::GatePolicy policy;
+  analysis::GateSummary s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
+  ASSERT_EQ(doc.runs[0].problems.size(), 1u);
+  EXPECT_EQ(s.new_findings, 1u) << "one missing free is one new problem";
+  EXPECT_EQ(doc.runs[0].problems[0].status, "new");
+  EXPECT_EQ(analysis::render_text(doc, Style(false)).find("#2"), std::string::npos);
+  EXPECT_NE(analysis::render_text(doc, Style(false)).find("Gate: FAIL: 1 new problem (0 allowed)"),
+            std::string::npos);
+
+  // A baseline made at another cadence saw only the leak at exit: the problem is known, its
+  // other kinds too.
+  const analysis::Baseline baseline = analysis::Baseline::parse(
+      analysis::findings_json(document({facet(FindingKind::kLeakAtExit, "VkBuffer", "stats")}))
+          .dump(),
+      "b");
+  s = analysis::apply_gate(&doc, nullptr, &baseline, policy);
+  EXPECT_TRUE(s.pass);
+  EXPECT_EQ(s.new_findings, 0u);
+  EXPECT_EQ(s.baseline, 1u);
+  for (const Finding& f : doc.runs[0].findings) EXPECT_EQ(f.status, "baseline") << f.object_type;
+
+  // --fail-on counts a problem when one of its kinds is listed.
+  policy.fail_on = {FindingKind::kGrowth};
+  s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
+  EXPECT_EQ(s.new_findings, 1u);
+  policy.fail_on = {FindingKind::kStaleView};
+  s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
+  EXPECT_EQ(s.new_findings, 0u);
+  EXPECT_EQ(doc.runs[0].problems[0].status, "ignored");
+
+  // A rule that matches one kind silences that kind; the problem stays new for the others.
+  policy.fail_on.clear();
+  const Suppressions only_growth = Suppressions::parse("kind=growth\n", "s");
+  s = analysis::apply_gate(&doc, &only_growth, nullptr, policy);
+  EXPECT_EQ(s.new_findings, 1u);
+  EXPECT_EQ(doc.runs[0].findings[1].status, "suppressed");
+  const Suppressions all = Suppressions::parse("*:capture_stats\n", "s");
+  s = analysis::apply_gate(&doc, &all, nullptr, policy);
+  EXPECT_EQ(s.new_findings, 0u);
+  EXPECT_EQ(s.suppressed, 1u);
+  EXPECT_EQ(doc.runs[0].problems[0].status, "suppressed");
 }
 
 }  // namespace

@@ -80,9 +80,9 @@ TEST(OutputTest, InlinedFramesKeyTheFindingByTheirCaller) {
   EXPECT_EQ(j["callsite_frames"][0]["inlined"], true);
   EXPECT_EQ(j["callsite_frames"][1]["inlined"], false);
   EXPECT_EQ(j["function"], "GpuBuffer::GpuBuffer(int) > create_buffer");
+  // The identity: the innermost calls with what was inlined into them (up to main).
   EXPECT_EQ(j["fingerprint"],
-            "retained|VkBuffer|GpuBuffer::GpuBuffer(int) > create_buffer|wrapper.vertices");
-  // Without inlining the identity stays the innermost function, as baselines recorded it.
+            "retained|VkBuffer|main > GpuBuffer::GpuBuffer(int) > create_buffer|wrapper.vertices");
   f.callsite.erase(f.callsite.begin());
   EXPECT_EQ(f.function(), "GpuBuffer::GpuBuffer(int)");
   // Without symbols the summary is the frame itself.
@@ -107,7 +107,8 @@ TEST(OutputTest, FindingsJson) {
   EXPECT_EQ(f["callsite"][0], "GpuBuffer::GpuBuffer(int) (/work/src/gpu buffer.cpp:41)");
   EXPECT_EQ(f["function"], "GpuBuffer::GpuBuffer(int)");
   EXPECT_EQ(f["location"]["line"], 41);
-  EXPECT_EQ(f["fingerprint"], "retained|VkBuffer|GpuBuffer::GpuBuffer(int)|wrapper.vertices");
+  EXPECT_EQ(f["fingerprint"],
+            "retained|VkBuffer|main > GpuBuffer::GpuBuffer(int)|wrapper.vertices");
   EXPECT_FALSE(f.contains("status")) << "only the gate sets a status";
   EXPECT_TRUE(j["findings"][1]["location"].is_null());
   EXPECT_EQ(j["summary"]["by_kind"]["retained"], 1);
@@ -135,7 +136,8 @@ TEST(OutputTest, SarifLocatesFindingsOnTheirSourceLine) {
   EXPECT_EQ(loc["region"]["startLine"], 41);
   EXPECT_EQ(run["originalUriBaseIds"]["SRCROOT"]["uri"], "file:///work/");
   EXPECT_EQ(r["stacks"][0]["frames"].size(), 2u);
-  EXPECT_FALSE(r["partialFingerprints"]["vkleakFingerprint/v1"].get<std::string>().empty());
+  EXPECT_FALSE(r["partialFingerprints"]["vkleakProblem/v2"].get<std::string>().empty());
+  EXPECT_EQ(r["properties"]["kinds"], json::array({"retained"}));
   EXPECT_FALSE(run["results"][1].contains("locations"));
   EXPECT_EQ(run["results"][1]["level"], "error");
   // Outside the source root: an absolute file URI.
@@ -152,20 +154,28 @@ TEST(OutputTest, SarifCarriesGateStates) {
   doc.runs[0].findings[1].status = "new";
   const json s = analysis::render_sarif(doc, "");
   const json& results = s["runs"][0]["results"];
-  EXPECT_EQ(results[0]["suppressions"][0]["kind"], "external");
-  EXPECT_EQ(results[0]["baselineState"], "unchanged");
-  EXPECT_EQ(results[1]["baselineState"], "new");
+  // New problems first.
+  EXPECT_EQ(results[0]["baselineState"], "new");
+  EXPECT_EQ(results[0]["ruleId"], "destroyed_in_flight");
+  EXPECT_EQ(results[1]["suppressions"][0]["kind"], "external");
+  EXPECT_EQ(results[1]["suppressions"][0]["justification"], "kind=retained");
+  EXPECT_EQ(results[1]["baselineState"], "unchanged");
 }
 
-TEST(OutputTest, JUnitOneTestCasePerKindAndOneForTheRunBeingWhole) {
+TEST(OutputTest, JUnitOneTestCasePerProblemAndOneForTheRunBeingWhole) {
   const std::string xml = analysis::render_junit(sample());
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
   const std::regex testcase("<testcase ");
   EXPECT_EQ(
       std::distance(std::sregex_iterator(xml.begin(), xml.end(), testcase), std::sregex_iterator()),
-      8);
+      3);
   EXPECT_NE(xml.find("<testcase classname=\"vkleak\" name=\"complete_run\">\n    </testcase>"),
             std::string::npos);
+  // Named by what and where, without counts or lines: CI history follows it from run to run.
+  EXPECT_NE(xml.find("<testcase classname=\"vkleak\" name=\"VkBuffer &quot;wrapper.vertices&quot; "
+                     "at main &gt; GpuBuffer::GpuBuffer(int)\">"),
+            std::string::npos)
+      << xml;
   analysis::ReportDocument cut = sample();
   cut.runs[0].incomplete = {"the run crashed (SIGSEGV) at frame 3"};
   const std::string cut_xml = analysis::render_junit(cut);
@@ -180,19 +190,24 @@ TEST(OutputTest, JUnitOneTestCasePerKindAndOneForTheRunBeingWhole) {
   EXPECT_EQ(xml.find("a|b<c>"), std::string::npos);
 }
 
-TEST(OutputTest, JUnitFailsOnlyNewFindingsOfAGate) {
+TEST(OutputTest, JUnitFailsOnlyNewProblemsOfAGateAndSkipsTheOthers) {
   analysis::ReportDocument doc = sample();
   doc.runs[0].findings[0].status = "baseline";
   doc.runs[0].findings[1].status = "new";
   doc.gate = analysis::GateSummary{};
   const std::string xml = analysis::render_junit(doc);
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("skipped=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("<skipped message=\"#2 retained: in the baseline\"/>"), std::string::npos)
+      << xml;
   EXPECT_NE(xml.find("<system-out>[baseline]"), std::string::npos);
+  // The new problem comes first.
+  EXPECT_LT(xml.find("<failure type=\"destroyed_in_flight\""), xml.find("<skipped"));
 }
 
 TEST(OutputTest, MarkdownTable) {
   const std::string md = analysis::render_markdown(sample());
-  EXPECT_NE(md.find("### vkleak: 2 findings in 1 run"), std::string::npos) << md;
+  EXPECT_NE(md.find("### vkleak: 2 problems in 1 run"), std::string::npos) << md;
   EXPECT_NE(md.find("| # | Kind | Type | Count | Bytes | Names | Created at |"), std::string::npos)
       << md;
   EXPECT_NE(md.find("|--:|---|---|--:|--:|---|---|"), std::string::npos);
@@ -205,7 +220,8 @@ TEST(OutputTest, MarkdownTable) {
 
 TEST(OutputTest, TextColoursOnlyWhenAsked) {
   const std::string plain = analysis::render_text(sample(), Style(false));
-  EXPECT_NE(plain.find("vkleak: 2 findings (1 destroyed_in_flight, 1 retained) in 1 run"),
+  EXPECT_NE(plain.find("vkleak: 2 problems, 286 objects, 17.8 MiB in 1 run (2 findings: 1 "
+                       "destroyed_in_flight, 1 retained)"),
             std::string::npos)
       << plain;
   EXPECT_NE(plain.find("created at: GpuBuffer::GpuBuffer(int)"), std::string::npos);
@@ -319,7 +335,7 @@ TEST(OutputEscapingTest, MarkdownStaysUnderGitHubsStepSummaryLimit) {
   EXPECT_LE(md.size(), 1'000'000u);
   EXPECT_GT(md.size(), 900'000u) << "fills what it can";
   const std::regex more(
-      "\\*\\*([0-9,]+) more findings in the JSON\\*\\* \\(`vkleak report --format "
+      "\\*\\*([0-9,]+) more problems in the JSON\\*\\* \\(`vkleak report --format "
       "json`\\)");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(md, m, more)) << md.substr(md.size() - 2000);
@@ -331,7 +347,7 @@ TEST(OutputEscapingTest, MarkdownStaysUnderGitHubsStepSummaryLimit) {
   EXPECT_EQ(shown + std::stoul(more_count), 2000u);
   EXPECT_NE(md.find("</details>"), std::string::npos);
   // Under the limit: no such line.
-  EXPECT_EQ(analysis::render_markdown(sample()).find("more findings in the JSON"),
+  EXPECT_EQ(analysis::render_markdown(sample()).find("more problems in the JSON"),
             std::string::npos);
 }
 
@@ -413,6 +429,90 @@ TEST(OutputEscapingTest, ByteTotalsSaturateInsteadOfWrapping) {
   EXPECT_EQ(text.find("8.0 KiB"), std::string::npos) << text;
   ASSERT_FALSE(doc.runs[0].series.types.empty());
   EXPECT_EQ(doc.runs[0].series.types[0].bytes.back(), UINT64_MAX);
+}
+
+// Issue 27, point 9: two problems made through one helper; the new one's SARIF location is its
+// caller's line, the frame that tells it apart, not the helper's line both share.
+TEST(OutputTest, SarifLocatesAProblemAtTheFrameThatTellsItApart) {
+  auto frame = [](const std::string& function, int line) {
+    analysis::Frame f;
+    f.function = function;
+    f.file = "/work/src/stats.cpp";
+    f.line = line;
+    f.module = "app";
+    f.text = function + " (/work/src/stats.cpp:" + std::to_string(line) + ")";
+    return f;
+  };
+  auto through_helper = [&](const std::string& caller, int line, const std::string& name) {
+    Finding f;
+    f.kind = FindingKind::kLeakAtExit;
+    f.object_type = "VkBuffer";
+    f.count = 1;
+    f.bytes = 64;
+    f.name_pattern = name;
+    f.names = {name};
+    f.message = "leaked";
+    f.callsite = {frame("make_buffer", 12), frame(caller, line), frame("main", 90)};
+    return f;
+  };
+  analysis::ReportDocument doc;
+  doc.runs.emplace_back();
+  doc.runs[0].findings = {through_helper("upload_mesh", 40, "mesh"),
+                          through_helper("capture_stats", 71, "stats")};
+  doc.runs[0].findings[0].status = "baseline";
+  doc.runs[0].findings[1].status = "new";
+  doc.gate = analysis::GateSummary{};
+  const json s = analysis::render_sarif(doc, "/work");
+  const json& results = s["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0]["baselineState"], "new");  // new first
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 71);
+  EXPECT_EQ(results[0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            "capture_stats");
+  EXPECT_EQ(results[1]["locations"][0]["physicalLocation"]["region"]["startLine"], 40);
+  // Alone, a problem is located at its innermost line.
+  doc.runs[0].findings.erase(doc.runs[0].findings.begin());
+  EXPECT_EQ(analysis::render_sarif(doc, "/work")["runs"][0]["results"][0]["locations"][0]
+                                                ["physicalLocation"]["region"]["startLine"],
+            12);
+  // Markdown's "created at" cell names the same line; the new row comes first.
+  doc.runs[0].findings.insert(doc.runs[0].findings.begin(),
+                              through_helper("upload_mesh", 40, "mesh"));
+  doc.runs[0].findings[0].status = "baseline";
+  const std::string md = analysis::render_markdown(doc);
+  EXPECT_NE(md.find("| 1 | **new** | `leak_at_exit` | VkBuffer | 1 | 64 B | `stats` | `main > "
+                    "capture_stats > make_buffer` `stats.cpp`:71 |"),
+            std::string::npos)
+      << md;
+}
+
+// Issue 27, point 9: a passing gate is short: known problems a line each, at most ten, and no
+// evidence; text says which problems fail first.
+TEST(OutputTest, APassingGateIsShort) {
+  analysis::ReportDocument doc;
+  doc.runs.emplace_back();
+  for (int i = 0; i < 30; ++i) {
+    Finding f = sample().runs[0].findings[0];
+    f.name_pattern = "known." + std::to_string(i);
+    f.status = "baseline";
+    doc.runs[0].findings.push_back(f);
+  }
+  doc.gate = analysis::GateSummary{};
+  doc.gate->baseline = 30;
+  const std::string text = analysis::render_text(doc, Style(false));
+  const auto lines = std::count(text.begin(), text.end(), '\n');
+  EXPECT_LE(lines, 18) << text;
+  EXPECT_EQ(text.find("created at:"), std::string::npos) << text;
+  EXPECT_NE(text.find("(20 more problems not failing the gate"), std::string::npos) << text;
+  EXPECT_NE(text.find("Gate: pass: 0 new problems (0 allowed), 30 in the baseline"),
+            std::string::npos)
+      << text;
+  // A new one among them comes first, whole.
+  doc.runs[0].findings[17].status = "new";
+  const std::string failing = analysis::render_text(doc, Style(false));
+  EXPECT_NE(failing.find("  #1  retained  VkBuffer"), std::string::npos) << failing;
+  EXPECT_LT(failing.find("[new]"), failing.find("[baseline]"));
+  EXPECT_NE(failing.find("created at:"), std::string::npos);
 }
 
 }  // namespace

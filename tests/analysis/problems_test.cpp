@@ -89,14 +89,46 @@ TEST(ProblemsTest, GrewAndLeakedAtExitIsOneProblemCountedOnce) {
   EXPECT_EQ(j["findings"][0]["problem"], 0);
   EXPECT_EQ(j["findings"][1]["problem"], 0);
 
+  // Issue 27: one block per problem, its kinds in it, the evidence once, in every format.
+  const std::string kinds = std::string(analysis::kind_name(r.findings[0].kind)) + " + " +
+                            analysis::kind_name(r.findings[1].kind);
   const std::string text = analysis::render_text(doc, Style(false));
-  EXPECT_NE(text.find("vkleak: 1 problem, 300 objects, 18.8 MiB"), std::string::npos) << text;
-  EXPECT_NE(text.find("same objects as #2 (one problem: "), std::string::npos) << text;
-  EXPECT_NE(text.find("same objects as #1 (one problem: "), std::string::npos) << text;
+  EXPECT_NE(text.find("vkleak: 1 problem, 300 objects, 18.8 MiB in 1 run (2 findings: "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  #1  " + kinds + "  VkBuffer \"mesh.vertices\"  300 objects, 18.8 MiB\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("#2"), std::string::npos) << text;
+  auto occurrences = [](const std::string& hay, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(occurrences(text, "created at:"), 1u) << text;
+  EXPECT_EQ(occurrences(text, "examples:"), 1u) << text;
+  EXPECT_NE(text.find("      growth: "), std::string::npos) << text;
+  EXPECT_NE(text.find("      leak_at_exit: "), std::string::npos) << text;
 
   const std::string md = analysis::render_markdown(doc);
   EXPECT_NE(md.find("1 problem: 300 objects, 18.8 MiB"), std::string::npos) << md;
-  EXPECT_NE(md.find("same objects as #2"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1 | `" + std::string(analysis::kind_name(r.findings[0].kind)) + "` + `" +
+                    analysis::kind_name(r.findings[1].kind) + "` | VkBuffer | 300 | 18.8 MiB |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("| 2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("1. **" + kinds + "**"), std::string::npos) << md;
+  EXPECT_EQ(md.find("\n2. "), std::string::npos) << md;
+
+  const std::string junit = analysis::render_junit(doc);
+  EXPECT_EQ(occurrences(junit, "<testcase "), 2u) << junit;  // the problem and complete_run
+  EXPECT_NE(junit.find("<failure type=\"" + kinds + "\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("tests=\"2\""), std::string::npos) << junit;
+
+  const nlohmann::json sarif = analysis::render_sarif(doc, "");
+  ASSERT_EQ(sarif["runs"][0]["results"].size(), 1u);
+  EXPECT_EQ(sarif["runs"][0]["results"][0]["properties"]["kinds"].size(), 2u);
+  EXPECT_EQ(sarif["runs"][0]["results"][0]["properties"]["count"], 300);
 
   const std::string page = render_html(doc);
   EXPECT_NE(page.find("<span class=\"vk-card-n\">18.8 MiB</span><span class=\"vk-card-label\">in "

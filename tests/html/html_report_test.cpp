@@ -458,6 +458,25 @@ TEST(HtmlReport, FailingGateFails) {
             std::string::npos);
 }
 
+// Issue 27: a gate's new problem is the first row, though a known one ranks above it.
+TEST(HtmlReport, NewProblemsComeFirst) {
+  Finding known = finding(FindingKind::kGrowth);
+  known.object_type = "VkImage";
+  known.status = "baseline";
+  Finding fresh = finding(FindingKind::kLeakAtExit);
+  fresh.object_type = "VkSampler";
+  fresh.status = "new";
+  ReportDocument doc = doc_of({known, fresh});
+  doc.gate = analysis::GateSummary{};
+  const std::string page = render_html(doc);
+  EXPECT_LT(page.find("<td class=\"vk-type\">VkSampler</td>"),
+            page.find("<td class=\"vk-type\">VkImage</td>"));
+  doc.gate.reset();  // a report keeps the ranking
+  const std::string report = render_html(doc);
+  EXPECT_GT(report.find("<td class=\"vk-type\">VkSampler</td>"),
+            report.find("<td class=\"vk-type\">VkImage</td>"));
+}
+
 // A run not checked whole never shows PASS: with a gate's verdict or without one, the badge says
 // INCOMPLETE and the header lists why, escaped.
 TEST(HtmlReport, IncompleteRunNeverPasses) {
@@ -714,7 +733,10 @@ TEST(HtmlReport, FindingsTableKeepsTheRankingAndFormatsNumbers) {
             std::string::npos);
   EXPECT_NE(page.find("<li><code>main (incident1_wrapper_growth.cpp:131)</code></li>"),
             std::string::npos);
-  EXPECT_NE(page.find("FAIL \xc2\xb7 8 findings"), std::string::npos);
+  // A report is no gate: it says what it found, never FAIL.
+  EXPECT_NE(page.find("vk-badge vk-found\" id=\"verdict\">"), std::string::npos);
+  EXPECT_NE(page.find(" found \xc2\xb7 8 findings</span>"), std::string::npos);
+  EXPECT_EQ(page.find(">FAIL"), std::string::npos);
   EXPECT_NE(page.find("data-kind=\"growth\" title=\"objects pile up: the live count keeps rising"),
             std::string::npos);
   EXPECT_NE(page.find("<title>vkleak report: incidents_1_2_5</title>"), std::string::npos);

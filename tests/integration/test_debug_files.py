@@ -147,6 +147,30 @@ class DebugFileByBuildIdTest(TempDirTestCase):
         for f in found.values():
             self.assertTrue(f["callsite_frames"][0]["inlined"], f["callsite_frames"])
 
+    def test_a_stripped_programs_baseline_matches_call_stacks_not_the_module(self):
+        """Issue 27: without symbols the identity is the module+offset stack. A module alone made
+        every leak of a stripped program one, so a baseline hid any new leak of that module."""
+        out, _ = self.run_program(self.stripped("--strip-all"))
+        doc = json.loads(run([VKLEAK, "report", "--format", "json", out],
+                             base_env(self.tmp)).stdout)
+        [lam] = [f for f in doc["findings"] if f["name_pattern"] == "lambda.*"]
+        self.assertRegex(lam["fingerprint"],
+                         rf"^leak_at_exit\|VkBuffer\|{PROGRAM}\+0x[0-9a-f]+(;[^|;]+)+\|lambda\.\*$")
+
+        def gate(known):
+            path = os.path.join(self.tmp, "baseline.json")
+            with open(path, "w") as f:
+                json.dump(dict(doc, findings=known), f)
+            proc = run([VKLEAK, "gate", "--format", "json", "--baseline", path, out],
+                       base_env(self.tmp), check=False)
+            return {f["name_pattern"]: f["status"] for f in json.loads(proc.stdout)["findings"]
+                    if f["object_type"] == "VkBuffer"}
+
+        # The lambda's call stack is known; the template's, in the same module, is not.
+        self.assertEqual(gate([lam]), {"lambda.*": "baseline", "tmpl.*": "new"})
+        # Even under the template's name: the lambda's stack is not the template's.
+        self.assertEqual(gate([dict(lam, name_pattern="tmpl.*")])["tmpl.*"], "new")
+
     def test_show_takes_the_directory_too(self):
         program = self.stripped("--strip-all")
         out, _ = self.run_program(program)
