@@ -25,6 +25,7 @@ RunAnalyzer::~RunAnalyzer() = default;
 void RunAnalyzer::add(Snapshot snapshot) {
   if (report_.snapshots.empty()) {
     report_.pid = snapshot.pid;
+    report_.run_id = snapshot.run_id;
     report_.executable = snapshot.executable;
   }
   // "submit" wins: frames of this run were counted at submits at least for a while.

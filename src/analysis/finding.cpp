@@ -93,6 +93,15 @@ void rank_findings(std::vector<Finding>* findings) {
   });
 }
 
+std::string ReportDocument::run_label(const RunReport& run) const {
+  std::string label = "pid " + std::to_string(run.pid);
+  for (const RunReport& other : runs) {
+    if (&other != &run && other.pid == run.pid && !run.run_id.empty())
+      return label + ", run " + run.run_id.substr(0, 8);
+  }
+  return label;
+}
+
 size_t ReportDocument::finding_count() const {
   size_t n = 0;
   for (const RunReport& r : runs) n += r.findings.size();

@@ -356,6 +356,7 @@ struct Problem {
 
 struct RunReport {
   uint64_t pid = 0;
+  std::string run_id;  // the layer's run id (16 hex digits); "" from layers before run ids
   std::string executable;
   std::string frame_boundary;
   std::vector<SnapshotInfo> snapshots;
@@ -394,11 +395,11 @@ struct GateSummary {
   uint64_t incomplete_runs = 0;
   bool allow_incomplete = false;
   // Problems, not findings: one missing free judged as three kinds is one new problem.
-  uint64_t new_findings = 0;         // new problems
-  uint64_t baseline = 0;             // problems in the baseline
-  uint64_t suppressed = 0;           // problems suppressed
-  uint64_t max_findings = 0;         // new problems allowed
-  std::vector<std::string> fail_on;  // kinds that count
+  uint64_t new_findings = 0;                 // new problems
+  uint64_t baseline = 0;                     // problems in the baseline
+  uint64_t suppressed = 0;                   // problems suppressed
+  uint64_t max_findings = 0;                 // new problems allowed
+  std::vector<std::string> fail_on;          // kinds that count
   std::vector<SuppressionUse> suppressions;  // every rule, in file order
 };
 
@@ -409,6 +410,9 @@ struct ReportDocument {
   std::optional<GateSummary> gate;
 
   size_t finding_count() const;
+  // How outputs name a run: "pid 3068", and its run id too where another run of the document
+  // has that pid (reruns, containers): "pid 3068, run 2ce5fe46".
+  std::string run_label(const RunReport& run) const;
   // "pass", "fail" (new problems over the limit) or "incomplete" (a run not checked whole;
   // takes precedence: the findings of a run cut short are not its whole story).
   std::string gate_result() const;

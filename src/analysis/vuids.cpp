@@ -42,4 +42,32 @@ std::vector<std::string> vuids_for(FindingKind kind, const std::string& object_t
   return out;
 }
 
+std::string vuid_help(FindingKind kind) {
+  const vuids::Destroy* buffer = destroy_of("VkBuffer");
+  switch (kind) {
+    case FindingKind::kLeakAtExit:
+      return std::string("The validation layer reports objects alive at vkDestroyDevice as ") +
+             vuids::kDeviceChildren + " and at vkDestroyInstance as " + vuids::kInstanceChildren +
+             "; a leak at process exit without teardown has no VUID (the validation layer sees "
+             "no destroy). Each result's properties.vuids names its own.";
+    case FindingKind::kDestroyedInFlight:
+      return std::string(
+                 "The validation layer reports this as the destroy or free command's in-use VUID, "
+                 "per object type (for a VkBuffer ") +
+             (buffer && buffer->in_flight ? buffer->in_flight : "") +
+             "). Each result's properties.vuids names its own.";
+    case FindingKind::kInvalidDestroy:
+      return std::string(
+                 "The validation layer reports a handle that is not valid (destroyed already, or "
+                 "never made) as the command's parameter VUID, and one of another device as its "
+                 "parent VUID (for a VkBuffer ") +
+             (buffer && buffer->invalid ? buffer->invalid : "") + ", " +
+             (buffer && buffer->parent ? buffer->parent : "") +
+             "). Each result's properties.vuids names its own.";
+    default:
+      return "No VUID: the validation layer cannot see this kind (it is judged from what happens "
+             "over the run, not from one invalid call).";
+  }
+}
+
 }  // namespace vkleak::analysis

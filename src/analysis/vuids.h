@@ -16,4 +16,8 @@ namespace vkleak::analysis {
 std::vector<std::string> vuids_for(FindingKind kind, const std::string& object_type,
                                    const std::string& where);
 
+// A kind's rule help (SARIF): which VUIDs the validation layer reports for it, or why it has
+// none.
+std::string vuid_help(FindingKind kind);
+
 }  // namespace vkleak::analysis

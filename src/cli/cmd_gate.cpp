@@ -108,7 +108,7 @@ int gate_command(const GateFlags& flags) {
   for (const analysis::RunReport& run : doc.runs) {
     for (const std::string& problem : run.incomplete) {
       const std::string line =
-          "run pid " + std::to_string(run.pid) + " was not checked whole: " + printable(problem);
+          "run " + doc.run_label(run) + " was not checked whole: " + printable(problem);
       if (flags.allow_incomplete)
         print_warning(line + " (allowed by --allow-incomplete)");
       else

@@ -174,7 +174,7 @@ Report make_report(const analysis::ReportDocument& doc) {
   }
   for (const analysis::RunReport& run : doc.runs) {
     for (const std::string& problem : run.incomplete) {
-      r.incomplete.push_back("pid " + std::to_string(run.pid) + ": " + problem);
+      r.incomplete.push_back(doc.run_label(run) + ": " + problem);
     }
   }
   if (!doc.runs.empty()) {

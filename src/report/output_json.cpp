@@ -152,6 +152,7 @@ json finding_json(const Finding& f) {
   json j = {{"kind", kind_name(f.kind)},
             {"severity", kind_is_error(f.kind) ? "error" : "warning"},
             {"evidence", f.heuristic ? "heuristic" : "certain"},
+            {"vuids", f.vuids},
             {"object_type", f.object_type},
             {"count", f.count},
             {"bytes", f.bytes},
@@ -227,6 +228,7 @@ json findings_json(const ReportDocument& doc) {
     }
     runs.push_back(
         {{"pid", r.pid},
+         {"run_id", r.run_id.empty() ? json(nullptr) : json(r.run_id)},
          {"executable", r.executable.empty() ? json(nullptr) : json(r.executable)},
          {"frame_boundary", r.frame_boundary.empty() ? json(nullptr) : json(r.frame_boundary)},
          {"snapshots", std::move(snapshots)},

@@ -59,7 +59,7 @@ std::string render_junit(const ReportDocument& doc) {
   std::string incomplete;
   for (const RunReport& r : doc.runs) {
     for (const std::string& problem : r.incomplete)
-      incomplete += "pid " + std::to_string(r.pid) + ": " + xml_text(problem, SIZE_MAX) + "\n";
+      incomplete += xml_text(doc.run_label(r) + ": " + problem, SIZE_MAX) + "\n";
   }
   const bool incomplete_fails = !incomplete.empty() && !(doc.gate && doc.gate->allow_incomplete);
   failures += incomplete_fails ? 1 : 0;

@@ -2,9 +2,11 @@
 // result per problem (findings about the same objects; its best-ranked finding's kind is the
 // rule, all its kinds are listed), located at the innermost source line of the creation call
 // site that tells it apart from the other problems (the caller, not a helper they share).
+#include <algorithm>
 #include <cstdio>
 
 #include "analysis/problems.h"
+#include "analysis/vuids.h"
 #include "core/escape.h"
 #include "report/output.h"
 
@@ -105,7 +107,9 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
          {"name", rule_name(kind)},
          {"shortDescription", {{"text", kind_description(kind)}}},
          {"fullDescription", {{"text", kind_description(kind)}}},
-         {"help", {{"text", "See FINDINGS.md in the vkleak sources for the definition."}}},
+         {"help",
+          {{"text",
+            "See FINDINGS.md in the vkleak sources for the definition. " + vuid_help(kind)}}},
          {"defaultConfiguration", {{"level", kind_is_error(kind) ? "error" : "warning"}}},
          {"properties", {{"tags", {"vulkan", "resource-leak"}}}}});
   }
@@ -126,6 +130,11 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
     }
     json kinds = json::array();
     for (FindingKind k : p.problem->kinds) kinds.push_back(kind_name(k));
+    // The validation layer's words for the same bug, across the problem's kinds.
+    std::vector<std::string> vuids;
+    for (const Finding* g : members)
+      for (const std::string& v : g->vuids)
+        if (std::find(vuids.begin(), vuids.end(), v) == vuids.end()) vuids.push_back(v);
     json result = {{"ruleId", kind_name(f->kind)},
                    {"ruleIndex", static_cast<int>(f->kind)},
                    {"level", kind_is_error(f->kind) ? "error" : "warning"},
@@ -140,7 +149,8 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
                      {"objectType", printable(f->object_type, kDisplayChars)},
                      {"names", display_names(f->names)},
                      {"pid", f->pid},
-                     {"snapshot", f->snapshot}}}};
+                     {"snapshot", f->snapshot},
+                     {"vuids", vuids}}}};
     json locations = json::array();
     if (const Frame* s = problems.distinguishing_frame(p)) {
       json location = {

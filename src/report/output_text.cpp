@@ -262,7 +262,7 @@ std::string render_text(const ReportDocument& doc, const Style& style,
   out += headline + '\n';
 
   for (const RunReport& r : doc.runs) {
-    out += '\n' + style.bold("Run pid " + std::to_string(r.pid)) +
+    out += '\n' + style.bold("Run " + doc.run_label(r)) +
            (r.executable.empty() ? "" : ": " + printable(r.executable, kDisplayChars)) + '\n';
     out += "  " + snapshots_line(r) + '\n';
     if (sparklines != nullptr) out += render_sparklines(r, *sparklines, style);

@@ -431,6 +431,23 @@ class MisuseStacksTest(TempDirTestCase):
                 ours = [e for kind_ in ("invalid_destroy", "destroyed_in_flight")
                         for e, _ in self.events(kind_)]
                 self.assertEqual([e["kind"] for e in ours], [kind] if kind else [], ours)
+                # Issue 29: our finding names the VUID the validation layer reported, in JSON and
+                # in SARIF (each result's properties, and its rule's help).
+                doc = json.loads(run([VKLEAK, "report", "--format", "json", self.out],
+                                     base_env(self.tmp), check=False).stdout)
+                misuse = [f for f in doc["findings"]
+                          if f["kind"] in ("invalid_destroy", "destroyed_in_flight")]
+                self.assertEqual(sorted({v for f in misuse for v in f["vuids"]}), vuids, misuse)
+                sarif = json.loads(run([VKLEAK, "report", "--format", "sarif", self.out],
+                                       base_env(self.tmp), check=False).stdout)
+                results = [r for r in sarif["runs"][0]["results"]
+                           if r["ruleId"] in ("invalid_destroy", "destroyed_in_flight")]
+                self.assertEqual(sorted({v for r in results for v in r["properties"]["vuids"]}),
+                                 vuids)
+                if kind:
+                    [rule] = [r for r in sarif["runs"][0]["tool"]["driver"]["rules"]
+                              if r["id"] == kind]
+                    self.assertIn("VUID-vkDestroyBuffer-buffer-", rule["help"]["text"])
 
     def test_reused_handles_are_no_invalid_destroy(self):
         env = {}

@@ -127,6 +127,14 @@ class RunIdentityTest(TempDirTestCase):
                 json.dump(content, f)
         gate = vkleak(["gate", self.out, "--color", "never"], expect=3)
         self.assertIn("no end-of-run snapshot", gate.stderr)
+        # Two runs of one pid: every text names which run it means (pid and run id).
+        killed_id = name_parts(moved[0])[1]
+        self.assertIn(f"run pid {clean_pid}, run {killed_id[:8]} was not checked whole",
+                      gate.stderr)
+        self.assertIn(f"Run pid {clean_pid}, run {killed_id[:8]}", gate.stdout)
+        runs = json.loads(vkleak(["report", self.out, "--format", "json"]).stdout)["runs"]
+        self.assertEqual(sorted(r["run_id"] for r in runs),
+                         sorted({name_parts(p)[1] for p in snapshot_files(self.out)}))
 
     def test_another_processes_final_snapshot_renamed_into_a_killed_run(self):
         killed = self.out
