@@ -45,6 +45,16 @@ class SettingsTest(TempDirTestCase):
         self.assertIn("unknown setting 'bogus'", proc.stderr)
         self.assertTrue(snapshot_files(self.out))
 
+    def test_variables_that_are_not_settings_are_not_warned_about(self):
+        # The benchmarks' pass-through switch is read when the layer is loaded; it is no
+        # setting, and no warning says it is unknown. The layer then tracks nothing.
+        env = explicit_env(self.tmp, self.out)
+        env["VKLEAK_BENCH_PASSTHROUGH"] = "1"
+        proc = run([scenario("leak_named_buffers"), "--count", "1"], env)
+        self.assertNotIn("unknown setting", proc.stderr)
+        self.assertNotIn("leak.0", {o.get("name") for s in snapshots(self.out)
+                                    for o in s["objects"]})
+
     def test_unwritable_output_dir_is_a_warning(self):
         blocker = os.path.join(self.tmp, "a-file")
         open(blocker, "w").close()

@@ -28,7 +28,9 @@ namespace {
 constexpr const char* kFilePrefix = "vkleak_tracker.";
 constexpr const char* kLayerName = "VK_LAYER_VKLEAK_tracker";
 
-// Every setting the layer knows. VKLEAK_ENABLE / VKLEAK_DISABLE belong to the loader (manifest).
+// Every setting the layer knows. VKLEAK_ENABLE / VKLEAK_DISABLE belong to the loader (manifest),
+// VKLEAK_LAYER_DIR to the CLI, VKLEAK_BENCH_PASSTHROUGH to the benchmarks (base/passthrough.cpp
+// reads it when the layer is loaded): kLoaderKeys, variables that are not settings.
 constexpr const char* kSettingKeys[] = {
     "output_dir",           "snapshot_every",   "frame_boundary",
     "callstack_depth",      "snapshot_at_exit", "snapshot_signal",
@@ -36,7 +38,7 @@ constexpr const char* kSettingKeys[] = {
     "vulkan_stack_modules", "crash_snapshot",   "graveyard_size",
     "destroy_callstacks",   "file_mode",
 };
-constexpr const char* kLoaderKeys[] = {"enable", "disable", "layer_dir"};
+constexpr const char* kLoaderKeys[] = {"enable", "disable", "layer_dir", "bench_passthrough"};
 
 std::string to_lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
