@@ -196,6 +196,17 @@ def implicit_env(tmp, out_dir, enable=True, disable=False):
     return env
 
 
+def vkleak_checked(args, expect=0):
+    """The CLI with the test's environment (no debuginfod lookups); fails unless it exits
+    `expect`, showing the end of its output."""
+    proc = subprocess.run([VKLEAK] + args, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "DEBUGINFOD_URLS": ""})
+    if proc.returncode != expect:
+        raise AssertionError(f"vkleak {args} exited {proc.returncode}, expected {expect}\n"
+                             f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}")
+    return proc
+
+
 def run(cmd, env, timeout=300, check=True):
     """Runs cmd; with check, a non-zero exit fails. A stacked run's layer chain is always
     checked (stack_env)."""

@@ -11,17 +11,9 @@ import unittest
 import xml.etree.ElementTree as ET
 
 from harness import SOURCE, VKLEAK, TempDirTestCase, explicit_env, run, scenario
+from harness import vkleak_checked as vkleak
 
 FINDINGS_SCHEMA = os.path.join(SOURCE, "src/schema/vkleak-findings.schema.json")
-
-
-def vkleak(args, expect=0):
-    proc = subprocess.run([VKLEAK] + args, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "DEBUGINFOD_URLS": ""})
-    if proc.returncode != expect:
-        raise AssertionError(f"vkleak {args} exited {proc.returncode}, expected {expect}\n"
-                             f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}")
-    return proc
 
 
 def validate(doc):

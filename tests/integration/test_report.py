@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 
 from harness import (SOURCE, VKLEAK, TempDirTestCase, explicit_env, run, scenario, snapshot_files,
                      xvfb)
+from harness import vkleak_checked as vkleak
 
 FINDINGS_SCHEMA = os.path.join(SOURCE, "src/schema/vkleak-findings.schema.json")
 EVERY = "25"
@@ -28,15 +29,6 @@ def validate_findings(doc):
         cls.check_schema(schema)
         _validator = cls(schema)
     _validator.validate(doc)
-
-
-def vkleak(args, expect=0):
-    proc = subprocess.run([VKLEAK] + args, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "DEBUGINFOD_URLS": ""})
-    if proc.returncode != expect:
-        raise AssertionError(f"vkleak {args} exited {proc.returncode}, expected {expect}\n"
-                             f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}")
-    return proc
 
 
 def findings_of(doc, kind, object_type=None):

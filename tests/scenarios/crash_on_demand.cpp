@@ -98,6 +98,23 @@ void recover_from_faults(int n) {
   }
 }
 
+// Waits until timeout_ms after start (now_ms() before the fork) for the forked child; a child
+// still running then is killed and reported ("child <pid> hung"), and false returned.
+bool wait_child(pid_t child, double start, double timeout_ms, int* status, double* ms) {
+  pid_t done = 0;
+  while ((done = waitpid(child, status, WNOHANG)) == 0 && now_ms() - start < timeout_ms) {
+    timespec ts{0, 1000 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  *ms = now_ms() - start;
+  if (done == child) return true;
+  kill(child, SIGKILL);
+  waitpid(child, status, 0);
+  std::printf("child %d hung\n", static_cast<int>(child));
+  std::fflush(stdout);
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,19 +180,8 @@ int main(int argc, char** argv) {
     if (child == 0) std::exit(0);
     if (child < 0) return 3;
     int status = 0;
-    pid_t done = 0;
-    while ((done = waitpid(child, &status, WNOHANG)) == 0 && now_ms() - start < 10000) {
-      timespec ts{0, 1000 * 1000};
-      nanosleep(&ts, nullptr);
-    }
-    const double ms = now_ms() - start;
-    if (done != child) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      std::printf("child %d hung\n", static_cast<int>(child));
-      std::fflush(stdout);
-      return 4;
-    }
+    double ms = 0;
+    if (!wait_child(child, start, 10000, &status, &ms)) return 4;
     if (WIFSIGNALED(status))
       std::printf("child %d signal %d in %.1f ms\n", static_cast<int>(child), WTERMSIG(status), ms);
     else
@@ -184,6 +190,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "fork_instance") {
     std::fflush(stdout);
+    const double start = now_ms();
     const pid_t child = fork();
     if (child == 0) {
       scenario::Context own({"crash_on_demand.child", false});
@@ -191,20 +198,9 @@ int main(int argc, char** argv) {
       _exit(0);
     }
     if (child < 0) return 3;
-    const double start = now_ms();
     int status = 0;
-    pid_t done = 0;
-    while ((done = waitpid(child, &status, WNOHANG)) == 0 && now_ms() - start < 20000) {
-      timespec ts{0, 1000 * 1000};
-      nanosleep(&ts, nullptr);
-    }
-    if (done != child) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      std::printf("child %d hung\n", static_cast<int>(child));
-      std::fflush(stdout);
-      return 4;
-    }
+    double ms = 0;
+    if (!wait_child(child, start, 20000, &status, &ms)) return 4;
     std::printf("child %d exit %d\n", static_cast<int>(child),
                 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   }
