@@ -66,6 +66,25 @@ struct UnwrittenSnapshot {
   std::string error;
 };
 
+// One memory heap of a device, as its "memory_budget" lists it.
+struct MemoryHeap {
+  uint32_t index = 0;
+  uint64_t size = 0;
+  bool device_local = false;
+  std::optional<uint64_t> budget;  // the driver's (VK_EXT_memory_budget): status kSampled only
+  std::optional<uint64_t> usage;
+};
+
+// A device's "memory_budget": the driver's view of its heaps (absent from older layers' files).
+struct MemoryBudget {
+  bool present = false;
+  format::HeapBudgetStatus status = format::HeapBudgetStatus::kNotSampled;
+  std::optional<format::HeapBudgetEnabledBy> enabled_by;
+  std::optional<uint64_t> frame;
+  std::optional<uint64_t> time_ms;
+  std::vector<MemoryHeap> heaps;
+};
+
 struct Device {
   int64_t id = 0;
   uint64_t handle = 0;
@@ -78,6 +97,7 @@ struct Device {
   std::vector<Queue> queues;
   std::string frame_boundary;        // in effect: "present", "submit", or empty (older layers)
   bool frame_boundary_auto = false;  // chosen by frame_boundary=auto
+  MemoryBudget memory_budget;
 };
 
 // The last submission that used an object (side table: objects never used have none).

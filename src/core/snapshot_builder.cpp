@@ -25,6 +25,10 @@ void SnapshotBuilder::begin_child(Ctx ctx) {
     case Ctx::kSubmission:
       event_.has_submission = true;
       break;
+    case Ctx::kMemoryBudget:
+      device_.memory_budget = MemoryBudget{};
+      device_.memory_budget.present = true;
+      break;
     case Ctx::kEventCreated:
       event_.has_created = true;
       break;
@@ -47,6 +51,9 @@ void SnapshotBuilder::begin_element(Ctx ctx) {
       break;
     case Ctx::kQueue:
       queue_ = Queue{};
+      break;
+    case Ctx::kHeap:
+      heap_ = MemoryHeap{};
       break;
     case Ctx::kUnwritten:
       unwritten_ = UnwrittenSnapshot{};
@@ -90,6 +97,10 @@ bool SnapshotBuilder::finish_record(Ctx ctx, uint64_t index) {
       break;
     case Ctx::kQueue:
       device_.queues.push_back(queue_);
+      break;
+    case Ctx::kHeap:
+      // A device has at most VK_MAX_MEMORY_HEAPS (16); a hostile file may list millions.
+      if (device_.memory_budget.heaps.size() < 64) device_.memory_budget.heaps.push_back(heap_);
       break;
     case Ctx::kUnwritten:
       // The layer keeps the last 32; a hostile file may list millions.

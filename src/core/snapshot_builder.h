@@ -64,6 +64,8 @@ class SnapshotBuilder {
   bool instance_scalar(const Scalar& v);
   bool device_scalar(const Scalar& v);
   bool queue_scalar(const Scalar& v);
+  bool memory_budget_scalar(const Scalar& v);
+  bool heap_scalar(const Scalar& v);
   bool unwritten_scalar(const Scalar& v);
   bool destroyed_scalar(const Scalar& v);
   bool event_scalar(const Scalar& v);
@@ -83,6 +85,7 @@ class SnapshotBuilder {
   Instance instance_;
   Device device_;
   Queue queue_;
+  MemoryHeap heap_;
   UnwrittenSnapshot unwritten_;
   DestroyedObject destroyed_;
   Event event_;

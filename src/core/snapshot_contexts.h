@@ -23,6 +23,9 @@ enum class Ctx : uint8_t {
   kDevice,
   kQueues,
   kQueue,
+  kMemoryBudget,
+  kHeaps,
+  kHeap,
   kUnwrittenList,
   kUnwritten,
   kObjects,
@@ -58,6 +61,8 @@ inline Ctx element_of(Ctx ctx) {
       return Ctx::kDevice;
     case Ctx::kQueues:
       return Ctx::kQueue;
+    case Ctx::kHeaps:
+      return Ctx::kHeap;
     case Ctx::kUnwrittenList:
       return Ctx::kUnwritten;
     case Ctx::kObjects:
@@ -117,6 +122,10 @@ constexpr const ObjectSpec& spec_of(Ctx ctx) {
       return format::kDevice;
     case Ctx::kQueue:
       return format::kQueue;
+    case Ctx::kMemoryBudget:
+      return format::kMemoryBudget;
+    case Ctx::kHeap:
+      return format::kHeap;
     case Ctx::kUnwritten:
       return format::kUnwritten;
     case Ctx::kObject:
@@ -198,6 +207,10 @@ inline std::optional<ChildSpec> child_of(Ctx ctx, int field) {
       break;
     case Ctx::kDevice:
       if (field == device::kQueues) return ChildSpec{Ctx::kQueues, false};
+      if (field == device::kMemoryBudget) return ChildSpec{Ctx::kMemoryBudget, true};
+      break;
+    case Ctx::kMemoryBudget:
+      if (field == memory_budget::kHeaps) return ChildSpec{Ctx::kHeaps, false};
       break;
     case Ctx::kObject:
       if (field == object::kLastUse) return ChildSpec{Ctx::kLastUse, true};

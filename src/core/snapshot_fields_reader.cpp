@@ -46,6 +46,10 @@ bool SnapshotBuilder::scalar(Ctx ctx, int field, const Scalar& v) {
       return device_scalar(v);
     case Ctx::kQueue:
       return queue_scalar(v);
+    case Ctx::kMemoryBudget:
+      return memory_budget_scalar(v);
+    case Ctx::kHeap:
+      return heap_scalar(v);
     case Ctx::kUnwritten:
       return unwritten_scalar(v);
     case Ctx::kDestroyed:
@@ -312,7 +316,63 @@ bool SnapshotBuilder::device_scalar(const Scalar& v) {
       return true;
     case device::kQueues:
       return errors_.type_error("an array", v);
+    case device::kMemoryBudget:
+      return errors_.type_error("an object", v);
     case device::kCount:  // not a field
+      return true;
+  }
+  return true;
+}
+
+bool SnapshotBuilder::memory_budget_scalar(const Scalar& v) {
+  MemoryBudget& b = device_.memory_budget;
+  uint64_t u = 0;
+  switch (static_cast<memory_budget::Field>(field_)) {
+    case memory_budget::kStatus:
+      if (v.kind == Scalar::kString && format::parse(*v.s, &b.status)) return true;
+      return errors_.type_error(one_of(format::kHeapBudgetStatusNames).c_str(), v);
+    case memory_budget::kEnabledBy: {
+      format::HeapBudgetEnabledBy by{};
+      if (v.kind == Scalar::kString && format::parse(*v.s, &by)) {
+        b.enabled_by = by;
+        return true;
+      }
+      return errors_.type_error(one_of(format::kHeapBudgetEnabledByNames).c_str(), v);
+    }
+    case memory_budget::kFrame:
+      if (errors_.get_u64(v, &u)) b.frame = u;
+      return true;
+    case memory_budget::kTimeMs:
+      if (errors_.get_u64(v, &u)) b.time_ms = u;
+      return true;
+    case memory_budget::kHeaps:
+      return errors_.type_error("an array", v);
+    case memory_budget::kCount:  // not a field
+      return true;
+  }
+  return true;
+}
+
+bool SnapshotBuilder::heap_scalar(const Scalar& v) {
+  uint64_t u = 0;
+  switch (static_cast<heap::Field>(field_)) {
+    case heap::kIndex:
+      if (errors_.get_u64(v, &u))
+        heap_.index = static_cast<uint32_t>(std::min<uint64_t>(u, 1u << 31));
+      return true;
+    case heap::kSize:
+      errors_.get_u64(v, &heap_.size);
+      return true;
+    case heap::kDeviceLocal:
+      errors_.get_bool(v, &heap_.device_local);
+      return true;
+    case heap::kBudget:
+      if (errors_.get_u64(v, &u)) heap_.budget = u;
+      return true;
+    case heap::kUsage:
+      if (errors_.get_u64(v, &u)) heap_.usage = u;
+      return true;
+    case heap::kCount:  // not a field
       return true;
   }
   return true;

@@ -143,15 +143,44 @@ enum Field : int {
   kQueues,
   kFrameBoundary,
   kFrameBoundaryAuto,
+  kMemoryBudget,  // absent in files of layers before issue 29
   kCount
 };
-inline constexpr std::string_view kNames[] = {
-    "id",       "handle", "instance",       "physical_device",    "frame", "submits", "presents",
-    "degraded", "queues", "frame_boundary", "frame_boundary_auto"};
+inline constexpr std::string_view kNames[] = {"id",
+                                              "handle",
+                                              "instance",
+                                              "physical_device",
+                                              "frame",
+                                              "submits",
+                                              "presents",
+                                              "degraded",
+                                              "queues",
+                                              "frame_boundary",
+                                              "frame_boundary_auto",
+                                              "memory_budget"};
 }  // namespace device
 inline constexpr Fields kDevice =
     fields_of(device::kNames, bit(device::kId) | bit(device::kHandle) | bit(device::kInstance) |
                                   bit(device::kFrame));
+
+// A device's "memory_budget": its memory heaps and, where the driver has VK_EXT_memory_budget,
+// each heap's budget and usage as the driver reported them at "frame" / "time_ms" (sampled on
+// the app's thread when a snapshot is asked for; a snapshot taken off it, at a signal, a crash
+// or exit, carries the device's latest sample).
+namespace memory_budget {
+enum Field : int { kStatus, kEnabledBy, kFrame, kTimeMs, kHeaps, kCount };
+inline constexpr std::string_view kNames[] = {"status", "enabled_by", "frame", "time_ms", "heaps"};
+}  // namespace memory_budget
+inline constexpr Fields kMemoryBudget =
+    fields_of(memory_budget::kNames, bit(memory_budget::kStatus) | bit(memory_budget::kHeaps));
+
+// An element of a "memory_budget"'s "heaps": budget and usage only when its status is sampled.
+namespace heap {
+enum Field : int { kIndex, kSize, kDeviceLocal, kBudget, kUsage, kCount };
+inline constexpr std::string_view kNames[] = {"index", "size", "device_local", "budget", "usage"};
+}  // namespace heap
+inline constexpr Fields kHeap =
+    fields_of(heap::kNames, bit(heap::kIndex) | bit(heap::kSize) | bit(heap::kDeviceLocal));
 
 // An element of a device's "queues".
 namespace queue {
@@ -331,6 +360,8 @@ VKLEAK_FORMAT_FIELDS(scope)
 VKLEAK_FORMAT_FIELDS(error_results)
 VKLEAK_FORMAT_FIELDS(instance)
 VKLEAK_FORMAT_FIELDS(device)
+VKLEAK_FORMAT_FIELDS(memory_budget)
+VKLEAK_FORMAT_FIELDS(heap)
 VKLEAK_FORMAT_FIELDS(queue)
 VKLEAK_FORMAT_FIELDS(unwritten)
 VKLEAK_FORMAT_FIELDS(object)
@@ -361,6 +392,8 @@ inline constexpr Place kPlaces[] = {
     {"instances/*", &kInstance},
     {"devices/*", &kDevice},
     {"devices/*/queues/*", &kQueue},
+    {"devices/*/memory_budget", &kMemoryBudget},
+    {"devices/*/memory_budget/heaps/*", &kHeap},
     {"unwritten/*", &kUnwritten},
     {"objects/*", &kObject},
     {"objects/*/last_use", &kLastUse},

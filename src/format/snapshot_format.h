@@ -77,6 +77,24 @@ enum class InvalidDestroy : uint8_t { kAlreadyDestroyed, kUnknownHandle, kWrongD
 inline constexpr std::string_view kInvalidDestroyNames[] = {"already_destroyed", "unknown_handle",
                                                             "wrong_device"};
 
+// Whether a device's "memory_budget" holds the driver's heap budget and usage ("status"), and
+// if not, why: the driver lacks VK_EXT_memory_budget; the instance has neither Vulkan 1.1 nor
+// VK_KHR_get_physical_device_properties2 (the query needs one); the layer setting
+// memory_budget=false; or no sample yet (a crash before the device's first).
+enum class HeapBudgetStatus : uint8_t {
+  kSampled,
+  kUnsupported,
+  kNeedsProperties2,
+  kOff,
+  kNotSampled
+};
+inline constexpr std::string_view kHeapBudgetStatusNames[] = {
+    "sampled", "unsupported", "needs_properties2", "off", "not_sampled"};
+
+// Who enabled VK_EXT_memory_budget on the device ("enabled_by" of a "memory_budget").
+enum class HeapBudgetEnabledBy : uint8_t { kApp, kLayer };
+inline constexpr std::string_view kHeapBudgetEnabledByNames[] = {"app", "vkleak"};
+
 // The edge kind of the memory bound to a buffer or image (other kinds are create-info members).
 inline constexpr std::string_view kEdgeKindMemory = "memory";
 // The edge kind from a descriptor set to its layout.
@@ -114,6 +132,12 @@ constexpr std::string_view name(EventKind v) {
 constexpr std::string_view name(InvalidDestroy v) {
   return detail::name_at(static_cast<size_t>(v), kInvalidDestroyNames);
 }
+constexpr std::string_view name(HeapBudgetStatus v) {
+  return detail::name_at(static_cast<size_t>(v), kHeapBudgetStatusNames);
+}
+constexpr std::string_view name(HeapBudgetEnabledBy v) {
+  return detail::name_at(static_cast<size_t>(v), kHeapBudgetEnabledByNames);
+}
 constexpr bool parse(std::string_view s, Reason* out) {
   return detail::parse_in(s, kReasonNames, out);
 }
@@ -130,7 +154,16 @@ constexpr bool parse(std::string_view s, InvalidDestroy* out) {
   return detail::parse_in(s, kInvalidDestroyNames, out);
 }
 
+constexpr bool parse(std::string_view s, HeapBudgetStatus* out) {
+  return detail::parse_in(s, kHeapBudgetStatusNames, out);
+}
+constexpr bool parse(std::string_view s, HeapBudgetEnabledBy* out) {
+  return detail::parse_in(s, kHeapBudgetEnabledByNames, out);
+}
+
 static_assert(std::size(kReasonNames) == size_t(Reason::kDeviceLost) + 1);
+static_assert(std::size(kHeapBudgetStatusNames) == size_t(HeapBudgetStatus::kNotSampled) + 1);
+static_assert(std::size(kHeapBudgetEnabledByNames) == size_t(HeapBudgetEnabledBy::kLayer) + 1);
 static_assert(std::size(kOriginNames) == size_t(Origin::kSwapchainImage) + 1);
 static_assert(std::size(kFrameBoundaryNames) == size_t(FrameBoundary::kSubmit) + 1);
 static_assert(std::size(kEventKindNames) == size_t(EventKind::kDuplicateHandle) + 1);
@@ -175,7 +208,9 @@ inline size_t put_number(char* out, size_t at, uint64_t v, int min_digits) {
   while (n > 0) out[at++] = digits[--n];
   return at;
 }
-constexpr bool is_hex_digit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+constexpr bool is_hex_digit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
 }  // namespace detail
 
 // Writes a run id as kRunIdDigits lowercase hex digits and a NUL into out.
@@ -198,8 +233,8 @@ constexpr bool is_run_id(std::string_view s) {
 
 // Writes "vkleak-<pid>-<runid>-<seq>-<reason>.json" (temporary: ".vkleak-...json.tmp") and a NUL
 // into out[kMaxFileName]; returns its length. No allocation: safe on any thread.
-inline size_t file_name(char (&out)[kMaxFileName], uint64_t pid, uint64_t run_id,
-                        uint64_t sequence, Reason reason, bool temporary = false) noexcept {
+inline size_t file_name(char (&out)[kMaxFileName], uint64_t pid, uint64_t run_id, uint64_t sequence,
+                        Reason reason, bool temporary = false) noexcept {
   size_t at = detail::put(out, 0, temporary ? kTempPrefix : kFilePrefix);
   at = detail::put_number(out, at, pid, 1);
   out[at++] = '-';

@@ -39,6 +39,20 @@ class VectorSource : public model::ObjectSource {
   void get(size_t index, model::Object* out) const override { *out = objects[index]; }
 };
 
+// A device's heaps as the layer samples them where the driver has VK_EXT_memory_budget.
+HeapBudgetSample budget_sample() {
+  HeapBudgetSample b;
+  b.status = f::HeapBudgetStatus::kSampled;
+  b.enabled_known = true;
+  b.enabled_by = f::HeapBudgetEnabledBy::kLayer;
+  b.frame = 1200;
+  b.time_ms = 3999;
+  b.heap_count = 2;
+  b.heaps[0] = {uint64_t{80} << 30, uint64_t{79} << 30, uint64_t{5} << 30, true};
+  b.heaps[1] = {uint64_t{64} << 30, uint64_t{60} << 30, 123456, false};
+  return b;
+}
+
 struct Fixture {
   model::Snapshot s;
   VectorSource objects;
@@ -77,7 +91,8 @@ struct Fixture {
                   f::FrameBoundary::kSubmit,
                   true,
                   true,
-                  {{0, 0x51, 41, 40}, {1, 0x52, 7, 7}}}};
+                  {{0, 0x51, 41, 40}, {1, 0x52, 7, 7}},
+                  budget_sample()}};
     edges = {{"memory", 5, 4, 0xe5, "the memory", 0, 256, 1024},
              {"pCreateInfo.buffer", 0, 3, 0xdead, "", 3, 0, 0}};
     model::Object buffer;
@@ -225,6 +240,21 @@ TEST(RoundTrip, EveryFieldFromWriterToReader) {
   EXPECT_EQ(d.queues[0].submitted, 41u);
   EXPECT_EQ(d.queues[0].retired, 40u);
   EXPECT_EQ(d.queues[1].index, 1);
+  const MemoryBudget& mb = d.memory_budget;
+  EXPECT_TRUE(mb.present);
+  EXPECT_EQ(mb.status, f::HeapBudgetStatus::kSampled);
+  EXPECT_EQ(mb.enabled_by, f::HeapBudgetEnabledBy::kLayer);
+  EXPECT_EQ(mb.frame, 1200u);
+  EXPECT_EQ(mb.time_ms, 3999u);
+  ASSERT_EQ(mb.heaps.size(), 2u);
+  EXPECT_EQ(mb.heaps[0].index, 0u);
+  EXPECT_EQ(mb.heaps[0].size, uint64_t{80} << 30);
+  EXPECT_TRUE(mb.heaps[0].device_local);
+  EXPECT_EQ(mb.heaps[0].budget, uint64_t{79} << 30);
+  EXPECT_EQ(mb.heaps[0].usage, uint64_t{5} << 30);
+  EXPECT_EQ(mb.heaps[1].index, 1u);
+  EXPECT_FALSE(mb.heaps[1].device_local);
+  EXPECT_EQ(mb.heaps[1].usage, 123456u);
 
   ASSERT_EQ(r.objects.size(), 2u);
   const Object& dev = r.objects[0];
@@ -398,6 +428,34 @@ TEST(RoundTrip, KeysWrittenAreTheContractsKeys) {
   std::remove(path2.c_str());
   EXPECT_EQ(r2.scope_instance, 1);
   EXPECT_FALSE(r2.scope_device);
+}
+
+// Without VK_EXT_memory_budget (lavapipe) a device lists its heaps' sizes only: no budget, no
+// usage, no sample time, and the status says why.
+TEST(RoundTrip, HeapsWithoutTheDriversBudget) {
+  Fixture fx;
+  HeapBudgetSample& b = fx.s.devices[0].heap_budget;
+  b.status = f::HeapBudgetStatus::kUnsupported;
+  b.enabled_known = false;
+  const std::string path = write_file(fx.s);
+  std::ifstream in(path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  const Snapshot r = read_snapshot(path);
+  std::remove(path.c_str());
+  const nlohmann::json& written = doc["devices"][0]["memory_budget"];
+  EXPECT_EQ(written["status"], "unsupported");
+  EXPECT_FALSE(written.contains("enabled_by"));
+  EXPECT_FALSE(written.contains("time_ms"));
+  EXPECT_FALSE(written["heaps"][0].contains("usage"));
+  const MemoryBudget& rb = r.devices[0].memory_budget;
+  EXPECT_TRUE(rb.present);
+  EXPECT_EQ(rb.status, f::HeapBudgetStatus::kUnsupported);
+  EXPECT_FALSE(rb.enabled_by);
+  EXPECT_FALSE(rb.frame);
+  ASSERT_EQ(rb.heaps.size(), 2u);
+  EXPECT_EQ(rb.heaps[0].size, uint64_t{80} << 30);
+  EXPECT_FALSE(rb.heaps[0].budget);
+  EXPECT_FALSE(rb.heaps[0].usage);
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ constexpr const char* kSettingKeys[] = {
     "callstack_depth",      "snapshot_at_exit", "snapshot_signal",
     "trigger_file",         "log_level",        "log_file",
     "vulkan_stack_modules", "crash_snapshot",   "graveyard_size",
-    "destroy_callstacks",   "file_mode",
+    "destroy_callstacks",   "file_mode",        "memory_budget",
 };
 constexpr const char* kLoaderKeys[] = {"enable", "disable", "layer_dir", "bench_passthrough"};
 
@@ -250,6 +250,8 @@ bool apply_setting(Settings& s, const std::string& key, const std::string& value
       return bad("expected 0.." + std::to_string(kMaxGraveyardSize));
   } else if (key == "destroy_callstacks") {
     if (!parse_bool(value, &s.destroy_callstacks)) return bad("expected true or false");
+  } else if (key == "memory_budget") {
+    if (!parse_bool(value, &s.memory_budget)) return bad("expected true or false");
   } else if (key == "snapshot_at_exit") {
     if (!parse_bool(value, &s.snapshot_at_exit)) return bad("expected true or false");
   } else if (key == "crash_snapshot") {
@@ -305,6 +307,7 @@ std::vector<std::pair<std::string, std::string>> describe(const Settings& s) {
       {"callstack_depth", std::to_string(s.callstack_depth)},
       {"graveyard_size", std::to_string(s.graveyard_size)},
       {"destroy_callstacks", s.destroy_callstacks ? "true" : "false"},
+      {"memory_budget", s.memory_budget ? "true" : "false"},
       {"snapshot_at_exit", s.snapshot_at_exit ? "true" : "false"},
       {"snapshot_signal", s.snapshot_signal},
       {"crash_snapshot", s.crash_snapshot ? "true" : "false"},

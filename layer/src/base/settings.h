@@ -44,6 +44,10 @@ struct Settings {
   // issue 27: the line to fix of a stale view is its target's destroy, and the cost is a few
   // ns a destroy (bench/RESULTS.md).
   bool destroy_callstacks = true;
+  // Enable VK_EXT_memory_budget on devices that offer it (the app and the layers above do not
+  // see it) and record each heap's budget and usage in snapshots; false: the device's create
+  // info passes down unchanged, and snapshots list the heaps' sizes only.
+  bool memory_budget = true;
   bool snapshot_at_exit = true;
   bool crash_snapshot = true;  // a snapshot on SIGABRT/SEGV/BUS/FPE/ILL (crash_snapshot.h)
   std::string snapshot_signal = "SIGUSR1";  // "none" to disable

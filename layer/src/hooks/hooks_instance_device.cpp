@@ -2,7 +2,9 @@
 #include <vulkan/vk_layer.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -61,6 +63,35 @@ void destroy_device_again(VkDevice device, const DestroyedDevice& gone,
   if (gone.destroy) gone.destroy(device, pAllocator);
 }
 
+// vkCreateDevice down the chain with one more device extension than the app asked for; where
+// that fails, as the app asked (*added says which).
+VkResult create_device_with(VkPhysicalDevice physical_device, const VkDeviceCreateInfo& app_info,
+                            const char* extension, const VkAllocationCallbacks* allocator,
+                            VkDevice* device, PFN_vkCreateDevice next_create,
+                            bool* added) noexcept {
+  *added = false;
+  try {
+    std::vector<const char*> names;
+    names.reserve(app_info.enabledExtensionCount + 1);
+    for (uint32_t i = 0; app_info.ppEnabledExtensionNames && i < app_info.enabledExtensionCount;
+         ++i)
+      names.push_back(app_info.ppEnabledExtensionNames[i]);
+    names.push_back(extension);
+    VkDeviceCreateInfo info = app_info;
+    info.enabledExtensionCount = static_cast<uint32_t>(names.size());
+    info.ppEnabledExtensionNames = names.data();
+    const VkResult result = next_create(physical_device, &info, allocator, device);
+    if (result == VK_SUCCESS) {
+      *added = true;
+      return result;
+    }
+    log().info("vkCreateDevice with {} failed ({}); created as the app asked", extension,
+               static_cast<int>(result));
+  } catch (...) {  // out of memory for the copy: as the app asked
+  }
+  return next_create(physical_device, &app_info, allocator, device);
+}
+
 }  // namespace
 
 namespace manual {
@@ -102,6 +133,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
       if (app->pApplicationName) state->application_name = app->pApplicationName;
       if (app->pEngineName) state->engine_name = app->pEngineName;
       state->api_version = app->apiVersion;
+    }
+    for (uint32_t i = 0;
+         pCreateInfo->ppEnabledExtensionNames && i < pCreateInfo->enabledExtensionCount; ++i) {
+      const char* e = pCreateInfo->ppEnabledExtensionNames[i];
+      if (e && std::strcmp(e, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) == 0)
+        state->properties2_extension = true;
     }
     load_instance_dispatch(&state->dispatch, next_gipa, *pInstance);
     refresh_clock();
@@ -163,7 +200,23 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
   link->u.pLayerInfo = link->u.pLayerInfo->pNext;
   const CallsiteId callsite = capture_callsite();
 
-  VkResult result = next_create(physicalDevice, pCreateInfo, pAllocator, pDevice);
+  VkPhysicalDeviceProperties props{};  // stays empty where the next layer lacks the command
+  instance->dispatch.GetPhysicalDeviceProperties(physicalDevice, &props);
+  // The driver's heap budget: VK_EXT_memory_budget enabled below the app where the app did not
+  // (it has no commands: the app and the layers above see no difference).
+  HeapBudgetPlan budget = passthrough()
+                              ? HeapBudgetPlan{}
+                              : plan_heap_budget(*instance, physicalDevice, props.apiVersion,
+                                                 *pCreateInfo, instance->settings.memory_budget);
+  VkResult result = VK_ERROR_INITIALIZATION_FAILED;
+  if (budget.layer_enables) {
+    // The query does not need the extension enabled (physical-device-level functionality of a
+    // device extension the device offers), so the budget is sampled either way.
+    result = create_device_with(physicalDevice, *pCreateInfo, kMemoryBudgetExtension, pAllocator,
+                                pDevice, next_create, &budget.layer_enables);
+  } else {
+    result = next_create(physicalDevice, pCreateInfo, pAllocator, pDevice);
+  }
   if (result != VK_SUCCESS) return result;  // registered in passthrough too (see CreateInstance)
   try {
     auto state = std::make_shared<DeviceState>();
@@ -174,8 +227,6 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
     state->physical_device = physicalDevice;
     state->frame_boundary = instance->settings.frame_boundary;
     state->snapshot_every = instance->settings.snapshot_every;
-    VkPhysicalDeviceProperties props{};  // stays empty where the next layer lacks the command
-    instance->dispatch.GetPhysicalDeviceProperties(physicalDevice, &props);
     props.deviceName[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE - 1] = '\0';
     state->physical_device_name = props.deviceName;
     load_device_dispatch(&state->dispatch, next_gdpa, *pDevice, next_gipa,
@@ -185,6 +236,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice,
         record_object(*instance, ObjectType::kDevice, state->handle, Origin::kCreated,
                       to_u64(physicalDevice), ObjectType::kPhysicalDevice, 0, callsite);
     forget_destroyed_device(state->handle);  // a new device at a freed address
+    state->heap_budget.start(*instance, physicalDevice, budget, 0);
     register_device(state, dispatch_key(*pDevice));
   } catch (...) {
     log().error("out of memory while setting up device tracking; device not tracked");
@@ -205,7 +257,10 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device,
   if (!state) return;
   PFN_vkDestroyDevice next_destroy = state->dispatch.DestroyDevice;
   // Before calling down: what is alive now is exactly what the app leaked on this device.
-  if (!passthrough()) snapshot_now(SnapshotReason::kDeviceDestroy, state, nullptr, "");
+  if (!passthrough()) {
+    state->heap_budget.sample(state->frame.load(std::memory_order_relaxed));
+    snapshot_now(SnapshotReason::kDeviceDestroy, state, nullptr, "");
+  }
   if (state->instance) on_destroy(*state->instance, ObjectType::kDevice, state->handle);
   remember_destroyed_device(
       {state->handle, next_destroy,

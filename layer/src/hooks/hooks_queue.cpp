@@ -34,7 +34,10 @@ void end_frame(DeviceState& state, uint64_t count) noexcept {
   const uint64_t every = state.snapshot_every;
   const bool crossed =
       every && (count == 1 ? frame % every == 0 : frame / every != (frame - count) / every);
-  if (crossed && !passthrough()) snapshot_now(SnapshotReason::kFrame, nullptr, nullptr, "");
+  if (crossed && !passthrough()) {
+    state.heap_budget.sample(frame);  // the driver's view beside this snapshot's objects
+    snapshot_now(SnapshotReason::kFrame, nullptr, nullptr, "");
+  }
 }
 
 // Per submit: relaxed atomics only, no lock.

@@ -102,7 +102,9 @@ VKAPI_ATTR uint32_t VKAPI_CALL live_since(VkDevice device, uint64_t checkpoint, 
 }
 
 VKAPI_ATTR int VKAPI_CALL snapshot(VkDevice device, const char* label) noexcept {
-  if (!get_device_state(device) || passthrough()) return 0;
+  DeviceState* state = get_device_state(device);
+  if (!state || passthrough()) return 0;
+  state->heap_budget.sample(state->frame.load(std::memory_order_relaxed));
   try {
     return snapshot_requested(label ? label : "");
   } catch (...) {

@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "snapshot/snapshot.h"
+#include "tracking/state.h"
 
 namespace vkleak {
 namespace {
@@ -60,6 +61,12 @@ void on_error_result(VkResult result, const char* command) noexcept {
       return;
     }
     log().warn("{} from {}: taking a snapshot of what is alive", kKinds[k].name, command);
+  } catch (...) {
+  }
+  // What the driver says of the heaps when memory ran out (an app thread: it may call down).
+  try {
+    for (const auto& d : all_devices())
+      d->heap_budget.sample(d->frame.load(std::memory_order_relaxed));
   } catch (...) {
   }
   // Collecting may fail too (out of host memory): snapshot_now catches and logs it.

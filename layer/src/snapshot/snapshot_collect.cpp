@@ -208,7 +208,8 @@ DeviceInfo device_info(DeviceState& d) {
                   d.degraded.load(std::memory_order_relaxed),
                   boundary_in_effect(d),
                   d.frame_boundary == FrameBoundary::kAuto,
-                  {}};
+                  {},
+                  d.heap_budget.latest()};
   for (uint32_t i = 0; i < d.submissions.queue_count(); ++i) {
     if (QueueState* q = d.submissions.queue_at(i))
       info.queues.push_back({i, to_u64(q->handle), q->submitted.load(std::memory_order_acquire),
@@ -457,9 +458,10 @@ SnapshotData::SnapshotData(Collected* c) {
   for (const InstanceInfo& in : c->instances)
     m.instances.push_back({in.id, in.handle, in.application, in.engine, in.api_version});
   for (const DeviceInfo& d : c->devices) {
-    model::Device md{d.id,      d.handle,   d.instance_id,           d.physical_device, d.frame,
-                     d.submits, d.presents, boundary_of(d.boundary), d.boundary_auto,   d.degraded,
-                     {}};
+    model::Device md{
+        d.id,      d.handle,     d.instance_id,           d.physical_device, d.frame,
+        d.submits, d.presents,   boundary_of(d.boundary), d.boundary_auto,   d.degraded,
+        {},        d.heap_budget};
     for (const QueueInfo& q : d.queues)
       md.queues.push_back({q.index, q.handle, q.submitted, q.retired});
     m.devices.push_back(std::move(md));

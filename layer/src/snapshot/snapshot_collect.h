@@ -39,6 +39,7 @@ struct DeviceInfo {
   FrameBoundary boundary;  // in effect now
   bool boundary_auto;      // chosen by frame_boundary=auto
   std::vector<QueueInfo> queues;
+  HeapBudgetSample heap_budget;  // the device's latest sample
 };
 struct OwnedRecord {
   ObjectRecord rec;

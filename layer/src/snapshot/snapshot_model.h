@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "format/snapshot_format.h"
+#include "tracking/heap_budget.h"
 
 namespace vkleak::model {
 
@@ -48,6 +49,7 @@ struct Device {
   bool frame_boundary_auto = false;
   bool degraded = false;
   std::vector<Queue> queues;
+  HeapBudgetSample heap_budget;
 };
 
 // A snapshot the layer could not write.

@@ -48,6 +48,8 @@ VKLEAK_KEYS(error_results)
 VKLEAK_KEYS(instance)
 VKLEAK_KEYS(device)
 VKLEAK_KEYS(queue)
+VKLEAK_KEYS(memory_budget)
+VKLEAK_KEYS(heap)
 VKLEAK_KEYS(unwritten)
 VKLEAK_KEYS(object)
 VKLEAK_KEYS(last_use)
@@ -239,6 +241,44 @@ void write_queue(JsonWriter& w, const model::Queue& q) {
   w.raw("}", 1);
 }
 
+void write_memory_budget(JsonWriter& w, const HeapBudgetSample& b) {
+  const bool sampled = b.status == format::HeapBudgetStatus::kSampled;
+  w.raw("{", 1);
+  key(w, f::memory_budget::kStatus, true);
+  quoted(w, f::name(b.status));
+  if (b.enabled_known) {
+    key(w, f::memory_budget::kEnabledBy);
+    quoted(w, f::name(b.enabled_by));
+  }
+  if (sampled) {
+    key(w, f::memory_budget::kFrame);
+    w.u64(b.frame);
+    key(w, f::memory_budget::kTimeMs);
+    w.u64(b.time_ms);
+  }
+  key(w, f::memory_budget::kHeaps);
+  w.raw("[", 1);
+  for (uint32_t i = 0; i < b.heap_count && i < VK_MAX_MEMORY_HEAPS; ++i) {
+    const HeapSample& h = b.heaps[i];
+    if (i) w.raw(",", 1);
+    w.raw("{", 1);
+    key(w, f::heap::kIndex, true);
+    w.u64(i);
+    key(w, f::heap::kSize);
+    w.u64(h.size);
+    key(w, f::heap::kDeviceLocal);
+    boolean(w, h.device_local);
+    if (sampled) {
+      key(w, f::heap::kBudget);
+      w.u64(h.budget);
+      key(w, f::heap::kUsage);
+      w.u64(h.usage);
+    }
+    w.raw("}", 1);
+  }
+  w.raw("]}", 2);
+}
+
 void write_device(JsonWriter& w, const model::Device& d) {
   w.raw("{", 1);
   key(w, f::device::kId, true);
@@ -267,7 +307,10 @@ void write_device(JsonWriter& w, const model::Device& d) {
     if (k) w.raw(",", 1);
     write_queue(w, d.queues[k]);
   }
-  w.raw("]}", 2);
+  w.raw("]", 1);
+  key(w, f::device::kMemoryBudget);
+  write_memory_budget(w, d.heap_budget);
+  w.raw("}", 1);
 }
 
 void write_edges(JsonWriter& w, const model::Snapshot& s, const model::Object& o) {

@@ -18,6 +18,7 @@
 #include "tracking/child_index.h"
 #include "tracking/creation_context.h"
 #include "tracking/event_log.h"
+#include "tracking/heap_budget.h"
 #include "tracking/memory_directory.h"
 #include "tracking/names.h"
 #include "tracking/object_table.h"
@@ -147,6 +148,7 @@ struct InstanceState : Scope {
   std::string application_name;
   std::string engine_name;
   uint32_t api_version = 0;
+  bool properties2_extension = false;  // the app enabled VK_KHR_get_physical_device_properties2
 };
 
 struct DeviceState : Scope {
@@ -163,6 +165,7 @@ struct DeviceState : Scope {
   CommandRefsRegistry command_refs;
   DescriptorInfo descriptors;  // set layouts, update templates, sets' layouts
   MemoryDirectory memories;    // what bound resources' records name their memory by
+  HeapBudget heap_budget;      // the driver's view of the heaps (heap_budget.h)
 };
 
 // What ends this device's frames now: the setting, or for kAuto, submits while the device has
