@@ -97,6 +97,7 @@ void RunAnalyzer::add(Snapshot snapshot) {
     stale_recycling_.observe(*index, dangling);
     record_series(*index);
     record_lifetimes(*index, report_.snapshots.size() - 1);
+    driver_memory_.add(*snap);
   }
   events_.resolve_by_name(*index);
   previous_ = id_callsites(*index);
@@ -604,6 +605,10 @@ RunReport RunAnalyzer::finish() {
     }
   }
   report_.notes.insert(report_.notes.begin(), incidents_.begin(), incidents_.end());
+  report_.driver_memory = driver_memory_.finish();
+  for (const DeviceMemoryView& v : report_.driver_memory) {
+    if (v.unexplained) report_.notes.push_back(unexplained_growth_note(v));
+  }
   Completeness completeness = completeness_.finish();
   report_.incomplete = std::move(completeness.problems);
   report_.crash_signal = std::move(completeness.crash_signal);

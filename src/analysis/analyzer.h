@@ -77,6 +77,7 @@ class RunAnalyzer {
   std::unordered_map<uint32_t, std::vector<Point>> group_series_;
   std::unordered_map<std::string, std::vector<Point>> type_series_;
   LifetimeCollector lifetimes_;
+  DriverMemoryCollector driver_memory_;
   std::unique_ptr<Snapshot> last_;
   std::unique_ptr<SnapshotIndex> last_index_;
   std::unique_ptr<Retainers> retainers_;  // of last_index_, built by finish() when needed

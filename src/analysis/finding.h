@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/driver_memory.h"
 #include "analysis/lifetimes.h"
 #include "analysis/options.h"
 
@@ -370,6 +371,8 @@ struct RunReport {
   std::vector<Finding> findings;  // ranked
   std::vector<Problem> problems;  // ranked as findings are: bytes, then count
   RunSeries series;
+  // Per device, the driver's heap budget and usage beside the tracked bytes (driver_memory.h).
+  std::vector<DeviceMemoryView> driver_memory;
   RunLifetimes lifetimes;  // the HTML explorer's objects over time
 };
 

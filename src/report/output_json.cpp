@@ -187,6 +187,42 @@ json finding_json(const Finding& f) {
   return j;
 }
 
+// The driver's view of each device's heaps beside the tracked bytes (analysis/driver_memory.h).
+json driver_memory_json(const std::vector<DeviceMemoryView>& views) {
+  json out = json::array();
+  for (const DeviceMemoryView& v : views) {
+    json heaps = json::array();
+    for (const HeapSeries& h : v.heaps) {
+      heaps.push_back({{"index", h.index},
+                       {"size", h.size},
+                       {"device_local", h.device_local},
+                       {"usage", h.usage},
+                       {"budget", h.budget}});
+    }
+    json unexplained = nullptr;
+    if (v.unexplained) {
+      const UnexplainedGrowth& g = *v.unexplained;
+      unexplained = {{"from_frame", g.from_frame},     {"to_frame", g.to_frame},
+                     {"usage_from", g.usage_from},     {"usage_to", g.usage_to},
+                     {"tracked_from", g.tracked_from}, {"tracked_to", g.tracked_to},
+                     {"bytes", g.unexplained}};
+    }
+    const std::string why = budget_unavailable_reason(v.status);
+    out.push_back({{"device", v.device},
+                   {"physical_device", v.physical_device},
+                   {"status", std::string(format::name(v.status))},
+                   {"enabled_by",
+                    v.enabled_by ? json(std::string(format::name(*v.enabled_by))) : json(nullptr)},
+                   {"unavailable", why.empty() ? json(nullptr) : json(why)},
+                   {"frames", v.frames},
+                   {"tracked", v.tracked},
+                   {"heaps", std::move(heaps)},
+                   {"too_few_points", v.too_few_points},
+                   {"unexplained", std::move(unexplained)}});
+  }
+  return out;
+}
+
 json run_series_json(const RunSeries& s) {
   json types = json::array();
   for (const TypeSeries& t : s.types) {
@@ -237,7 +273,8 @@ json findings_json(const ReportDocument& doc) {
          {"incomplete", r.incomplete},
          {"crashed", r.crash_signal.empty() ? json(nullptr) : json(r.crash_signal)},
          {"findings", r.findings.size()},
-         {"series", run_series_json(r.series)}});
+         {"series", run_series_json(r.series)},
+         {"driver_memory", driver_memory_json(r.driver_memory)}});
     // Problems and findings refer to each other by their index in the document's lists.
     const size_t first_problem = problems.size();
     const size_t first_finding = findings.size();

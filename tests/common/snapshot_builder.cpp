@@ -146,6 +146,11 @@ SnapshotBuilder& SnapshotBuilder::generated_objects(size_t count, ObjectMaker ma
   return *this;
 }
 
+SnapshotBuilder& SnapshotBuilder::memory_budget(std::string raw_json) {
+  memory_budget_ = std::move(raw_json);
+  return *this;
+}
+
 SnapshotBuilder& SnapshotBuilder::device_frame(uint64_t frame) {
   device_frame_ = frame;
   return *this;
@@ -228,6 +233,8 @@ void SnapshotBuilder::write_json(std::ostream& os) const {
                                            .num(f::device::kPresents, 0)
                                            .boolean(f::device::kDegraded, false)
                                            .raw(f::device::kQueues, "[" + queue + "]");
+                                       if (!memory_budget_.empty())
+                                         m.raw(f::device::kMemoryBudget, memory_budget_);
                                      }) + "]");
   os << out;
   out.clear();

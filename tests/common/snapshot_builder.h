@@ -117,6 +117,8 @@ class SnapshotBuilder {
   SnapshotBuilder& generated_objects(size_t count, ObjectMaker make);
   // The frame of the device (default: the snapshot's frame).
   SnapshotBuilder& device_frame(uint64_t frame);
+  // The device's "memory_budget", as raw JSON (default: none, as layers before issue 29 wrote).
+  SnapshotBuilder& memory_budget(std::string raw_json);
   // Submit (default) or present.
   SnapshotBuilder& frame_boundary(format::FrameBoundary boundary);
   // The "settings" member, as raw JSON (default "{}").
@@ -140,6 +142,7 @@ class SnapshotBuilder {
   std::optional<uint64_t> device_frame_;
   format::FrameBoundary frame_boundary_ = format::FrameBoundary::kSubmit;
   std::string settings_ = "{}";
+  std::string memory_budget_;
   size_t generated_count_ = 0;
   ObjectMaker generated_;
   std::vector<std::pair<format::top::Field, std::string>> top_;
