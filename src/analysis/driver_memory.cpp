@@ -122,6 +122,15 @@ std::string describe_heap(const HeapSeries& heap, size_t point) {
          " budget (" + format_bytes(heap.size) + " heap)";
 }
 
+std::string driver_memory_line(const DeviceMemoryView& v) {
+  if (v.frames.empty()) return "";
+  const size_t last = v.frames.size() - 1;
+  std::string s = "device " + std::to_string(v.device) + " (" + v.physical_device + ") at frame " +
+                  std::to_string(v.frames[last]) + ": ";
+  for (const HeapSeries& h : v.heaps) s += describe_heap(h, last) + "; ";
+  return s + "VkDeviceMemory tracked by vkleak: " + format_bytes(v.tracked[last]);
+}
+
 std::string unexplained_growth_note(const DeviceMemoryView& v) {
   if (!v.unexplained) return "";
   const UnexplainedGrowth& g = *v.unexplained;

@@ -72,6 +72,10 @@ class DriverMemoryCollector {
 std::string unexplained_growth_note(const DeviceMemoryView& view);
 // "heap 0 (device local): 1.2 GiB used of a 79.1 GiB budget"
 std::string describe_heap(const HeapSeries& heap, size_t point);
+// The driver's view at the view's last point beside the tracked bytes, in one line ("" when it
+// has no point): "device 3 (NVIDIA H100) at frame 60: heap 0 (device local): 3.8 GiB used of a
+// 79.1 GiB budget (79.6 GiB heap); heap 1 (host): ...; VkDeviceMemory tracked by vkleak: 0 B".
+std::string driver_memory_line(const DeviceMemoryView& view);
 // Why a view has no budget, in words ("the driver lacks VK_EXT_memory_budget"); "" if sampled.
 std::string budget_unavailable_reason(format::HeapBudgetStatus status);
 

@@ -151,6 +151,14 @@ std::string render_markdown(const ReportDocument& doc) {
       out += "> **Note** (pid " + std::to_string(r.pid) +
              "): " + markdown_code(note, false, 4 * kDisplayChars) + "\n\n";
     }
+    if (!doc.gate) {
+      for (const DeviceMemoryView& v : r.driver_memory) {
+        const std::string line = driver_memory_line(v);
+        if (!line.empty())
+          out += "Driver memory (pid " + std::to_string(r.pid) +
+                 "): " + markdown_code(line, false, 4 * kDisplayChars) + "\n\n";
+      }
+    }
   }
   if (problems.size() == 0) return out;
 

@@ -270,6 +270,12 @@ std::string render_text(const ReportDocument& doc, const Style& style,
       out += "  " + style.red("incomplete: ") + printable(problem) + '\n';
     for (const std::string& note : r.notes)
       out += "  " + style.yellow("note: ") + printable(note) + '\n';
+    if (!doc.gate) {  // a gate stays short
+      for (const DeviceMemoryView& v : r.driver_memory) {
+        const std::string line = driver_memory_line(v);
+        if (!line.empty()) out += "  driver memory: " + printable(line) + '\n';
+      }
+    }
     if (r.findings.empty()) {
       out += "  " + style.green("no findings") + '\n';
       continue;

@@ -4,15 +4,15 @@ the bytes vkleak tracks do not.
 
 On lavapipe (no VK_EXT_memory_budget) these tests check the path without the extension: heaps
 listed with their sizes, the status saying why there is no budget, nothing judged, and the app
-unchanged. Where the driver has the extension (an NVIDIA GPU: bench/gpu/run_on_device.sh runs
-this module there), the sampled path is checked too."""
+unchanged. The sampled path is checked on snapshots an NVIDIA H100 wrote
+(data/gpu_driver_memory, from bench/gpu/driver_memory_on_device.sh)."""
 
 import json
 import os
 import unittest
 
-from harness import (TempDirTestCase, explicit_env, run, scenario, snapshots, validate,
-                     vkleak_checked)
+from harness import (TempDirTestCase, explicit_env, load, run, scenario, snapshot_files,
+                     snapshots, validate, vkleak_checked)
 
 NOTE = "driver memory:"
 
@@ -84,36 +84,51 @@ class DriverMemoryTest(TempDirTestCase):
             self.assertTrue(b["heaps"])
         self.assertEqual(snaps[0]["settings"]["memory_budget"], "false")
 
-    @unittest.skipUnless(os.environ.get("VKLEAK_TEST_DRIVER_BUDGET") == "1",
-                         "needs a driver with VK_EXT_memory_budget (VKLEAK_TEST_DRIVER_BUDGET=1)")
-    def test_on_a_driver_with_the_budget_hidden_growth_is_a_note(self):
-        out, snaps = self.run_hidden()
-        listed = budgets(snaps)
-        self.assertTrue(all(b["status"] == "sampled" for b in listed))
-        self.assertEqual(listed[0]["enabled_by"], "vkleak")
-        usage = [sum(h["usage"] for h in b["heaps"]) for b in listed
-                 if b.get("frame", 0) > 0]
-        self.assertGreater(usage[-1], usage[0])
-        report = report_json(out)
-        run0 = report["runs"][0]
+
+GPU_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "gpu_driver_memory")
+
+
+class RecordedGpuRunTest(unittest.TestCase):
+    """Snapshots of the driver_memory scenario on an NVIDIA H100 (driver 580.159.04), taken with
+    bench/gpu/driver_memory_on_device.sh (gpu.txt, hidden.log): the sampled path as a real driver
+    writes it, read and judged here."""
+
+    def test_hidden_growth_on_the_h100_is_one_note_and_a_green_gate(self):
+        out = os.path.join(GPU_DATA, "hidden")
+        for path in snapshot_files(out):
+            validate(load(path))
+        budgets_seen = budgets(snapshots(out))
+        self.assertTrue(all(b["status"] == "sampled" for b in budgets_seen))
+        self.assertEqual(budgets_seen[0]["enabled_by"], "vkleak")
+        run0 = report_json(out)["runs"][0]
         self.assertEqual(run0["findings"], 0)
         notes = [n for n in run0["notes"] if n.startswith(NOTE)]
         self.assertEqual(len(notes), 1, run0["notes"])
-        self.assertTrue(run0["driver_memory"][0]["unexplained"])
-        # The gate stays green: a note is not a problem.
-        vkleak_checked(["gate", out, "--color", "never"], expect=0)
+        self.assertIn("2.5 GiB more in use on device", notes[0])
+        self.assertIn("NVIDIA H100", notes[0])
+        view = run0["driver_memory"][0]
+        self.assertEqual(view["frames"], list(range(5, 65, 5)))
+        self.assertEqual(view["tracked"], [0] * 12)
+        self.assertEqual(view["unexplained"]["bytes"], 2560 << 20)
+        text = vkleak_checked(["report", out, "--color", "never"]).stdout
+        self.assertIn("driver memory: device 3 (NVIDIA H100 80GB HBM3) at frame 60: heap 0 "
+                      "(device local): 3.8 GiB used of a 79.1 GiB budget", text)
+        gate = vkleak_checked(["gate", out, "--color", "never"], expect=0)
+        self.assertIn("pass", gate.stdout + gate.stderr)
 
-    @unittest.skipUnless(os.environ.get("VKLEAK_TEST_DRIVER_BUDGET") == "1",
-                         "needs a driver with VK_EXT_memory_budget (VKLEAK_TEST_DRIVER_BUDGET=1)")
-    def test_on_a_driver_with_the_budget_tracked_growth_is_no_note(self):
-        out = os.path.join(self.tmp, "tracked")
-        driver_memory(budget_env(self.tmp, out), "--where", "tracked", "--chunk-mib",
-                      os.environ.get("VKLEAK_TEST_CHUNK_MIB", "4"), "--app-enables")
-        snaps = snapshots(out)
-        self.assertEqual(budgets(snaps)[0]["enabled_by"], "app")
+    def test_tracked_growth_on_the_h100_is_the_apps_not_the_drivers(self):
+        out = os.path.join(GPU_DATA, "tracked")
+        self.assertEqual(budgets(snapshots(out))[0]["enabled_by"], "app")
         run0 = report_json(out)["runs"][0]
         self.assertEqual([n for n in run0["notes"] if n.startswith(NOTE)], [])
-        self.assertFalse(run0["driver_memory"][0]["unexplained"])
+        self.assertIsNone(run0["driver_memory"][0]["unexplained"])
+        self.assertEqual(run0["driver_memory"][0]["tracked"][-1], 60 * (64 << 20))
+
+    def test_setting_off_on_the_h100(self):
+        listed = budgets(snapshots(os.path.join(GPU_DATA, "off")))
+        self.assertTrue(listed)
+        self.assertTrue(all(b["status"] == "off" and "usage" not in b["heaps"][0]
+                            for b in listed))
 
 
 if __name__ == "__main__":
