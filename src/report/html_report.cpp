@@ -133,7 +133,7 @@ struct Report {
   const analysis::RunReport* run = nullptr;  // the first, nullptr when there is none
   size_t runs = 0;
   std::vector<uint64_t> run_frames;     // the first run's snapshots: first and last frame
-  std::string gate;                     // "pass", "fail" or "incomplete" when a gate decided
+  analysis::GateResult gate = analysis::GateResult::kNone;  // what a gate decided
   std::vector<std::string> incomplete;  // why runs were not checked whole ("pid N: ...")
   std::vector<const Finding*> findings;
   // Per finding: its problem when that joins it with others (nullptr: a problem of its own),
@@ -206,7 +206,7 @@ Report make_report(const analysis::ReportDocument& doc) {
 }
 
 bool destroyed(const ChainLink& l) {
-  return l.state == "destroyed" || l.destroyed_frame.has_value();
+  return l.state == analysis::ChainState::kDestroyed || l.destroyed_frame.has_value();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,8 +543,8 @@ std::string chain_text(const std::vector<ChainLink>& chain) {
     s += " (id " + std::to_string(l.id) + ") " + format_bytes(l.bytes);
     if (destroyed(l)) {
       s += " [destroyed]";
-    } else if (!l.state.empty() && l.state != "live") {
-      s += " [" + l.state + "]";
+    } else if (l.state != analysis::ChainState::kLive) {
+      s += " [" + std::string(analysis::name(l.state)) + "]";
     }
   }
   return s;
@@ -671,9 +671,9 @@ std::string chains_chart(const Report& r) {
       const ChainLink& l = chain.links[k];
       std::string meta = "id " + std::to_string(l.id);
       if (l.bytes > 0) meta += " \xc2\xb7 " + format_bytes(l.bytes);
-      const std::string state = destroyed(l) ? "destroyed" : l.state;
-      if (!state.empty() && state != "live") {
-        meta += (meta.empty() ? "" : " \xc2\xb7 ") + state;
+      const analysis::ChainState state = destroyed(l) ? analysis::ChainState::kDestroyed : l.state;
+      if (state != analysis::ChainState::kLive) {
+        meta += (meta.empty() ? "" : " \xc2\xb7 ") + std::string(analysis::name(state));
       }
       s += "<g class=\"vk-chain-link\" data-type=\"" + html_text(l.type) + "\"><title>" +
            html_text(chain_text({l})) + "</title>";
@@ -714,15 +714,16 @@ std::string header(const Report& r) {
       std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings");
   const std::string problems =
       format_count(r.totals.problems) + (r.totals.problems == 1 ? " problem" : " problems");
-  if (r.gate == "incomplete" || (r.gate.empty() && !r.incomplete.empty())) {
+  if (r.gate == analysis::GateResult::kIncomplete ||
+      (r.gate == analysis::GateResult::kNone && !r.incomplete.empty())) {
     // Nothing can pass that was not checked whole.
     s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">INCOMPLETE \xc2\xb7 run not checked "
          "whole (" +
          count + ")</span>";
-  } else if (r.gate == "pass") {  // a gate's verdict wins: it knows the baseline and suppressions
+  } else if (r.gate == analysis::GateResult::kPass) {  // a gate's verdict wins: it knows the baseline and suppressions
     s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 gate passed" +
          (r.findings.empty() ? std::string() : " (" + count + ")") + "</span>";
-  } else if (r.gate == "fail") {
+  } else if (r.gate == analysis::GateResult::kFail) {
     s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 gate failed (" + problems +
          ", " + count + ")</span>";
   } else if (r.findings.empty()) {
@@ -974,8 +975,8 @@ std::string findings_section(const Report& r) {
     s += "<td><span class=\"vk-kind-tag\">" + html_text(analysis::kind_info(f.kind).title) +
          "</span>";
     // The gate's word on it, where it is not simply new.
-    if (!f.status.empty() && f.status != "new") {
-      s += " <span class=\"vk-status\">" + html_text(f.status) + "</span>";
+    if (f.status != analysis::GateStatus::kNone && f.status != analysis::GateStatus::kNew) {
+      s += " <span class=\"vk-status\">" + html_text(analysis::name(f.status)) + "</span>";
     }
     s += "</td>";
     s += "<td class=\"vk-type\">" + html_text(f.object_type) + "</td>";
@@ -1004,11 +1005,11 @@ std::string findings_section(const Report& r) {
   // A gate's new problems come first (issue 27): the line to fix is the first row.
   std::vector<bool> shown(r.findings.size(), false);
   const auto is_new = [&](size_t i) {
-    if (r.gate.empty()) return false;  // a report keeps the ranking
+    if (r.gate == analysis::GateResult::kNone) return false;  // a report keeps the ranking
     const analysis::Problem* p = r.problems[i];
-    if (p == nullptr) return r.findings[i]->status == "new";
+    if (p == nullptr) return r.findings[i]->status == analysis::GateStatus::kNew;
     for (size_t m : p->findings) {
-      if (r.findings[r.run_first[i] + m]->status == "new") return true;
+      if (r.findings[r.run_first[i] + m]->status == analysis::GateStatus::kNew) return true;
     }
     return false;
   };

@@ -13,6 +13,7 @@ namespace {
 
 using analysis::Finding;
 using analysis::FindingKind;
+using analysis::GateStatus;
 using analysis::Suppressions;
 
 Finding finding(FindingKind kind, const std::string& type, const std::string& name,
@@ -182,10 +183,10 @@ TEST(GatePolicyTest, StatusesAndVerdict) {
       "b");
   analysis::GatePolicy policy;
   analysis::GateSummary s = analysis::apply_gate(&doc, &suppressions, &baseline, policy);
-  EXPECT_EQ(doc.runs[0].findings[0].status, "suppressed");
+  EXPECT_EQ(doc.runs[0].findings[0].status, GateStatus::kSuppressed);
   EXPECT_EQ(doc.runs[0].findings[0].suppressed_by, "kind=retained name=stream.*");
-  EXPECT_EQ(doc.runs[0].findings[1].status, "baseline");
-  EXPECT_EQ(doc.runs[0].findings[2].status, "new");
+  EXPECT_EQ(doc.runs[0].findings[1].status, GateStatus::kBaseline);
+  EXPECT_EQ(doc.runs[0].findings[2].status, GateStatus::kNew);
   EXPECT_EQ(s.new_findings, 1u);
   EXPECT_FALSE(s.pass);
   policy.max_findings = 1;
@@ -193,7 +194,7 @@ TEST(GatePolicyTest, StatusesAndVerdict) {
   policy.max_findings = 0;
   policy.fail_on = {FindingKind::kLeakAtExit};
   s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
-  EXPECT_EQ(doc.runs[0].findings[2].status, "ignored");
+  EXPECT_EQ(doc.runs[0].findings[2].status, GateStatus::kIgnored);
   EXPECT_EQ(s.new_findings, 1u);  // the leak, no longer in a baseline
   EXPECT_FALSE(s.pass);
   ASSERT_TRUE(doc.gate.has_value());
@@ -326,7 +327,7 @@ TEST(GatePolicyTest, CountsProblemsNotFindings) {
   analysis::GateSummary s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
   ASSERT_EQ(doc.runs[0].problems.size(), 1u);
   EXPECT_EQ(s.new_findings, 1u) << "one missing free is one new problem";
-  EXPECT_EQ(doc.runs[0].problems[0].status, "new");
+  EXPECT_EQ(doc.runs[0].problems[0].status, GateStatus::kNew);
   EXPECT_EQ(analysis::render_text(doc, Style(false)).find("#2"), std::string::npos);
   EXPECT_NE(analysis::render_text(doc, Style(false)).find("Gate: FAIL: 1 new problem (0 allowed)"),
             std::string::npos);
@@ -341,7 +342,7 @@ TEST(GatePolicyTest, CountsProblemsNotFindings) {
   EXPECT_TRUE(s.pass);
   EXPECT_EQ(s.new_findings, 0u);
   EXPECT_EQ(s.baseline, 1u);
-  for (const Finding& f : doc.runs[0].findings) EXPECT_EQ(f.status, "baseline") << f.object_type;
+  for (const Finding& f : doc.runs[0].findings) EXPECT_EQ(f.status, GateStatus::kBaseline) << f.object_type;
 
   // --fail-on counts a problem when one of its kinds is listed.
   policy.fail_on = {FindingKind::kGrowth};
@@ -350,19 +351,19 @@ TEST(GatePolicyTest, CountsProblemsNotFindings) {
   policy.fail_on = {FindingKind::kStaleView};
   s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
   EXPECT_EQ(s.new_findings, 0u);
-  EXPECT_EQ(doc.runs[0].problems[0].status, "ignored");
+  EXPECT_EQ(doc.runs[0].problems[0].status, GateStatus::kIgnored);
 
   // A rule that matches one kind silences that kind; the problem stays new for the others.
   policy.fail_on.clear();
   const Suppressions only_growth = Suppressions::parse("kind=growth\n", "s");
   s = analysis::apply_gate(&doc, &only_growth, nullptr, policy);
   EXPECT_EQ(s.new_findings, 1u);
-  EXPECT_EQ(doc.runs[0].findings[1].status, "suppressed");
+  EXPECT_EQ(doc.runs[0].findings[1].status, GateStatus::kSuppressed);
   const Suppressions all = Suppressions::parse("*:capture_stats\n", "s");
   s = analysis::apply_gate(&doc, &all, nullptr, policy);
   EXPECT_EQ(s.new_findings, 0u);
   EXPECT_EQ(s.suppressed, 1u);
-  EXPECT_EQ(doc.runs[0].problems[0].status, "suppressed");
+  EXPECT_EQ(doc.runs[0].problems[0].status, GateStatus::kSuppressed);
 }
 
 }  // namespace

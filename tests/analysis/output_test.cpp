@@ -18,6 +18,7 @@ namespace {
 
 using analysis::Finding;
 using analysis::FindingKind;
+using analysis::GateStatus;
 using nlohmann::json;
 
 analysis::ReportDocument sample() {
@@ -149,9 +150,9 @@ TEST(OutputTest, SarifLocatesFindingsOnTheirSourceLine) {
 
 TEST(OutputTest, SarifCarriesGateStates) {
   analysis::ReportDocument doc = sample();
-  doc.runs[0].findings[0].status = "suppressed";
+  doc.runs[0].findings[0].status = GateStatus::kSuppressed;
   doc.runs[0].findings[0].suppressed_by = "kind=retained";
-  doc.runs[0].findings[1].status = "new";
+  doc.runs[0].findings[1].status = GateStatus::kNew;
   const json s = analysis::render_sarif(doc, "");
   const json& results = s["runs"][0]["results"];
   // New problems first.
@@ -192,8 +193,8 @@ TEST(OutputTest, JUnitOneTestCasePerProblemAndOneForTheRunBeingWhole) {
 
 TEST(OutputTest, JUnitFailsOnlyNewProblemsOfAGateAndSkipsTheOthers) {
   analysis::ReportDocument doc = sample();
-  doc.runs[0].findings[0].status = "baseline";
-  doc.runs[0].findings[1].status = "new";
+  doc.runs[0].findings[0].status = GateStatus::kBaseline;
+  doc.runs[0].findings[1].status = GateStatus::kNew;
   doc.gate = analysis::GateSummary{};
   const std::string xml = analysis::render_junit(doc);
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos);
@@ -459,8 +460,8 @@ TEST(OutputTest, SarifLocatesAProblemAtTheFrameThatTellsItApart) {
   doc.runs.emplace_back();
   doc.runs[0].findings = {through_helper("upload_mesh", 40, "mesh"),
                           through_helper("capture_stats", 71, "stats")};
-  doc.runs[0].findings[0].status = "baseline";
-  doc.runs[0].findings[1].status = "new";
+  doc.runs[0].findings[0].status = GateStatus::kBaseline;
+  doc.runs[0].findings[1].status = GateStatus::kNew;
   doc.gate = analysis::GateSummary{};
   const json s = analysis::render_sarif(doc, "/work");
   const json& results = s["runs"][0]["results"];
@@ -478,7 +479,7 @@ TEST(OutputTest, SarifLocatesAProblemAtTheFrameThatTellsItApart) {
   // Markdown's "created at" cell names the same line; the new row comes first.
   doc.runs[0].findings.insert(doc.runs[0].findings.begin(),
                               through_helper("upload_mesh", 40, "mesh"));
-  doc.runs[0].findings[0].status = "baseline";
+  doc.runs[0].findings[0].status = GateStatus::kBaseline;
   const std::string md = analysis::render_markdown(doc);
   EXPECT_NE(md.find("| 1 | **new** | `leak_at_exit` | VkBuffer | 1 | 64 B | `stats` | `main > "
                     "capture_stats > make_buffer` `stats.cpp`:71 |"),
@@ -494,7 +495,7 @@ TEST(OutputTest, APassingGateIsShort) {
   for (int i = 0; i < 30; ++i) {
     Finding f = sample().runs[0].findings[0];
     f.name_pattern = "known." + std::to_string(i);
-    f.status = "baseline";
+    f.status = GateStatus::kBaseline;
     doc.runs[0].findings.push_back(f);
   }
   doc.gate = analysis::GateSummary{};
@@ -508,7 +509,7 @@ TEST(OutputTest, APassingGateIsShort) {
             std::string::npos)
       << text;
   // A new one among them comes first, whole.
-  doc.runs[0].findings[17].status = "new";
+  doc.runs[0].findings[17].status = GateStatus::kNew;
   const std::string failing = analysis::render_text(doc, Style(false));
   EXPECT_NE(failing.find("  #1  retained  VkBuffer"), std::string::npos) << failing;
   EXPECT_LT(failing.find("[new]"), failing.find("[baseline]"));

@@ -159,8 +159,10 @@ std::string between(const std::string& page, const std::string& open, const std:
 
 using analysis::Chain;
 using analysis::ChainLink;
+using analysis::ChainState;
 using analysis::Finding;
 using analysis::FindingKind;
+using analysis::GateStatus;
 using analysis::ReportDocument;
 
 // One run with these findings (and no series).
@@ -183,7 +185,7 @@ analysis::Frame frame(const std::string& text) {
   return f;
 }
 
-ChainLink link(const std::string& type, uint64_t id, const std::string& state = "live",
+ChainLink link(const std::string& type, uint64_t id, ChainState state = ChainState::kLive,
                uint64_t bytes = 0) {
   ChainLink l;
   l.type = type;
@@ -391,7 +393,7 @@ TEST(HtmlReport, RandomlyDistortedReportsStillRender) {
 // a chain with retained and destroyed links, a group of a call site, a gate verdict.
 TEST(HtmlReport, RendersTheAnalysisModel) {
   Finding f = finding(FindingKind::kStaleView);
-  f.status = "baseline";
+  f.status = GateStatus::kBaseline;
   f.object_type = "VkBufferView";
   f.names = {"a"};
   f.names_omitted = 4;
@@ -403,8 +405,8 @@ TEST(HtmlReport, RendersTheAnalysisModel) {
   f.frames.first = 10;
   f.frames.last = 30;
   f.frames.last_used = 12;
-  f.chains = {Chain{{link("VkBufferView", 5), link("VkBuffer", 4, "retained", 4096),
-                     link("VkDeviceMemory", 3, "destroyed")},
+  f.chains = {Chain{{link("VkBufferView", 5), link("VkBuffer", 4, ChainState::kRetained, 4096),
+                     link("VkDeviceMemory", 3, ChainState::kDestroyed)},
                     4096}};
   ReportDocument doc = series_doc({10, 20, 30}, {{"VkBuffer", {1, 2, 3}, {4, 5, 6}}});
   analysis::RunReport& run = doc.runs.back();
@@ -462,10 +464,10 @@ TEST(HtmlReport, FailingGateFails) {
 TEST(HtmlReport, NewProblemsComeFirst) {
   Finding known = finding(FindingKind::kGrowth);
   known.object_type = "VkImage";
-  known.status = "baseline";
+  known.status = GateStatus::kBaseline;
   Finding fresh = finding(FindingKind::kLeakAtExit);
   fresh.object_type = "VkSampler";
-  fresh.status = "new";
+  fresh.status = GateStatus::kNew;
   ReportDocument doc = doc_of({known, fresh});
   doc.gate = analysis::GateSummary{};
   const std::string page = render_html(doc);
