@@ -80,7 +80,6 @@ std::string callsite_identity(const std::vector<Frame>& callsite) {
   return out;
 }
 
-
 void rank_findings(std::vector<Finding>* findings) {
   // The fingerprint last: the same findings always come in the same order.
   std::stable_sort(findings->begin(), findings->end(), [](const Finding& a, const Finding& b) {

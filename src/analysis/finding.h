@@ -316,7 +316,6 @@ std::string inlined_function_chain(const std::vector<Frame>& callsite);
 // bytes, then count, descending; then kind and type for a stable order.
 void rank_findings(std::vector<Finding>* findings);
 
-
 // A snapshot of the run as the report lists it.
 struct SnapshotInfo {
   std::string path;

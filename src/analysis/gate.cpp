@@ -64,7 +64,7 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
           any_new = true;
         }
       }
-      p.status = any_new           ? GateStatus::kNew
+      p.status = any_new          ? GateStatus::kNew
                  : known          ? GateStatus::kBaseline
                  : any_suppressed ? GateStatus::kSuppressed
                                   : GateStatus::kIgnored;

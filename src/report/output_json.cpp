@@ -7,7 +7,9 @@
 #include "core/hex.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -312,4 +314,4 @@ json findings_json(const ReportDocument& doc) {
   return j;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

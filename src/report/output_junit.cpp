@@ -5,7 +5,9 @@
 #include "core/escape.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -53,7 +55,8 @@ std::string case_name(const ShownProblem& p) {
 std::string render_junit(const ReportDocument& doc) {
   const ShownProblems problems(doc);
   size_t failures = 0;
-  for (const ShownProblem& p : problems.all()) failures += !doc.gate || p.status() == GateStatus::kNew;
+  for (const ShownProblem& p : problems.all())
+    failures += !doc.gate || p.status() == GateStatus::kNew;
   const size_t skipped = problems.size() - failures;  // a gate's problems that do not fail it
   // One more test case: every run was checked whole (no crash, no missing snapshot).
   std::string incomplete;
@@ -90,8 +93,8 @@ std::string render_junit(const ReportDocument& doc) {
       out += "      <skipped message=\"" +
              xml_text("#" + std::to_string(p.number) + " " + kinds + ": " + why, SIZE_MAX) +
              "\"/>\n";
-      out +=
-          "      <system-out>[" + xml_text(name(p.status())) + "] " + describe(p) + "\n</system-out>\n";
+      out += "      <system-out>[" + xml_text(name(p.status())) + "] " + describe(p) +
+             "\n</system-out>\n";
     }
     out += "    </testcase>\n";
   }
@@ -109,4 +112,4 @@ std::string render_junit(const ReportDocument& doc) {
   return out;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -6,7 +6,9 @@
 #include "core/escape.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -204,4 +206,4 @@ std::string render_markdown(const ReportDocument& doc) {
   return out;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -10,7 +10,9 @@
 #include "core/escape.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -233,4 +235,4 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
           {"runs", json::array({std::move(run)})}};
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -9,7 +9,9 @@
 #include "report/output.h"
 #include "report/sparkline.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -333,4 +335,4 @@ std::string render_text(const ReportDocument& doc, const Style& style,
   return out;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

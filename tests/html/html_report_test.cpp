@@ -20,6 +20,9 @@
 namespace vkleak {
 namespace {
 
+using report::render_html;
+namespace html = report::html;
+
 size_t count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;
   for (size_t pos = haystack.find(needle); pos != std::string::npos;
@@ -794,6 +797,9 @@ TEST(HtmlTicks, Labels) {
 namespace vkleak {
 namespace {
 
+using report::render_html;
+namespace html = report::html;
+
 TEST(HtmlReport, MisuseFindingsShowTheirStacks) {
   const std::string page = render_html(doc_of({html_test::misuse_finding()}));
   EXPECT_NE(page.find("<dt>destroyed here</dt><dd class=\"vk-misuse-stack\"><ol class=\"vk-stack\" "
@@ -866,6 +872,9 @@ TEST(HtmlReport, FindingsOfOneProblemShowTogether) {
 
 namespace vkleak {
 namespace {
+
+using report::render_html;
+namespace html = report::html;
 
 TEST(HtmlExplorer, Sha256AndBase64MatchKnownVectors) {
   EXPECT_EQ(base64(sha256("")), "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");

@@ -140,13 +140,15 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
     (*referrers)[v] = pinned != kNotFound ? kPinning : kDangling;
 
     Chain chain;
-    chain.links.push_back(link_of(index, v, marks.retained[v] ? ChainState::kRetained : ChainState::kLive));
+    chain.links.push_back(
+        link_of(index, v, marks.retained[v] ? ChainState::kRetained : ChainState::kLive));
     if (pinned != kNotFound) {
       // referrer -> retained object [-> the resource a view of it sees] -> memory
       chain.links.push_back(link_of(index, pinned, ChainState::kRetained));
       size_t resource = pinned;
       if (const size_t r = view_target(index, pinned); r != kNotFound) {
-        chain.links.push_back(link_of(index, r, marks.retained[r] ? ChainState::kRetained : ChainState::kLive));
+        chain.links.push_back(
+            link_of(index, r, marks.retained[r] ? ChainState::kRetained : ChainState::kLive));
         resource = r;
       }
       for (size_t m : index.attached_memory(resource)) {
