@@ -15,6 +15,7 @@ namespace {
 using analysis::Frame;
 using analysis::LifetimeGroup;
 using analysis::RunReport;
+using report::render_html;
 using nlohmann::json;
 
 Frame frame(std::string function, std::string file, int line, bool inlined = false) {

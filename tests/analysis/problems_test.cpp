@@ -14,6 +14,7 @@ namespace {
 using analysis::Finding;
 using analysis::FindingKind;
 using analysis::Problem;
+using report::render_html;
 using test::SnapshotBuilder;
 
 constexpr uint64_t kPid = 700;

@@ -369,7 +369,12 @@ TEST(HtmlReport, RandomlyDistortedReportsStillRender) {
           break;
         case 3:
           if (!f.chains.empty()) f.chains[0].links.clear();
-          f.chains.push_back(Chain{{link("", number(), "", number())}, number()});
+          f.chains.push_back(Chain{
+              {link(
+                  "", number(),
+                  static_cast<ChainState>(f.chains.size() % std::size(analysis::kChainStateNames)),
+                  number())},
+              number()});
           break;
         case 4:
           s.types[rng() % s.types.size()].live.resize(rng() % 20, number());
