@@ -303,8 +303,8 @@ size_t terminal_columns(int fd) {
 
 // Sparklines for the text on stdout, or nothing.
 std::optional<report::SparklineOptions> sparkline_options(const ReportFlags& flags) {
-  if (flags.format != report::kDefaultFormat || flags.sparklines == SparklineMode::kNever)
-    return std::nullopt;
+  // Sparklines are the text renderer's (kRenderers' "text").
+  if (flags.format != "text" || flags.sparklines == SparklineMode::kNever) return std::nullopt;
   if (flags.sparklines == SparklineMode::kAuto && ::isatty(STDOUT_FILENO) != 1) return std::nullopt;
   report::SparklineOptions options;
   options.columns = terminal_columns(STDOUT_FILENO);

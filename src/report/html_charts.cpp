@@ -100,12 +100,23 @@ std::string tick_label(double value, bool bytes) {
 // Line charts (server-side SVG)
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
 // "VkBuffer = VkDeviceMemory" for a line that stands for several series.
 std::string full_label(const Line& l) {
   std::string label = l.label;
   for (const std::string& same : l.same) label += " = " + same;
   return label;
 }
+
+constexpr size_t kLegendSame = 4;  // "= type" rows under a line's name
+
+// Height of a line's entry in a legend column.
+double legend_rows(const Line& l) {
+  return 20 + 16 * static_cast<double>(std::min(l.same.size(), kLegendSame + 1));
+}
+
+}  // namespace
 
 std::optional<double> last_value(const std::vector<std::optional<double>>& values) {
   for (auto it = values.rbegin(); it != values.rend(); ++it) {
@@ -127,13 +138,6 @@ double peak(const std::vector<std::optional<double>>& values) {
     if (v) p = std::max(p, *v);
   }
   return p;
-}
-
-constexpr size_t kLegendSame = 4;  // "= type" rows under a line's name
-
-// Height of a line's entry in a legend column.
-double legend_rows(const Line& l) {
-  return 20 + 16 * static_cast<double>(std::min(l.same.size(), kLegendSame + 1));
 }
 
 std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& xs,
