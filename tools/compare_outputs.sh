@@ -6,7 +6,9 @@
 #
 #   tools/compare_outputs.sh compare OLD_BUILD NEW_BUILD [WORK]
 #       snapshots with OLD_BUILD's layer (WORK/snapshots), outputs in WORK/old and WORK/new,
-#       then `diff -r`; exit 0 when identical. WORK defaults to a temporary folder, kept.
+#       then `diff -r`; exit 0 when identical. WORK defaults to a temporary folder, kept; a
+#       WORK/snapshots that exists is reused (then OLD_BUILD needs only bin/vkleak: e.g. a copy of
+#       the original build's binary, the runs recorded once with `snapshots`).
 #   tools/compare_outputs.sh snapshots BUILD SNAPDIR     only record the runs
 #   tools/compare_outputs.sh render BUILD SNAPDIR OUTDIR only render them
 #
@@ -18,7 +20,7 @@ set -euo pipefail
 LAVAPIPE_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 
 usage() {
-  sed -n '2,15p' "$0" >&2
+  sed -n '2,17p' "$0" >&2
   exit 2
 }
 
