@@ -4,27 +4,29 @@
 #include <stdexcept>
 
 #include "analysis/finding.h"
+#include "analysis/findings_format.h"
 #include "core/input_file.h"
 
 namespace vkleak::analysis {
 
 Baseline Baseline::parse(const std::string& text, const std::string& path) {
   using nlohmann::json;
+  namespace keys = findings_keys;
   auto error = [&](const std::string& message) {
     return std::runtime_error(path + ": " + message);
   };
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) throw error("not valid JSON");
-  if (!doc.is_object() || doc.value("format", json()) != "vkleak-findings") {
+  if (!doc.is_object() || doc.value(keys::kFormat, json()) != kFindingsFormat.data()) {
     throw error("not a vkleak findings document (vkleak report --format json writes one)");
   }
-  const json& version = doc["version"];
+  const json& version = doc[keys::kVersion];
   if (!version.is_number_integer()) throw error("\"version\" is missing or not an integer");
   if (version.get<int64_t>() > kFindingsVersion) {
     throw error("findings version " + version.dump() + " is newer than this vkleak supports (" +
                 std::to_string(kFindingsVersion) + "); upgrade vkleak");
   }
-  const json& findings = doc["findings"];
+  const json& findings = doc[keys::kFindings];
   if (!findings.is_array()) throw error("\"findings\" is missing or not an array");
   Baseline out;
   size_t i = 0;
@@ -35,32 +37,33 @@ Baseline Baseline::parse(const std::string& text, const std::string& path) {
       if (v.is_null()) return "";
       throw error("findings[" + std::to_string(i) + "]." + key + " is not a string");
     };
-    if (!f.is_object() || !f.contains("kind") || !f.contains("object_type")) {
+    if (!f.is_object() || !f.contains(keys::kKind) || !f.contains(keys::kObjectType)) {
       throw error("findings[" + std::to_string(i) + "] lacks \"kind\" or \"object_type\"");
     }
-    // The same identity as Finding::identity(), from the same frames: the kind only tells misuse
-    // events from objects (a problem's kinds depend on the snapshot cadence).
+    // The same key as Finding::key(), from the same frames: the kind only tells misuse events
+    // from objects (a problem's kinds depend on the snapshot cadence).
     std::vector<Frame> frames;
-    if (f.contains("callsite_frames") && f["callsite_frames"].is_array()) {
-      for (const json& fr : f["callsite_frames"]) {
+    if (f.contains(keys::kCallsiteFrames) && f[keys::kCallsiteFrames].is_array()) {
+      for (const json& fr : f[keys::kCallsiteFrames]) {
         if (!fr.is_object()) continue;
         Frame frame;
         auto str = [&](const char* key) {
           const json& v = fr.contains(key) ? fr[key] : json();
           return v.is_string() ? v.get<std::string>() : std::string();
         };
-        frame.text = str("text");
-        frame.function = str("function");
-        frame.module = str("module");
-        frame.inlined = fr.value("inlined", json(false)).is_boolean() && fr.value("inlined", false);
+        frame.text = str(keys::kText);
+        frame.function = str(keys::kFunction);
+        frame.module = str(keys::kModule);
+        frame.inlined =
+            fr.value(keys::kInlined, json(false)).is_boolean() && fr.value(keys::kInlined, false);
         frames.push_back(std::move(frame));
       }
     }
-    std::string where = callsite_identity(frames);
+    FindingKey key{text_of(keys::kKind), text_of(keys::kObjectType), callsite_identity(frames),
+                   text_of(keys::kNamePattern)};
     // Documents without callsite_frames: their function, as then.
-    if (where.empty()) where = text_of("function");
-    out.identities_.insert(
-        make_identity(text_of("kind"), text_of("object_type"), where, text_of("name_pattern")));
+    if (key.where.empty()) key.where = text_of(keys::kFunction);
+    out.identities_.insert(key.identity());
     ++i;
   }
   return out;

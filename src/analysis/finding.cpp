@@ -32,13 +32,27 @@ std::string inlined_function_chain(const std::vector<Frame>& callsite) {
   return out;
 }
 
-std::string make_fingerprint(const std::string& kind, const std::string& object_type,
-                             const std::string& function, const std::string& name_pattern) {
-  return kind + "|" + object_type + "|" + function + "|" + name_pattern;
+std::string FindingKey::fingerprint() const {
+  return kind + "|" + object_type + "|" + where + "|" + name_pattern;
+}
+
+std::string FindingKey::identity() const {
+  const std::optional<FindingKind> k = kind_from_name(kind);
+  // Misuse is an event, not objects: a double destroy is never a facet of a leak.
+  if (k && kind_is_event(*k)) return fingerprint();
+  return object_type + "|" + where + "|" + name_pattern;
+}
+
+FindingKey Finding::key() const {
+  return FindingKey{kind_name(kind), object_type, callsite_identity(callsite), name_pattern};
 }
 
 std::string Finding::fingerprint() const {
-  return make_fingerprint(kind_name(kind), object_type, callsite_identity(callsite), name_pattern);
+  return key().fingerprint();
+}
+
+std::string Finding::identity() const {
+  return key().identity();
 }
 
 std::string callsite_identity(const std::vector<Frame>& callsite) {
@@ -66,23 +80,6 @@ std::string callsite_identity(const std::vector<Frame>& callsite) {
   return out;
 }
 
-std::string make_identity(const std::string& object_type, const std::string& where,
-                          const std::string& name_pattern) {
-  return object_type + "|" + where + "|" + name_pattern;
-}
-
-std::string make_identity(const std::string& kind, const std::string& object_type,
-                          const std::string& where, const std::string& name_pattern) {
-  const std::optional<FindingKind> k = kind_from_name(kind);
-  // Misuse is an event, not objects: a double destroy is never a facet of a leak.
-  if (k && kind_is_event(*k)) return make_fingerprint(kind, object_type, where, name_pattern);
-  return make_identity(object_type, where, name_pattern);
-}
-
-std::string Finding::identity() const {
-  return make_identity(kind_name(kind), object_type, callsite_identity(callsite), name_pattern);
-}
-
 void rank_findings(std::vector<Finding>* findings) {
   // The fingerprint last: the same findings always come in the same order.
   std::stable_sort(findings->begin(), findings->end(), [](const Finding& a, const Finding& b) {
@@ -108,10 +105,13 @@ size_t ReportDocument::finding_count() const {
   return n;
 }
 
-std::string ReportDocument::gate_result() const {
-  if (!gate) return "";
-  if (gate->incomplete_runs > 0 && !gate->allow_incomplete) return "incomplete";
-  return gate->pass ? "pass" : "fail";
+GateResult GateSummary::result() const {
+  if (incomplete_runs > 0 && !allow_incomplete) return GateResult::kIncomplete;
+  return pass ? GateResult::kPass : GateResult::kFail;
+}
+
+GateResult ReportDocument::gate_result() const {
+  return gate ? gate->result() : GateResult::kNone;
 }
 
 }  // namespace vkleak::analysis

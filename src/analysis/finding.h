@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/driver_memory.h"
+#include "analysis/findings_format.h"
 #include "analysis/lifetimes.h"
 #include "analysis/options.h"
 
@@ -114,6 +115,22 @@ constexpr bool kind_is_event(FindingKind kind) {
 // Every kind's name, in enum order (e.g. for a command line's choices).
 std::vector<std::string> kind_names();
 
+// The fields a finding's fingerprint and identity are made of: one definition for the writer
+// (Finding::key(), JSON's "fingerprint") and the baseline reader, which builds it from a findings
+// document's fields (baseline.h says why it never reads a stored fingerprint).
+struct FindingKey {
+  std::string kind;  // kind_name(), or as a baseline spells it (perhaps a kind unknown here)
+  std::string object_type;
+  std::string where;  // callsite_identity() of the call site
+  std::string name_pattern;
+
+  // kind|type|where|name pattern.
+  std::string fingerprint() const;
+  // type|where|name pattern, without the kind; a misuse kind's (events, not objects: a double
+  // destroy is never a facet of a leak) is its fingerprint.
+  std::string identity() const;
+};
+
 // One frame of a symbolized creation call site.
 struct Frame {
   std::string text;      // "function (file:line)", or module+offset when unknown
@@ -153,7 +170,7 @@ struct ChainLink {
   uint64_t id = 0;
   std::string type;
   std::optional<std::string> name;
-  std::string state;  // "live", "retained", "destroyed"
+  ChainState state = ChainState::kLive;
   std::optional<uint64_t> destroyed_frame;
   uint64_t bytes = 0;  // for the last resource: what it holds
 };
@@ -254,9 +271,9 @@ struct Finding {
   std::vector<std::string> vuids;
   uint64_t pid = 0;
   std::string snapshot;  // the file the evidence is from (the last one for several)
-  // Set by the gate: "new", "baseline" (in the baseline, not failing) or "suppressed"; empty
-  // in a plain report.
-  std::string status;
+  // Set by the gate: new, baseline (in the baseline, not failing), suppressed or ignored (not a
+  // kind of --fail-on); kNone in a plain report.
+  GateStatus status = GateStatus::kNone;
   std::string suppressed_by;  // the suppression rule, as written
   // The problem it belongs to: its index in RunReport::problems (set by assign_problems).
   uint64_t problem = 0;
@@ -271,12 +288,14 @@ struct Finding {
   // inlined, the inline chain up to the function it was compiled into, outermost first
   // ("draw > make_buffer"). The identity across runs (identity()) also holds the callers.
   std::string function() const;
-  // kind|type|callsite_identity|name pattern: the finding's own key (JSON's "fingerprint" for
-  // tools that list findings, the ranking's tie-break); baselines match on identity().
+  // The fields its fingerprint and identity are made of (FindingKey).
+  FindingKey key() const;
+  // key().fingerprint(): JSON's "fingerprint" for tools that list findings, the ranking's
+  // tie-break; baselines match on identity().
   std::string fingerprint() const;
-  // What the finding is about, whatever was judged of it: type, call site (callsite_identity)
-  // and name pattern, without the kind. The gate's identity of a problem across runs: the same
-  // objects judged as growth at one snapshot cadence and as retained at another are one problem.
+  // key().identity(): what the finding is about, whatever was judged of it. The gate's identity
+  // of a problem across runs: the same objects judged as growth at one snapshot cadence and as
+  // retained at another are one problem.
   std::string identity() const;
 };
 
@@ -285,18 +304,10 @@ struct Finding {
 // capture_stats > make_buffer"), so that a new caller of a shared helper is a new problem, while
 // line numbers may change; without symbols, the whole application stack as module+offset
 // ("app+0x1234;app+0x5678"), since a module alone would make every leak of a stripped program
-// one. Shared by Finding::identity() and the baseline reader, which rebuilds the frames from
-// the JSON's callsite_frames.
+// one. Shared by Finding::key() and the baseline reader, which rebuilds the frames from the
+// JSON's callsite_frames.
 inline constexpr size_t kIdentityCalls = 3;
 std::string callsite_identity(const std::vector<Frame>& callsite);
-// The kind-less identity of objects: object type, callsite_identity, name pattern.
-std::string make_identity(const std::string& object_type, const std::string& where,
-                          const std::string& name_pattern);
-// A finding's identity from its fields (Finding::identity(), and the baseline reader): the
-// kind-less one, except for the misuse kinds (events, not objects: a double destroy is never
-// a facet of a leak), whose identity is their fingerprint.
-std::string make_identity(const std::string& kind, const std::string& object_type,
-                          const std::string& where, const std::string& name_pattern);
 
 // The innermost frame's function and, while it was inlined, the functions it was inlined into,
 // outermost first: "draw > make_buffer". Empty when the innermost frame has no function.
@@ -305,10 +316,6 @@ std::string inlined_function_chain(const std::vector<Frame>& callsite);
 // Ranking: certain findings before heuristic ones (a real leak never sits below a guess); then
 // bytes, then count, descending; then kind and type for a stable order.
 void rank_findings(std::vector<Finding>* findings);
-
-// A finding's fingerprint: kind, type, call site (callsite_identity), name pattern.
-std::string make_fingerprint(const std::string& kind, const std::string& object_type,
-                             const std::string& function, const std::string& name_pattern);
 
 // A snapshot of the run as the report lists it.
 struct SnapshotInfo {
@@ -349,9 +356,9 @@ struct Problem {
   bool heuristic = false;          // all its findings are
   uint64_t count = 0;              // distinct objects
   uint64_t bytes = 0;              // each object's bytes once
-  // Set by the gate, as Finding::status: "new" (it fails the gate), "baseline", "suppressed" or
-  // "ignored" (no kind of it is in --fail-on); empty in a plain report.
-  std::string status;
+  // Set by the gate, as Finding::status: new (it fails the gate), baseline, suppressed or
+  // ignored (no kind of it is in --fail-on); kNone in a plain report.
+  GateStatus status = GateStatus::kNone;
   std::string suppressed_by;  // the rule that suppressed it, as written
 };
 
@@ -375,9 +382,6 @@ struct RunReport {
   std::vector<DeviceMemoryView> driver_memory;
   RunLifetimes lifetimes;  // the HTML explorer's objects over time
 };
-
-// The findings document's version (src/schema/vkleak-findings.schema.json).
-inline constexpr int kFindingsVersion = 1;
 
 // How often a suppression rule matched, as LeakSanitizer's "Suppressions used": a rule that
 // matched nothing is listed with 0 (a typo, or a leak fixed since: either way worth a look).
@@ -404,6 +408,10 @@ struct GateSummary {
   uint64_t max_findings = 0;                 // new problems allowed
   std::vector<std::string> fail_on;          // kinds that count
   std::vector<SuppressionUse> suppressions;  // every rule, in file order
+
+  // Pass, fail (new problems over the limit) or incomplete (a run not checked whole, unless
+  // allowed; takes precedence: the findings of a run cut short are not its whole story).
+  GateResult result() const;
 };
 
 // What report and gate found: the model every output renders (src/report/).
@@ -416,9 +424,8 @@ struct ReportDocument {
   // How outputs name a run: "pid 3068", and its run id too where another run of the document
   // has that pid (reruns, containers): "pid 3068, run 2ce5fe46".
   std::string run_label(const RunReport& run) const;
-  // "pass", "fail" (new problems over the limit) or "incomplete" (a run not checked whole;
-  // takes precedence: the findings of a run cut short are not its whole story).
-  std::string gate_result() const;
+  // The gate's verdict (GateSummary::result()); kNone without a gate.
+  GateResult gate_result() const;
 };
 
 }  // namespace vkleak::analysis

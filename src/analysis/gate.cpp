@@ -31,10 +31,10 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
       bool known = false;
       for (size_t i : p.findings) {
         Finding& f = run.findings[i];
-        f.status.clear();
+        f.status = GateStatus::kNone;
         f.suppressed_by.clear();
         if (const SuppressionRule* rule = suppressions ? suppressions->match(f) : nullptr) {
-          f.status = "suppressed";
+          f.status = GateStatus::kSuppressed;
           f.suppressed_by = rule->text;
           // LeakSanitizer's "Suppressions used": what each rule matched.
           SuppressionUse& use =
@@ -50,25 +50,28 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
       p.suppressed_by.clear();
       for (size_t i : p.findings) {
         Finding& f = run.findings[i];
-        if (f.status == "suppressed") {
+        if (f.status == GateStatus::kSuppressed) {
           if (!any_suppressed) p.suppressed_by = f.suppressed_by;
           any_suppressed = true;
           continue;
         }
         if (known) {
-          f.status = "baseline";
+          f.status = GateStatus::kBaseline;
         } else if (!policy.fail_on.empty() && !policy.fail_on.count(f.kind)) {
-          f.status = "ignored";
+          f.status = GateStatus::kIgnored;
         } else {
-          f.status = "new";
+          f.status = GateStatus::kNew;
           any_new = true;
         }
       }
-      p.status = any_new ? "new" : known ? "baseline" : any_suppressed ? "suppressed" : "ignored";
-      if (p.status != "suppressed") p.suppressed_by.clear();
-      if (p.status == "new") ++summary.new_findings;
-      if (p.status == "baseline") ++summary.baseline;
-      if (p.status == "suppressed") ++summary.suppressed;
+      p.status = any_new          ? GateStatus::kNew
+                 : known          ? GateStatus::kBaseline
+                 : any_suppressed ? GateStatus::kSuppressed
+                                  : GateStatus::kIgnored;
+      if (p.status != GateStatus::kSuppressed) p.suppressed_by.clear();
+      if (p.status == GateStatus::kNew) ++summary.new_findings;
+      if (p.status == GateStatus::kBaseline) ++summary.baseline;
+      if (p.status == GateStatus::kSuppressed) ++summary.suppressed;
     }
   }
   summary.allow_incomplete = policy.allow_incomplete;

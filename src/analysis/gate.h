@@ -19,9 +19,9 @@ struct GatePolicy {
 };
 
 // Judges problems (findings about the same objects, analysis/problems.h; assigned here for a
-// model built without them): marks each problem and each of its findings "new", "baseline",
-// "suppressed" or "ignored" (no kind that counts), counts problems, and returns the verdict;
-// also stores it in doc->gate.
+// model built without them): marks each problem and each of its findings new, baseline,
+// suppressed or ignored (no kind that counts; GateStatus), counts problems, and returns the
+// verdict (GateSummary::result()); also stores it in doc->gate.
 GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
                        const Baseline* baseline, const GatePolicy& policy);
 

@@ -58,11 +58,11 @@ std::string chain_text(const Chain& c) {
     if (!out.empty()) out += " -> ";
     out += l.type;
     if (l.name) out += " " + quote_name(*l.name, 60);
-    if (l.state == "destroyed") {
+    if (l.state == ChainState::kDestroyed) {
       out += " (destroyed";
       if (l.destroyed_frame) out += " in frame " + std::to_string(*l.destroyed_frame);
       out += ")";
-    } else if (l.state == "retained") {
+    } else if (l.state == ChainState::kRetained) {
       out += " (retained)";
     }
   }

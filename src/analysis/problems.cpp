@@ -133,7 +133,7 @@ ShownProblems::ShownProblems(const ReportDocument& doc) {
       problems = &owned_.back();
     }
     for (const Problem& p : *problems) {
-      (p.status == "new" ? shown_ : rest).push_back(ShownProblem{&run, &p, 0});
+      (p.status == GateStatus::kNew ? shown_ : rest).push_back(ShownProblem{&run, &p, 0});
     }
   }
   shown_.insert(shown_.end(), rest.begin(), rest.end());

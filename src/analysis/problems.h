@@ -43,7 +43,7 @@ struct ShownProblem {
   // Its best-ranked finding: the title, call site and evidence shown for the problem.
   const Finding& primary() const { return run->findings[problem->findings.front()]; }
   std::vector<const Finding*> findings() const;
-  const std::string& status() const { return problem->status; }
+  GateStatus status() const { return problem->status; }
 };
 
 // Every run's problems in the order the outputs show them: a gate's new problems first (the

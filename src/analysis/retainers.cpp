@@ -147,7 +147,7 @@ std::vector<ChainLink> Retainers::path_to(size_t i) const {
     link.id = o.id;
     link.type = index_.type(*it);
     if (const std::string* name = index_.snapshot().name(o)) link.name = *name;
-    link.state = "live";
+    link.state = ChainState::kLive;
     out.push_back(std::move(link));
   }
   return out;

@@ -56,12 +56,12 @@ int diff_command(const DiffFlags& flags) {
   const analysis::DiffResult result = analysis::diff_snapshots(
       snapshots[0], snapshots[1], snapshots.size() > 2 ? &snapshots[2] : nullptr, flags.analysis);
   if (flags.format == OutputFormat::kJson) {
-    std::cout << analysis::diff_json(result).dump(2, ' ', false,
-                                                  nlohmann::json::error_handler_t::replace)
+    std::cout << report::diff_json(result).dump(2, ' ', false,
+                                                nlohmann::json::error_handler_t::replace)
               << '\n';
   } else {
-    std::cout << analysis::render_diff_text(result, Style(should_color(flags.color, STDOUT_FILENO)),
-                                            static_cast<size_t>(flags.top));
+    std::cout << report::render_diff_text(result, Style(should_color(flags.color, STDOUT_FILENO)),
+                                          static_cast<size_t>(flags.top));
   }
   std::cout.flush();
   return std::cout ? kExitOk : kExitUsage;

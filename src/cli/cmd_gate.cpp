@@ -115,9 +115,16 @@ int gate_command(const GateFlags& flags) {
         print_error(line);
     }
   }
-  const std::string result = doc.gate_result();
-  if (result == "incomplete") return kExitIncomplete;
-  return result == "pass" ? kExitOk : kExitFindings;
+  switch (summary.result()) {
+    case analysis::GateResult::kPass:
+      return kExitOk;
+    case analysis::GateResult::kIncomplete:
+      return kExitIncomplete;
+    case analysis::GateResult::kFail:
+    case analysis::GateResult::kNone:  // apply_gate always decides
+      break;
+  }
+  return kExitFindings;
 }
 
 }  // namespace vkleak::cli

@@ -346,12 +346,12 @@ void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) 
       verdict += "; " + format_count(totals.objects) +
                  (totals.objects == 1 ? " object" : " objects") +
                  (totals.bytes > 0 ? ", " + format_bytes(totals.bytes) : "") + ")";
-      const std::vector<const analysis::Finding*> ranked = analysis::all_findings(doc);
+      const std::vector<const analysis::Finding*> ranked = report::all_findings(doc);
       if (!ranked.empty()) {
         const analysis::Finding& top = *ranked.front();
-        const std::string where = analysis::callsite_summary(top);
+        const std::string where = report::callsite_summary(top);
         verdict += "; first: " + std::string(analysis::kind_name(top.kind)) + " " +
-                   printable(analysis::finding_title(top), 80) +
+                   printable(report::finding_title(top), 80) +
                    (where.empty() ? "" : " at " + printable(where, 120));
         // A stale view's line to fix is often where its target was destroyed.
         for (const analysis::LabeledStack& st : top.stacks) {

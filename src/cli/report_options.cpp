@@ -21,7 +21,6 @@
 #include "core/module_map.h"
 #include "core/snapshot_reader.h"
 #include "core/symbolizer.h"
-#include "report/html_report.h"
 #include "report/sparkline.h"
 
 namespace vkleak::cli {
@@ -131,29 +130,30 @@ void add_threshold_flags(CLI::App* command, ReportFlags* flags) {
 }
 
 void add_output_flags(CLI::App* command, ReportFlags* flags) {
-  command
-      ->add_option("--format", flags->format,
-                   "Output on stdout: text (default), json (the findings document), markdown, "
-                   "junit or sarif")
-      ->check(CLI::IsMember({"text", "json", "markdown", "junit", "sarif"}))
+  // --format's choices and help, from the renderers' table: "text (default), json (the findings
+  // document), markdown, junit or sarif".
+  std::vector<std::string> formats, helps;
+  for (const report::Renderer& r : report::kRenderers) {
+    if (r.format_help == nullptr) continue;
+    formats.emplace_back(r.name);
+    helps.emplace_back(r.format_help);
+  }
+  std::string help = "Output on stdout: ";
+  for (size_t i = 0; i < helps.size(); ++i) {
+    help += (i == 0 ? "" : i + 1 == helps.size() ? " or " : ", ") + helps[i];
+  }
+  command->add_option("--format", flags->format, help)
+      ->check(CLI::IsMember(formats))
       ->option_text("FORMAT");
   add_color_option(command, &flags->color);
   const std::string group = "Output files (besides stdout)";
-  command->add_option("--json", flags->json_file, "Also write the findings JSON to FILE")
-      ->option_text("FILE")
-      ->group(group);
-  command->add_option("--markdown", flags->markdown_file, "Also write Markdown to FILE")
-      ->option_text("FILE")
-      ->group(group);
-  command->add_option("--junit", flags->junit_file, "Also write JUnit XML to FILE")
-      ->option_text("FILE")
-      ->group(group);
-  command->add_option("--sarif", flags->sarif_file, "Also write SARIF 2.1.0 to FILE")
-      ->option_text("FILE")
-      ->group(group);
-  command->add_option("--html", flags->html_file, "Also write an HTML report to FILE")
-      ->option_text("FILE")
-      ->group(group);
+  for (size_t i = 0; i < report::kRendererCount; ++i) {
+    const report::Renderer& r = report::kRenderers[i];
+    if (r.file_help == nullptr) continue;
+    command->add_option(std::string("--") + r.name, flags->files[i], r.file_help)
+        ->option_text("FILE")
+        ->group(group);
+  }
   command
       ->add_option("--source-root", flags->source_root,
                    "SARIF: source files under DIR get paths relative to it (default: the "
@@ -278,27 +278,14 @@ analysis::ReportDocument analyse_inputs(const ReportFlags& flags) {
 
 namespace {
 
-std::string render(const analysis::ReportDocument& doc, const std::string& format,
-                   const ReportFlags& flags, bool color,
-                   const analysis::SparklineOptions* sparklines = nullptr) {
-  if (format == "json") {
-    return analysis::dump_json(analysis::findings_json(doc), 2) + "\n";
-  }
-  if (format == "markdown") return analysis::render_markdown(doc);
-  if (format == "junit") return analysis::render_junit(doc);
-  if (format == "sarif") {
-    std::string root = flags.source_root;
-    if (root.empty()) {
-      std::error_code ec;
-      root = std::filesystem::current_path(ec).string();
-    } else {
-      std::error_code ec;
-      const auto absolute = std::filesystem::absolute(root, ec);
-      if (!ec) root = absolute.lexically_normal().string();
-    }
-    return analysis::dump_json(analysis::render_sarif(doc, root), 2) + "\n";
-  }
-  return analysis::render_text(doc, Style(color), sparklines);
+// --source-root as SARIF wants it: absolute, the current directory by default.
+std::string source_root(const ReportFlags& flags) {
+  std::string root = flags.source_root;
+  std::error_code ec;
+  if (root.empty()) return std::filesystem::current_path(ec).string();
+  const auto absolute = std::filesystem::absolute(root, ec);
+  if (!ec) root = absolute.lexically_normal().string();
+  return root;
 }
 
 // The width lines on fd should fit: COLUMNS when it is a number (as ls and ps), else the
@@ -315,15 +302,16 @@ size_t terminal_columns(int fd) {
 }
 
 // Sparklines for the text on stdout, or nothing.
-std::optional<analysis::SparklineOptions> sparkline_options(const ReportFlags& flags) {
+std::optional<report::SparklineOptions> sparkline_options(const ReportFlags& flags) {
+  // Sparklines are the text renderer's (kRenderers' "text").
   if (flags.format != "text" || flags.sparklines == SparklineMode::kNever) return std::nullopt;
   if (flags.sparklines == SparklineMode::kAuto && ::isatty(STDOUT_FILENO) != 1) return std::nullopt;
-  analysis::SparklineOptions options;
+  report::SparklineOptions options;
   options.columns = terminal_columns(STDOUT_FILENO);
   options.glyphs =
-      analysis::locale_is_utf8(std::getenv("LC_ALL"), std::getenv("LC_CTYPE"), std::getenv("LANG"))
-          ? analysis::SparkGlyphs::kUtf8
-          : analysis::SparkGlyphs::kAscii;
+      report::locale_is_utf8(std::getenv("LC_ALL"), std::getenv("LC_CTYPE"), std::getenv("LANG"))
+          ? report::SparkGlyphs::kUtf8
+          : report::SparkGlyphs::kAscii;
   return options;
 }
 
@@ -354,21 +342,20 @@ bool write_file(const std::string& path, const std::string& content) {
 
 int write_outputs(const analysis::ReportDocument& doc, const ReportFlags& flags) {
   bool ok = true;
-  const std::pair<const std::string*, const char*> files[] = {{&flags.json_file, "json"},
-                                                              {&flags.markdown_file, "markdown"},
-                                                              {&flags.junit_file, "junit"},
-                                                              {&flags.sarif_file, "sarif"}};
-  for (const auto& [path, format] : files) {
-    if (!path->empty()) ok &= write_file(*path, render(doc, format, flags, false));
-  }
-  if (!flags.html_file.empty()) {
-    ok &= write_file(flags.html_file, vkleak::render_html(doc));
+  report::RenderOptions options;
+  options.source_root = source_root(flags);
+  // Files: never coloured, no sparklines; in the table's order.
+  for (size_t i = 0; i < report::kRendererCount; ++i) {
+    if (!flags.files[i].empty())
+      ok &= write_file(flags.files[i], report::kRenderers[i].render(doc, options));
   }
   std::cout.flush();  // nothing should be buffered there; keep the order if something is
-  const std::optional<analysis::SparklineOptions> sparklines = sparkline_options(flags);
-  if (const int err = write_all(
-          STDOUT_FILENO, render(doc, flags.format, flags, should_color(flags.color, STDOUT_FILENO),
-                                sparklines ? &*sparklines : nullptr))) {
+  const std::optional<report::SparklineOptions> sparklines = sparkline_options(flags);
+  options.color = should_color(flags.color, STDOUT_FILENO);
+  options.sparklines = sparklines ? &*sparklines : nullptr;
+  const report::Renderer* renderer = report::find_renderer(flags.format);
+  if (renderer == nullptr) renderer = report::find_renderer(report::kDefaultFormat);
+  if (const int err = write_all(STDOUT_FILENO, renderer->render(doc, options))) {
     print_error(std::string("cannot write to stdout: ") + std::strerror(err));
     ok = false;
   }

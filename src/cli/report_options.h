@@ -3,12 +3,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <string>
 #include <vector>
 
 #include "analysis/options.h"
 #include "core/format.h"
 #include "report/output.h"
+#include "report/renderers.h"
 
 namespace vkleak::cli {
 
@@ -17,10 +19,11 @@ enum class SparklineMode { kAuto, kAlways, kNever };
 
 struct ReportFlags {
   std::vector<std::string> inputs;
-  std::string format = "text";  // text, json, markdown, junit or sarif
+  std::string format = report::kDefaultFormat;  // a name of report::kRenderers
   ColorMode color = ColorMode::kAuto;
   SparklineMode sparklines = SparklineMode::kNever;  // add_sparklines_option makes it auto
-  std::string json_file, markdown_file, junit_file, sarif_file, html_file;
+  // --json FILE, --markdown FILE, ...: by the index of their row in report::kRenderers.
+  std::array<std::string, report::kRendererCount> files;
   std::string source_root;  // SARIF: source paths under it become relative (default: cwd)
   analysis::AnalysisOptions analysis;
   unsigned jobs = 0;  // 0: default_jobs()
@@ -40,12 +43,6 @@ void add_debug_file_directory_option(CLI::App* command);
 // --startup-frames: show _start and __libc_start_* frames (core/symbolizer.h). For report, gate,
 // show and diff.
 void add_startup_frames_option(CLI::App* command);
-
-// The inputs with each directory of run directories (one that holds no snapshot but
-// subdirectories that do, as vkleak run's default ./vkleak-snapshots/run-<time>-<pid>/) replaced
-// by its newest run: the one whose last snapshot was written last. Says on stderr which it took
-// and how to choose another.
-std::vector<std::string> resolve_run_inputs(const std::vector<std::string>& inputs);
 
 // The inputs with each directory of run directories (one that holds no snapshot but
 // subdirectories that do, as vkleak run's default ./vkleak-snapshots/run-<time>-<pid>/) replaced

@@ -7,7 +7,9 @@
 #include "core/escape.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -202,4 +204,4 @@ std::string explorer_data_element(const ReportDocument& doc) {
          explorer_data_json(doc.runs.front()) + "</script>\n";
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

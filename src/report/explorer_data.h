@@ -11,16 +11,16 @@
 
 #include "analysis/finding.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
 
 inline constexpr int kExplorerDataVersion = 1;
 
 // The JSON text for one run, safe inside a <script> element: every '<' is written as \u003c (so
 // neither "</script>" nor "<!--" can end or change the element); otherwise dump_json's JSON.
-std::string explorer_data_json(const RunReport& run);
+std::string explorer_data_json(const analysis::RunReport& run);
 
 // The <script type="application/json" id="vkleak-explorer-data"> element of the document's first
 // run (a newline after it), or "" when there are no runs.
-std::string explorer_data_element(const ReportDocument& doc);
+std::string explorer_data_element(const analysis::ReportDocument& doc);
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

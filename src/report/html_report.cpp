@@ -16,685 +16,16 @@
 #include "core/hex.h"
 #include "report/explorer_assets.h"  // generated: explorer.js, explorer.css, their hashes
 #include "report/explorer_data.h"
+#include "report/html_chains.h"
+#include "report/html_charts.h"
+#include "report/html_model.h"
 #include "report/output.h"
 
-namespace vkleak {
-
-// ---------------------------------------------------------------------------------------------
-// Number formatting
-// ---------------------------------------------------------------------------------------------
+namespace vkleak::report {
 
 namespace {
 
-// Locale-independent decimal with at most `decimals` digits after the point (trailing zeros
-// dropped): SVG coordinates must never come out as "12,5".
-std::string decimal(double value, int decimals) {
-  if (!std::isfinite(value)) return "0";
-  double scale = 1;
-  for (int i = 0; i < decimals; ++i) scale *= 10;
-  const double scaled = std::round(std::fabs(value) * scale);
-  if (scaled >= 9e18) return value < 0 ? "-9e18" : "9e18";
-  auto units = static_cast<uint64_t>(scaled);
-  const auto whole_scale = static_cast<uint64_t>(scale);
-  std::string out = (value < 0 && units != 0) ? "-" : "";
-  out += std::to_string(units / whole_scale);
-  std::string frac;
-  uint64_t rest = units % whole_scale;
-  for (int i = 0; i < decimals; ++i) {
-    frac.insert(frac.begin(), static_cast<char>('0' + rest % 10));
-    rest /= 10;
-  }
-  while (!frac.empty() && frac.back() == '0') frac.pop_back();
-  if (!frac.empty()) out += "." + frac;
-  return out;
-}
-
-std::string coord(double v) {
-  return decimal(v, 1);
-}
-
-}  // namespace
-
-namespace html {
-
-Ticks nice_ticks(double lo, double hi, int target, bool bytes) {
-  Ticks t;
-  if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi > lo)) {
-    t.first = std::isfinite(lo) ? lo : 0;
-    return t;
-  }
-  const double raw = (hi - lo) / std::max(1, target);
-  double step;
-  if (bytes) {
-    // Powers of two within a binary unit, so labels read "4 MiB", "512 KiB", "1.5 GiB".
-    double unit = 1;
-    while (raw / unit >= 1024 && unit < 1e18) unit *= 1024;
-    double factor = 1;
-    while (factor < raw / unit && factor < 1024) factor *= 2;
-    step = factor * unit;
-  } else {
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    step = 10 * magnitude;
-    for (double f : {1.0, 2.0, 5.0}) {
-      if (f * magnitude >= raw) {
-        step = f * magnitude;
-        break;
-      }
-    }
-  }
-  step = std::max(step, 1.0);  // frames, counts and bytes are whole numbers
-  t.step = step;
-  t.first = std::ceil(lo / step - 1e-9) * step;
-  t.count = static_cast<int>(std::floor((hi - t.first) / step + 1e-9)) + 1;
-  t.count = std::clamp(t.count, 1, 1000);
-  return t;
-}
-
-std::string tick_label(double value, bool bytes) {
-  if (!bytes) {
-    if (value >= 0 && value < 1.8e19 && value == std::floor(value)) {
-      return format_count(static_cast<uint64_t>(value));
-    }
-    return decimal(value, 2);
-  }
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (value <= 0) return "0";
-  size_t unit = 0;
-  double scaled = value;
-  while (scaled >= 1024 && unit + 1 < std::size(kUnits)) {
-    scaled /= 1024;
-    ++unit;
-  }
-  return decimal(scaled, 2) + " " + kUnits[unit];
-}
-
-}  // namespace html
-
-namespace {
-
-// ---------------------------------------------------------------------------------------------
-// What the page shows of the analysis model
-// ---------------------------------------------------------------------------------------------
-
-using analysis::Chain;
-using analysis::ChainLink;
-using analysis::Finding;
-using analysis::KindInfo;
-
-// A series as the charts draw it (a missing value breaks the line).
-struct Series {
-  std::string label;
-  std::vector<std::optional<double>> live;
-  std::vector<std::optional<double>> bytes;
-};
-
-// The header and charts show the first run; the table lists the findings of every run.
-struct Report {
-  const analysis::RunReport* run = nullptr;  // the first, nullptr when there is none
-  size_t runs = 0;
-  std::vector<uint64_t> run_frames;     // the first run's snapshots: first and last frame
-  std::string gate;                     // "pass", "fail" or "incomplete" when a gate decided
-  std::vector<std::string> incomplete;  // why runs were not checked whole ("pid N: ...")
-  std::vector<const Finding*> findings;
-  // Per finding: its problem when that joins it with others (nullptr: a problem of its own),
-  // and the index of the first finding of its run in findings.
-  std::vector<const analysis::Problem*> problems;
-  std::vector<size_t> run_first;
-  analysis::ProblemTotals totals;  // each object once
-  std::vector<double> frames;      // the x axis of every chart
-  bool x_is_frame = true;          // false: no frames, x is the snapshot index
-  std::vector<Series> types;
-  std::vector<Series> groups;
-};
-
-std::vector<std::optional<double>> values(const std::vector<uint64_t>& list) {
-  return {list.begin(), list.end()};
-}
-
-std::string group_label(const analysis::GroupSeries& g) {
-  std::string label = g.object_type;
-  if (!g.name_pattern.empty()) label += (label.empty() ? "" : " ") + display_cut(g.name_pattern);
-  if (!g.function.empty()) label += " @ " + display_cut(g.function);
-  return label.empty() ? "(unnamed group)" : label;
-}
-
-Report make_report(const analysis::ReportDocument& doc) {
-  Report r;
-  r.runs = doc.runs.size();
-  r.gate = doc.gate_result();
-  r.totals = analysis::problem_totals(doc);
-  for (const analysis::RunReport& run : doc.runs) {
-    const size_t first = r.findings.size();
-    for (const Finding& f : run.findings) {
-      const analysis::Problem* p = analysis::problem_of(run, f);
-      r.findings.push_back(&f);
-      r.problems.push_back(p != nullptr && p->findings.size() > 1 ? p : nullptr);
-      r.run_first.push_back(first);
-    }
-  }
-  for (const analysis::RunReport& run : doc.runs) {
-    for (const std::string& problem : run.incomplete) {
-      r.incomplete.push_back(doc.run_label(run) + ": " + problem);
-    }
-  }
-  if (!doc.runs.empty()) {
-    r.run = &doc.runs.front();
-    if (!r.run->snapshots.empty()) {
-      const auto [lo, hi] =
-          std::minmax_element(r.run->snapshots.begin(), r.run->snapshots.end(),
-                              [](const auto& a, const auto& b) { return a.frame < b.frame; });
-      r.run_frames = {lo->frame, hi->frame};
-    }
-    const analysis::RunSeries& series = r.run->series;
-    for (const analysis::TypeSeries& t : series.types) {
-      if (!t.type.empty()) r.types.push_back({t.type, values(t.live), values(t.bytes)});
-    }
-    for (const analysis::GroupSeries& g : series.groups) {
-      r.groups.push_back({group_label(g), values(g.live), values(g.bytes)});
-    }
-    for (uint64_t frame : series.frames) r.frames.push_back(static_cast<double>(frame));
-  }
-  if (r.frames.empty()) {
-    size_t points = 0;
-    for (const auto* list : {&r.types, &r.groups}) {
-      for (const Series& s : *list) points = std::max({points, s.live.size(), s.bytes.size()});
-    }
-    r.x_is_frame = false;
-    for (size_t i = 0; i < points; ++i) r.frames.push_back(static_cast<double>(i + 1));
-  }
-  return r;
-}
-
-bool destroyed(const ChainLink& l) {
-  return l.state == "destroyed" || l.destroyed_frame.has_value();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Presentation helpers
-// ---------------------------------------------------------------------------------------------
-
-std::string kind_class(analysis::FindingKind kind) {
-  return std::string("vk-kind-") + analysis::kind_name(kind);
-}
-
-// Shortens to at most max code points, the last one an ellipsis.
-std::string truncate(const std::string& text, size_t max) {
-  const auto is_lead = [&](size_t i) {
-    return (static_cast<unsigned char>(text[i]) & 0xc0) != 0x80;
-  };
-  size_t chars = 0;
-  size_t cut = text.size();
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (!is_lead(i)) continue;
-    if (chars == max - 1) cut = i;
-    if (++chars > max) return text.substr(0, cut) + "\xe2\x80\xa6";  // U+2026
-  }
-  return text;
-}
-
-// "f() (/long/path/to/file.cpp:42)" -> "f() (file.cpp:42)": the table has no room for paths;
-// the details show the full frame.
-std::string short_frame(const std::string& frame) {
-  const size_t open = frame.rfind(" (");
-  if (open == std::string::npos || frame.empty() || frame.back() != ')') return frame;
-  const size_t slash = frame.rfind('/');
-  if (slash == std::string::npos || slash < open) return frame;
-  return frame.substr(0, open + 2) + frame.substr(slash + 1);
-}
-
-std::string frames_text(const std::vector<uint64_t>& frames) {
-  if (frames.empty()) return "";
-  const uint64_t lo = *std::min_element(frames.begin(), frames.end());
-  const uint64_t hi = *std::max_element(frames.begin(), frames.end());
-  if (lo == hi) return format_count(lo);
-  return format_count(lo) + " \xe2\x80\x93 " + format_count(hi);  // en dash
-}
-
-constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1",
-                                    "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#3b3b98"};
-constexpr const char* kOtherColor = "#9aa0a6";
-constexpr size_t kMaxSeries = 8;  // more lines than this are unreadable: the rest are summed
-
-// ---------------------------------------------------------------------------------------------
-// Line charts (server-side SVG)
-// ---------------------------------------------------------------------------------------------
-
-struct Line {
-  std::string label;
-  std::vector<std::optional<double>> values;
-  std::string color;
-  // Series with exactly these values, drawn as this one line (one would hide the others).
-  std::vector<std::string> same;
-};
-
-struct ChartSpec {
-  std::string id;
-  std::string extra_class;
-  std::string title;        // <title> and aria-label
-  std::string description;  // <desc>
-  std::string x_label;
-  std::string y_label;
-  bool bytes = false;
-  int width = 960;
-  int height = 340;
-  int left = 84;
-  int right = 210;  // the legend column; 0 puts the legend in the top margin
-  int top = 24;
-  int bottom = 52;
-  int x_ticks = 8;
-  int y_ticks = 6;
-};
-
-// "VkBuffer = VkDeviceMemory" for a line that stands for several series.
-std::string full_label(const Line& l) {
-  std::string label = l.label;
-  for (const std::string& same : l.same) label += " = " + same;
-  return label;
-}
-
-std::optional<double> last_value(const std::vector<std::optional<double>>& values) {
-  for (auto it = values.rbegin(); it != values.rend(); ++it) {
-    if (*it) return **it;
-  }
-  return std::nullopt;
-}
-
-std::optional<double> first_value(const std::vector<std::optional<double>>& values) {
-  for (const auto& v : values) {
-    if (v) return *v;
-  }
-  return std::nullopt;
-}
-
-double peak(const std::vector<std::optional<double>>& values) {
-  double p = 0;
-  for (const auto& v : values) {
-    if (v) p = std::max(p, *v);
-  }
-  return p;
-}
-
-constexpr size_t kLegendSame = 4;  // "= type" rows under a line's name
-
-// Height of a line's entry in a legend column.
-double legend_rows(const Line& l) {
-  return 20 + 16 * static_cast<double>(std::min(l.same.size(), kLegendSame + 1));
-}
-
-std::string line_chart(const ChartSpec& chart_spec, const std::vector<double>& xs,
-                       const std::vector<Line>& lines) {
-  // A legend column taller than the chart makes the chart taller.
-  ChartSpec spec = chart_spec;
-  if (spec.right > 0) {
-    double legend = 16;
-    for (const Line& l : lines) legend += legend_rows(l);
-    spec.height = std::max(spec.height, spec.top + static_cast<int>(legend));
-  }
-  const double plot_w = spec.width - spec.left - spec.right - 12;
-  const double plot_h = spec.height - spec.top - spec.bottom;
-  const double x0 = spec.left;
-  const double y0 = spec.top;
-
-  double x_lo = xs.empty() ? 0 : *std::min_element(xs.begin(), xs.end());
-  double x_hi = xs.empty() ? 1 : *std::max_element(xs.begin(), xs.end());
-  html::Ticks xt = html::nice_ticks(x_lo, x_hi, spec.x_ticks, false);
-  if (!(x_hi > x_lo)) {  // one snapshot: centre it
-    xt = html::Ticks{x_lo, 1, 1};
-    x_lo -= 1;
-    x_hi += 1;
-  }
-  double y_max = 0;
-  for (const Line& l : lines) y_max = std::max(y_max, peak(l.values));
-  if (y_max <= 0) y_max = 1;
-  html::Ticks yt = html::nice_ticks(0, y_max, spec.y_ticks, spec.bytes);
-  // The axis ends at the first tick at or above the highest value.
-  const double y_hi = yt.step * std::max(1.0, std::ceil(y_max / yt.step - 1e-9));
-  yt.first = 0;
-  yt.count = static_cast<int>(std::lround(y_hi / yt.step)) + 1;
-
-  const auto px = [&](double x) { return x0 + (x - x_lo) / (x_hi - x_lo) * plot_w; };
-  const auto py = [&](double y) { return y0 + plot_h - y / y_hi * plot_h; };
-
-  std::string s;
-  const std::string title_id = spec.id + "-title";
-  const std::string desc_id = spec.id + "-desc";
-  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"vk-chart" +
-       (spec.extra_class.empty() ? "" : " " + spec.extra_class) + "\" id=\"" + spec.id +
-       "\" role=\"img\" aria-label=\"" + html_text(spec.title) + "\" aria-describedby=\"" +
-       desc_id + "\" viewBox=\"0 0 " + std::to_string(spec.width) + " " +
-       std::to_string(spec.height) + "\" width=\"" + std::to_string(spec.width) + "\" height=\"" +
-       std::to_string(spec.height) + "\" preserveAspectRatio=\"xMinYMin meet\">\n";
-  s += "<title id=\"" + title_id + "\">" + html_text(spec.title) + "</title>\n";
-  s += "<desc id=\"" + desc_id + "\">" + html_text(spec.description) + "</desc>\n";
-  s += "<rect class=\"vk-plot-bg\" x=\"" + coord(x0) + "\" y=\"" + coord(y0) + "\" width=\"" +
-       coord(plot_w) + "\" height=\"" + coord(plot_h) + "\"/>\n";
-
-  // Y axis: grid lines, ticks and labels.
-  s += "<g class=\"vk-axis vk-axis-y\">\n";
-  for (int i = 0; i < yt.count; ++i) {
-    const double v = yt.first + yt.step * i;
-    const double y = py(v);
-    s += "<line class=\"vk-grid\" x1=\"" + coord(x0) + "\" x2=\"" + coord(x0 + plot_w) +
-         "\" y1=\"" + coord(y) + "\" y2=\"" + coord(y) + "\"/>";
-    s += "<line class=\"vk-tick\" x1=\"" + coord(x0 - 5) + "\" x2=\"" + coord(x0) + "\" y1=\"" +
-         coord(y) + "\" y2=\"" + coord(y) + "\"/>";
-    s += "<text class=\"vk-tick-label\" x=\"" + coord(x0 - 8) + "\" y=\"" + coord(y + 4) +
-         "\" text-anchor=\"end\">" + html_text(html::tick_label(v, spec.bytes)) + "</text>\n";
-  }
-  s += "<line class=\"vk-axis-line\" x1=\"" + coord(x0) + "\" x2=\"" + coord(x0) + "\" y1=\"" +
-       coord(y0) + "\" y2=\"" + coord(y0 + plot_h) + "\"/>\n";
-  const double label_y = y0 + plot_h / 2;
-  s += "<text class=\"vk-axis-label\" transform=\"translate(" + coord(16) + " " + coord(label_y) +
-       ") rotate(-90)\" text-anchor=\"middle\">" + html_text(spec.y_label) + "</text>\n";
-  s += "</g>\n";
-
-  // X axis.
-  s += "<g class=\"vk-axis vk-axis-x\">\n";
-  s += "<line class=\"vk-axis-line\" x1=\"" + coord(x0) + "\" x2=\"" + coord(x0 + plot_w) +
-       "\" y1=\"" + coord(y0 + plot_h) + "\" y2=\"" + coord(y0 + plot_h) + "\"/>\n";
-  for (int i = 0; i < xt.count; ++i) {
-    const double v = xt.first + xt.step * i;
-    const double x = px(v);
-    s += "<line class=\"vk-tick\" x1=\"" + coord(x) + "\" x2=\"" + coord(x) + "\" y1=\"" +
-         coord(y0 + plot_h) + "\" y2=\"" + coord(y0 + plot_h + 5) + "\"/>";
-    s += "<text class=\"vk-tick-label\" x=\"" + coord(x) + "\" y=\"" + coord(y0 + plot_h + 19) +
-         "\" text-anchor=\"middle\">" + html_text(html::tick_label(v, false)) + "</text>\n";
-  }
-  s += "<text class=\"vk-axis-label\" x=\"" + coord(x0 + plot_w / 2) + "\" y=\"" +
-       coord(y0 + plot_h + 42) + "\" text-anchor=\"middle\">" + html_text(spec.x_label) +
-       "</text>\n";
-  s += "</g>\n";
-
-  // The series: one path each, broken where a value is missing; a point with no neighbour
-  // (one snapshot, or between gaps) is drawn as a dot.
-  s += "<g class=\"vk-plot\">\n";
-  for (const Line& l : lines) {
-    const size_t n = std::min(l.values.size(), xs.size());
-    std::string d;
-    std::string dots;
-    size_t points = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (!l.values[i]) continue;
-      const bool prev = i > 0 && l.values[i - 1].has_value();
-      const bool next = i + 1 < n && l.values[i + 1].has_value();
-      const double x = px(xs[i]);
-      const double y = py(*l.values[i]);
-      if (!prev && !next) {
-        dots += "<circle class=\"vk-point\" cx=\"" + coord(x) + "\" cy=\"" + coord(y) +
-                "\" r=\"4\" fill=\"" + l.color + "\"><title>" + html_text(full_label(l)) + ": " +
-                html_text(html::tick_label(*l.values[i], spec.bytes)) + "</title></circle>\n";
-        continue;
-      }
-      d += (prev ? " L" : (d.empty() ? "M" : " M")) + coord(x) + " " + coord(y);
-      ++points;
-    }
-    if (points > 0) {
-      const std::string last = html::tick_label(last_value(l.values).value_or(0), spec.bytes);
-      s += "<path class=\"vk-series\" data-series=\"" + html_text(l.label) + "\" d=\"" + d +
-           "\" stroke=\"" + l.color + "\"><title>" + html_text(full_label(l)) +
-           " (last: " + html_text(last) + ")</title></path>\n";
-    }
-    s += dots;
-  }
-  s += "</g>\n";
-
-  // Legend: a column right of the plot, or one row in the top margin.
-  s += "<g class=\"vk-legend\">\n";
-  double lx = spec.right > 0 ? x0 + plot_w + 24 : x0;
-  double ly = spec.right > 0 ? y0 + 8 : 10;
-  for (const Line& l : lines) {
-    s += "<g class=\"vk-legend-item\"><line x1=\"" + coord(lx) + "\" x2=\"" + coord(lx + 18) +
-         "\" y1=\"" + coord(ly) + "\" y2=\"" + coord(ly) + "\" stroke=\"" + l.color +
-         "\"/><text x=\"" + coord(lx + 24) + "\" y=\"" + coord(ly + 4) + "\">" +
-         html_text(truncate(l.label, 26));
-    // The series it stands for too, one per row, under its name.
-    for (size_t k = 0; k < l.same.size() && k < kLegendSame; ++k) {
-      s += "<tspan class=\"vk-legend-same\" x=\"" + coord(lx + 24) +
-           "\" dy=\"16\">= " + html_text(truncate(l.same[k], 24)) + "</tspan>";
-    }
-    if (l.same.size() > kLegendSame) {
-      s += "<tspan class=\"vk-legend-same\" x=\"" + coord(lx + 24) +
-           "\" dy=\"16\">= " + std::to_string(l.same.size() - kLegendSame) + " more types</tspan>";
-    }
-    s += "</text></g>\n";
-    if (spec.right > 0) {
-      ly += legend_rows(l);
-    } else {
-      lx += 40 + 7 * static_cast<double>(std::min<size_t>(l.label.size(), 26));
-    }
-  }
-  s += "</g>\n</svg>\n";
-  return s;
-}
-
-// Per-type lines for one metric: the biggest kMaxSeries by peak, the rest summed as "other".
-std::vector<Line> type_lines(const Report& r, bool bytes,
-                             const std::map<std::string, std::string>& colors) {
-  std::vector<const Series*> ranked;
-  for (const Series& s : r.types) {
-    if (peak(bytes ? s.bytes : s.live) > 0) ranked.push_back(&s);
-  }
-  std::stable_sort(ranked.begin(), ranked.end(), [&](const Series* a, const Series* b) {
-    return peak(bytes ? a->bytes : a->live) > peak(bytes ? b->bytes : b->live);
-  });
-  std::vector<Line> lines;
-  std::vector<std::optional<double>> other(r.frames.size());
-  size_t others = 0;
-  for (size_t i = 0; i < ranked.size(); ++i) {
-    const auto& values = bytes ? ranked[i]->bytes : ranked[i]->live;
-    auto same =
-        std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.values == values; });
-    if (same != lines.end()) {
-      same->same.push_back(ranked[i]->label);
-      continue;
-    }
-    if (lines.size() < kMaxSeries) {
-      lines.push_back({ranked[i]->label, values, colors.at(ranked[i]->label), {}});
-      continue;
-    }
-    ++others;
-    for (size_t k = 0; k < other.size() && k < values.size(); ++k) {
-      if (values[k]) other[k] = other[k].value_or(0) + *values[k];
-    }
-  }
-  if (others > 0) {
-    lines.push_back({"other (" + std::to_string(others) + (others == 1 ? " type)" : " types)"),
-                     other,
-                     kOtherColor,
-                     {}});
-  }
-  return lines;
-}
-
-std::string series_description(const std::vector<Line>& lines, bool bytes) {
-  std::string d;
-  for (const Line& l : lines) {
-    const auto first = first_value(l.values);
-    const auto last = last_value(l.values);
-    if (!first || !last) continue;
-    if (!d.empty()) d += "; ";
-    d += full_label(l) + " from " + html::tick_label(*first, bytes) + " to " +
-         html::tick_label(*last, bytes);
-  }
-  return d.empty() ? "No values." : d + ".";
-}
-
-// ---------------------------------------------------------------------------------------------
-// Retention chains (boxes and arrows)
-// ---------------------------------------------------------------------------------------------
-
-// Box colour by role: what a reader scans for is the view that pins the memory.
-const char* link_role(const std::string& type) {
-  if (type == "VkDeviceMemory") return "memory";
-  if (type.size() >= 4 && type.compare(type.size() - 4, 4, "View") == 0) return "view";
-  if (type == "VkBuffer" || type == "VkImage" || type == "VkAccelerationStructureKHR") {
-    return "resource";
-  }
-  return "other";
-}
-
-std::string chain_text(const std::vector<ChainLink>& chain) {
-  std::string s;
-  for (size_t i = 0; i < chain.size(); ++i) {
-    const ChainLink& l = chain[i];
-    if (i > 0) s += " \xe2\x86\x92 ";  // →
-    s += l.type.empty() ? "?" : l.type;
-    if (l.name && !l.name->empty()) s += " \xe2\x80\x9c" + display_cut(*l.name) + "\xe2\x80\x9d";
-    s += " (id " + std::to_string(l.id) + ") " + format_bytes(l.bytes);
-    if (destroyed(l)) {
-      s += " [destroyed]";
-    } else if (!l.state.empty() && l.state != "live") {
-      s += " [" + l.state + "]";
-    }
-  }
-  return s;
-}
-
-constexpr size_t kMaxChains = 12;        // rows in the chain diagram
-constexpr size_t kChainsPerFinding = 3;  // the rest of a finding's chains look alike
-
-size_t drawn_chains(const Finding& f) {
-  return std::min(f.chains.size(), kChainsPerFinding);
-}
-
-// The anchor of a finding's k-th chain in the diagram.
-std::string chain_anchor(size_t rank, size_t k) {
-  return "chain-" + std::to_string(rank) + (k == 0 ? "" : "-" + std::to_string(k + 1));
-}
-
-std::string chains_chart(const Report& r) {
-  constexpr size_t kMaxLinks = 6;
-  constexpr int kBoxW = 200;
-  constexpr int kBoxH = 58;
-  constexpr int kGap = 56;
-  constexpr int kRowH = kBoxH + 44;
-  constexpr int kLeft = 16;
-  constexpr int kTop = 44;
-
-  struct Row {
-    size_t finding;
-    size_t chain;
-  };
-  std::vector<Row> rows;
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    for (size_t k = 0; k < drawn_chains(*r.findings[i]) && rows.size() < kMaxChains; ++k) {
-      rows.push_back({i, k});
-    }
-  }
-  if (rows.empty()) return "";
-  size_t widest = 1;
-  for (const Row& row : rows) {
-    widest = std::max(widest,
-                      std::min(r.findings[row.finding]->chains[row.chain].links.size(), kMaxLinks));
-  }
-  const int width = std::max(960, kLeft * 2 + static_cast<int>(widest) * (kBoxW + kGap) - kGap);
-  const int height = kTop + static_cast<int>(rows.size()) * kRowH;
-
-  std::string s;
-  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"vk-chart vk-chains\" id=\"chart-chains\" "
-       "role=\"img\" aria-label=\"Retention chains: what keeps each leaked object alive\" "
-       "aria-describedby=\"chart-chains-desc\" viewBox=\"0 0 " +
-       std::to_string(width) + " " + std::to_string(height) + "\" width=\"" +
-       std::to_string(width) + "\" height=\"" + std::to_string(height) +
-       "\" preserveAspectRatio=\"xMinYMin meet\">\n";
-  s += "<title>Retention chains</title>\n<desc id=\"chart-chains-desc\">";
-  for (const Row& row : rows) {
-    s += "Finding " + std::to_string(row.finding + 1) + ": " +
-         html_text(chain_text(r.findings[row.finding]->chains[row.chain].links)) + ". ";
-  }
-  s += "</desc>\n";
-  s += "<defs><marker id=\"vk-arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
-       "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
-       "<path d=\"M0 0 L10 5 L0 10 z\" class=\"vk-arrowhead\"/></marker></defs>\n";
-
-  // Legend: box colours by role, and what an arrow means.
-  s += "<g class=\"vk-legend\">\n";
-  int lx = kLeft;
-  for (const auto& [role, label] :
-       std::vector<std::pair<const char*, const char*>>{{"view", "view"},
-                                                        {"resource", "buffer / image"},
-                                                        {"memory", "device memory"},
-                                                        {"other", "other"}}) {
-    s += "<g class=\"vk-legend-item\"><rect class=\"vk-box vk-role-" + std::string(role) +
-         "\" x=\"" + std::to_string(lx) +
-         "\" y=\"8\" width=\"16\" height=\"12\" rx=\"2\"/>"
-         "<text x=\"" +
-         std::to_string(lx + 22) + "\" y=\"18\">" + label + "</text></g>\n";
-    lx += 44 + 7 * static_cast<int>(std::string(label).size());
-  }
-  s += "<g class=\"vk-legend-item\"><rect class=\"vk-box vk-role-other vk-destroyed\" x=\"" +
-       std::to_string(lx) + "\" y=\"8\" width=\"16\" height=\"12\" rx=\"2\"/><text x=\"" +
-       std::to_string(lx + 22) + "\" y=\"18\">destroyed</text></g>\n";
-  lx += 44 + 7 * 9;
-  s += "<g class=\"vk-legend-item\"><line class=\"vk-arrow\" x1=\"" + std::to_string(lx) +
-       "\" x2=\"" + std::to_string(lx + 30) +
-       "\" y1=\"14\" y2=\"14\" marker-end=\"url(#vk-arrowhead)\"/><text x=\"" +
-       std::to_string(lx + 38) + "\" y=\"18\">keeps alive</text></g>\n";
-  s += "</g>\n";
-
-  for (size_t row = 0; row < rows.size(); ++row) {
-    const Finding& f = *r.findings[rows[row].finding];
-    const Chain& chain = f.chains[rows[row].chain];
-    const size_t rank = rows[row].finding + 1;
-    const int y = kTop + static_cast<int>(row) * kRowH;
-    s += "<g class=\"vk-chain\" id=\"" + chain_anchor(rank, rows[row].chain) +
-         "\" data-finding=\"" + std::to_string(rank) + "\">\n";
-    std::string caption = "#" + std::to_string(rank) + " " + analysis::kind_info(f.kind).title;
-    if (!f.object_type.empty()) caption += " \xc2\xb7 " + f.object_type;
-    caption += " \xc2\xb7 " + format_count(f.count) + " objects";
-    caption += " \xc2\xb7 holds " + format_bytes(chain.bytes);
-    if (rows[row].chain + 1 == drawn_chains(f) && f.chains.size() > drawn_chains(f)) {
-      caption += " (+" + std::to_string(f.chains.size() - drawn_chains(f)) + " more like it)";
-    }
-    s += "<text class=\"vk-chain-caption\" x=\"" + std::to_string(kLeft) + "\" y=\"" +
-         std::to_string(y + 12) + "\">" + html_text(caption) + "</text>\n";
-    const size_t shown = std::min(chain.links.size(), kMaxLinks);
-    for (size_t k = 0; k < shown; ++k) {
-      const int bx = kLeft + static_cast<int>(k) * (kBoxW + kGap);
-      const int by = y + 22;
-      // The last box stands for the rest when the chain is too long to draw.
-      const bool elided = k + 1 == shown && chain.links.size() > shown;
-      if (k > 0) {
-        s += "<line class=\"vk-arrow\" x1=\"" + std::to_string(bx - kGap + 4) + "\" x2=\"" +
-             std::to_string(bx - 4) + "\" y1=\"" + std::to_string(by + kBoxH / 2) + "\" y2=\"" +
-             std::to_string(by + kBoxH / 2) + "\" marker-end=\"url(#vk-arrowhead)\"/>\n";
-      }
-      if (elided) {
-        s += "<g class=\"vk-chain-link vk-chain-more\"><rect class=\"vk-box vk-role-other\" x=\"" +
-             std::to_string(bx) + "\" y=\"" + std::to_string(by) + "\" width=\"" +
-             std::to_string(kBoxW) + "\" height=\"" + std::to_string(kBoxH) +
-             "\" rx=\"6\"/><text class=\"vk-box-type\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
-             std::to_string(by + 34) + "\">\xe2\x80\xa6 " +
-             std::to_string(chain.links.size() - shown + 1) + " more</text></g>\n";
-        break;
-      }
-      const ChainLink& l = chain.links[k];
-      std::string meta = "id " + std::to_string(l.id);
-      if (l.bytes > 0) meta += " \xc2\xb7 " + format_bytes(l.bytes);
-      const std::string state = destroyed(l) ? "destroyed" : l.state;
-      if (!state.empty() && state != "live") {
-        meta += (meta.empty() ? "" : " \xc2\xb7 ") + state;
-      }
-      s += "<g class=\"vk-chain-link\" data-type=\"" + html_text(l.type) + "\"><title>" +
-           html_text(chain_text({l})) + "</title>";
-      s += "<rect class=\"vk-box vk-role-" + std::string(link_role(l.type)) +
-           (destroyed(l) ? " vk-destroyed" : "") + "\" x=\"" + std::to_string(bx) + "\" y=\"" +
-           std::to_string(by) + "\" width=\"" + std::to_string(kBoxW) + "\" height=\"" +
-           std::to_string(kBoxH) + "\" rx=\"6\"/>";
-      s += "<text class=\"vk-box-type\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
-           std::to_string(by + 18) + "\">" +
-           html_text(truncate(l.type.empty() ? "?" : l.type, 26)) + "</text>";
-      s += "<text class=\"vk-box-name\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
-           std::to_string(by + 34) + "\">" +
-           html_text(truncate(l.name && !l.name->empty() ? *l.name : "(unnamed)", 28)) + "</text>";
-      s += "<text class=\"vk-box-meta\" x=\"" + std::to_string(bx + 10) + "\" y=\"" +
-           std::to_string(by + 50) + "\">" + html_text(meta) + "</text></g>\n";
-    }
-    s += "</g>\n";
-  }
-  s += "</svg>\n";
-  return s;
-}
+using namespace html;  // the page's parts: model, charts, chains
 
 // ---------------------------------------------------------------------------------------------
 // The page
@@ -714,15 +45,17 @@ std::string header(const Report& r) {
       std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding" : " findings");
   const std::string problems =
       format_count(r.totals.problems) + (r.totals.problems == 1 ? " problem" : " problems");
-  if (r.gate == "incomplete" || (r.gate.empty() && !r.incomplete.empty())) {
+  if (r.gate == analysis::GateResult::kIncomplete ||
+      (r.gate == analysis::GateResult::kNone && !r.incomplete.empty())) {
     // Nothing can pass that was not checked whole.
     s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">INCOMPLETE \xc2\xb7 run not checked "
          "whole (" +
          count + ")</span>";
-  } else if (r.gate == "pass") {  // a gate's verdict wins: it knows the baseline and suppressions
+  } else if (r.gate == analysis::GateResult::kPass) {  // a gate's verdict wins: it knows the
+                                                       // baseline and suppressions
     s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 gate passed" +
          (r.findings.empty() ? std::string() : " (" + count + ")") + "</span>";
-  } else if (r.gate == "fail") {
+  } else if (r.gate == analysis::GateResult::kFail) {
     s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">FAIL \xc2\xb7 gate failed (" + problems +
          ", " + count + ")</span>";
   } else if (r.findings.empty()) {
@@ -974,8 +307,8 @@ std::string findings_section(const Report& r) {
     s += "<td><span class=\"vk-kind-tag\">" + html_text(analysis::kind_info(f.kind).title) +
          "</span>";
     // The gate's word on it, where it is not simply new.
-    if (!f.status.empty() && f.status != "new") {
-      s += " <span class=\"vk-status\">" + html_text(f.status) + "</span>";
+    if (f.status != analysis::GateStatus::kNone && f.status != analysis::GateStatus::kNew) {
+      s += " <span class=\"vk-status\">" + html_text(analysis::name(f.status)) + "</span>";
     }
     s += "</td>";
     s += "<td class=\"vk-type\">" + html_text(f.object_type) + "</td>";
@@ -983,7 +316,7 @@ std::string findings_section(const Report& r) {
     s += "<td class=\"vk-num vk-bytes\" title=\"" + std::to_string(f.bytes) + " bytes\">" +
          html_text(format_bytes(f.bytes)) + "</td>";
     s += "<td class=\"vk-names\">" + names_cell(f.names, f.names_omitted) + "</td>";
-    const std::string path = analysis::callsite_summary(f);
+    const std::string path = callsite_summary(f);
     s += "<td class=\"vk-callsite\">" +
          (f.callsite.empty()
               ? "<span class=\"vk-more\">(unknown)</span>"
@@ -1004,11 +337,11 @@ std::string findings_section(const Report& r) {
   // A gate's new problems come first (issue 27): the line to fix is the first row.
   std::vector<bool> shown(r.findings.size(), false);
   const auto is_new = [&](size_t i) {
-    if (r.gate.empty()) return false;  // a report keeps the ranking
+    if (r.gate == analysis::GateResult::kNone) return false;  // a report keeps the ranking
     const analysis::Problem* p = r.problems[i];
-    if (p == nullptr) return r.findings[i]->status == "new";
+    if (p == nullptr) return r.findings[i]->status == analysis::GateStatus::kNew;
     for (size_t m : p->findings) {
-      if (r.findings[r.run_first[i] + m]->status == "new") return true;
+      if (r.findings[r.run_first[i] + m]->status == analysis::GateStatus::kNew) return true;
     }
     return false;
   };
@@ -1322,7 +655,7 @@ std::string render_html(const analysis::ReportDocument& doc) {
   s += findings_section(r);
   s += retainers_section(r, chains_chart(r));
   s += diff_section();
-  s += analysis::explorer_data_element(doc);  // i18-data: the explorer's data, once
+  s += explorer_data_element(doc);  // i18-data: the explorer's data, once
   s += "</main>\n<footer>Generated by vkleak";
 #ifdef VKLEAK_VERSION
   s += " " VKLEAK_VERSION;
@@ -1333,4 +666,4 @@ std::string render_html(const analysis::ReportDocument& doc) {
   return s;
 }
 
-}  // namespace vkleak
+}  // namespace vkleak::report

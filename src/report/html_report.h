@@ -7,7 +7,7 @@
 
 #include "analysis/finding.h"
 
-namespace vkleak {
+namespace vkleak::report {
 
 // Renders what report or gate found as a complete HTML file. Every string from the model is
 // escaped (html_text in core/escape.h: debug names are user data).
@@ -29,4 +29,4 @@ Ticks nice_ticks(double lo, double hi, int target, bool bytes);
 std::string tick_label(double value, bool bytes);
 
 }  // namespace html
-}  // namespace vkleak
+}  // namespace vkleak::report

@@ -13,6 +13,10 @@
 #include "core/format.h"
 
 namespace vkleak::analysis {
+struct ShownProblem;  // analysis/problems.h
+}  // namespace vkleak::analysis
+
+namespace vkleak::report {
 
 // Every JSON vkleak writes, as text: names come from the application and symbols from
 // binaries, so what is not UTF-8 is replaced (U+FFFD); everything else as the JSON standard says.
@@ -21,42 +25,41 @@ inline std::string dump_json(const nlohmann::json& j, int indent = -1) {
 }
 
 // {"format": "vkleak-findings", "version": 1, ...}: see src/schema/vkleak-findings.schema.json.
-nlohmann::json findings_json(const ReportDocument& doc);
+nlohmann::json findings_json(const analysis::ReportDocument& doc);
 struct SparklineOptions;  // report/sparkline.h
 // sparklines: per-type sparklines of live bytes under each run's snapshots line (none: nullptr).
-std::string render_text(const ReportDocument& doc, const Style& style,
+std::string render_text(const analysis::ReportDocument& doc, const Style& style,
                         const SparklineOptions* sparklines = nullptr);
-std::string render_markdown(const ReportDocument& doc);
-std::string render_junit(const ReportDocument& doc);
+std::string render_markdown(const analysis::ReportDocument& doc);
+std::string render_junit(const analysis::ReportDocument& doc);
 // source_root: paths of source files under it become relative URIs (what code-scanning
 // services expect); others stay absolute file: URIs.
-nlohmann::json render_sarif(const ReportDocument& doc, const std::string& source_root);
+nlohmann::json render_sarif(const analysis::ReportDocument& doc, const std::string& source_root);
 
 // Shared by the formats.
-std::string finding_title(const Finding& f);  // "VkBuffer \"wrapper.vertices\""
+std::string finding_title(const analysis::Finding& f);  // "VkBuffer \"wrapper.vertices\""
 // The innermost application frame that has a source file, or nullptr.
-const Frame* source_frame(const Finding& f);
+const analysis::Frame* source_frame(const analysis::Finding& f);
 // The program's own functions of the call site, outermost first: "cache_thumbnail > make", at
 // most max_functions, up to main (libc's start code left out), inlined frames included. Empty
 // when the innermost frame has no function.
 inline constexpr size_t kSummaryFunctions = 3;
-std::string callsite_path(const Finding& f, size_t max_functions = kSummaryFunctions);
+std::string callsite_path(const analysis::Finding& f, size_t max_functions = kSummaryFunctions);
 // "cache_thumbnail > make (file.cpp:52)": the short path and the innermost frame's line; the
 // innermost frame's text when it has no function.
-std::string callsite_summary(const Finding& f);
+std::string callsite_summary(const analysis::Finding& f);
 // The finding's stacks as ASan prints them, one line each, unescaped (each output applies its
 // own rule per line): "destroyed here:", then "    #0 fn (file:line)" per frame ("(inlined)"
 // marked), the stack's lines and its note, indented. Empty when the finding has no stacks.
-std::vector<std::string> stack_lines(const Finding& f);
+std::vector<std::string> stack_lines(const analysis::Finding& f);
 // Findings of all runs, in the order shown (runs in order, each ranked).
-std::vector<const Finding*> all_findings(const ReportDocument& doc);
+std::vector<const analysis::Finding*> all_findings(const analysis::ReportDocument& doc);
 
-struct ShownProblem;  // analysis/problems.h
 // The evidence of a problem, shown once: its best-ranked finding with the names of all its
 // findings, the chains, and the stacks, retainers, events and examples of the first finding
 // that has them. Its message, kind, count and bytes are the best-ranked finding's.
-Finding problem_evidence(const ShownProblem& p);
+analysis::Finding problem_evidence(const analysis::ShownProblem& p);
 // "1 object", "300 objects", "2 events" (misuse findings count events).
-std::string count_text(const ShownProblem& p);
+std::string count_text(const analysis::ShownProblem& p);
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -5,7 +5,9 @@
 #include "analysis/messages.h"
 #include "analysis/problems.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 std::string finding_title(const Finding& f) {
   const std::string name = quoted_pattern(f);
@@ -118,4 +120,4 @@ std::string count_text(const ShownProblem& p) {
          (events ? (n == 1 ? " event" : " events") : (n == 1 ? " object" : " objects"));
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

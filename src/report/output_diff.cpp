@@ -3,7 +3,9 @@
 #include "core/escape.h"
 #include "core/hex.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -178,4 +180,4 @@ json diff_json(const DiffResult& d) {
       {"notes", d.notes}};
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -7,10 +7,10 @@
 #include "analysis/diff.h"
 #include "core/format.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
 
 // top: call sites shown (0: all).
-std::string render_diff_text(const DiffResult& diff, const Style& style, size_t top);
-nlohmann::json diff_json(const DiffResult& diff);
+std::string render_diff_text(const analysis::DiffResult& diff, const Style& style, size_t top);
+nlohmann::json diff_json(const analysis::DiffResult& diff);
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -7,7 +7,9 @@
 #include "core/hex.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -18,13 +20,15 @@ json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+namespace keys = findings_keys;
+
 json frame_json(const Frame& f) {
-  return {{"text", f.text},
-          {"function", f.function.empty() ? json(nullptr) : json(f.function)},
+  return {{keys::kText, f.text},
+          {keys::kFunction, f.function.empty() ? json(nullptr) : json(f.function)},
           {"file", f.file.empty() ? json(nullptr) : json(f.file)},
           {"line", f.file.empty() ? json(nullptr) : json(f.line)},
-          {"module", f.module.empty() ? json(nullptr) : json(f.module)},
-          {"inlined", f.inlined}};
+          {keys::kModule, f.module.empty() ? json(nullptr) : json(f.module)},
+          {keys::kInlined, f.inlined}};
 }
 
 json series_json(const Series& s) {
@@ -58,7 +62,7 @@ json chain_json(const Chain& c, LongNames& long_names) {
     json link = {{"id", l.id},
                  {"type", l.type},
                  {"name", long_names(l.name)},
-                 {"state", l.state},
+                 {"state", std::string(name(l.state))},
                  {"bytes", l.bytes}};
     if (l.destroyed_frame) link["destroyed_frame"] = *l.destroyed_frame;
     links.push_back(std::move(link));
@@ -149,22 +153,22 @@ json finding_json(const Finding& f) {
                       {"note", st.note.empty() ? json(nullptr) : json(st.note)}});
   }
 
-  json j = {{"kind", kind_name(f.kind)},
+  json j = {{keys::kKind, kind_name(f.kind)},
             {"severity", kind_is_error(f.kind) ? "error" : "warning"},
             {"evidence", f.heuristic ? "heuristic" : "certain"},
             {"vuids", f.vuids},
-            {"object_type", f.object_type},
+            {keys::kObjectType, f.object_type},
             {"count", f.count},
             {"bytes", f.bytes},
             {"names", f.names},
             {"names_omitted", f.names_omitted},
-            {"name_pattern", f.name_pattern},
+            {keys::kNamePattern, f.name_pattern},
             {"display_name", f.display_name.empty() ? json(nullptr) : long_names(f.display_name)},
             {"callsite", std::move(callsite)},
-            {"callsite_frames", std::move(callsite_frames)},
+            {keys::kCallsiteFrames, std::move(callsite_frames)},
             {"callsite_source", f.callsite_source},
             {"callsite_summary", f.callsite.empty() ? json(nullptr) : json(callsite_summary(f))},
-            {"function", f.function().empty() ? json(nullptr) : json(f.function())},
+            {keys::kFunction, f.function().empty() ? json(nullptr) : json(f.function())},
             {"location", std::move(location)},
             {"frames", std::move(frames)},
             {"message", f.message},
@@ -182,7 +186,7 @@ json finding_json(const Finding& f) {
             {"snapshot", f.snapshot},
             {"fingerprint", f.fingerprint()}};
   if (f.series) j["series"] = series_json(*f.series);
-  if (!f.status.empty()) j["status"] = f.status;
+  if (f.status != GateStatus::kNone) j["status"] = std::string(name(f.status));
   if (!f.suppressed_by.empty()) j["suppressed_by"] = f.suppressed_by;
   return j;
 }
@@ -289,7 +293,7 @@ json findings_json(const ReportDocument& doc) {
                       {"findings", std::move(members)},
                       {"count", p.count},
                       {"bytes", p.bytes}};
-      if (!p.status.empty()) problem["status"] = p.status;
+      if (p.status != GateStatus::kNone) problem["status"] = std::string(name(p.status));
       if (!p.suppressed_by.empty()) problem["suppressed_by"] = p.suppressed_by;
       problems.push_back(std::move(problem));
     }
@@ -303,8 +307,8 @@ json findings_json(const ReportDocument& doc) {
   }
   const ProblemTotals totals = problem_totals(doc);
   const Thresholds& t = doc.thresholds;
-  json j = {{"format", "vkleak-findings"},
-            {"version", kFindingsVersion},
+  json j = {{keys::kFormat, std::string(kFindingsFormat)},
+            {keys::kVersion, kFindingsVersion},
             {"producer", {{"name", "vkleak"}, {"version", VKLEAK_VERSION}}},
             {"thresholds",
              {{"min_frames_unused", t.min_frames_unused},
@@ -321,11 +325,11 @@ json findings_json(const ReportDocument& doc) {
             {"runs", runs},
             // The first run's series at the top, for single-run documents (the usual case).
             {"series", doc.runs.empty() ? json(nullptr) : runs[0]["series"]},
-            {"findings", std::move(findings)},
+            {keys::kFindings, std::move(findings)},
             {"problems", std::move(problems)}};
   if (doc.gate) {
     const GateSummary& g = *doc.gate;
-    j["gate"] = {{"result", doc.gate_result()},
+    j["gate"] = {{"result", std::string(name(doc.gate_result()))},
                  {"new", g.new_findings},
                  {"incomplete_runs", g.incomplete_runs},
                  {"allow_incomplete", g.allow_incomplete},
@@ -347,4 +351,4 @@ json findings_json(const ReportDocument& doc) {
   return j;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -5,7 +5,9 @@
 #include "core/escape.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -53,7 +55,8 @@ std::string case_name(const ShownProblem& p) {
 std::string render_junit(const ReportDocument& doc) {
   const ShownProblems problems(doc);
   size_t failures = 0;
-  for (const ShownProblem& p : problems.all()) failures += !doc.gate || p.status() == "new";
+  for (const ShownProblem& p : problems.all())
+    failures += !doc.gate || p.status() == GateStatus::kNew;
   const size_t skipped = problems.size() - failures;  // a gate's problems that do not fail it
   // One more test case: every run was checked whole (no crash, no missing snapshot).
   std::string incomplete;
@@ -76,21 +79,22 @@ std::string render_junit(const ReportDocument& doc) {
     const std::string kinds = kinds_text(*p.problem);
     out +=
         "    <testcase classname=\"vkleak\" name=\"" + xml_text(case_name(p), SIZE_MAX) + "\">\n";
-    if (!doc.gate || p.status() == "new") {
+    if (!doc.gate || p.status() == GateStatus::kNew) {
       out += "      <failure type=\"" + xml_text(kinds, SIZE_MAX) + "\" message=\"" +
              xml_text("#" + std::to_string(p.number) + " " + kinds + ": " +
                           kind_description(p.primary().kind),
                       SIZE_MAX) +
              "\">" + describe(p) + "\n</failure>\n";
     } else {
-      std::string why = p.status() == "baseline"     ? "in the baseline"
-                        : p.status() == "suppressed" ? "suppressed by " + p.problem->suppressed_by
-                                                     : "not a kind --fail-on counts";
+      std::string why = p.status() == GateStatus::kBaseline ? "in the baseline"
+                        : p.status() == GateStatus::kSuppressed
+                            ? "suppressed by " + p.problem->suppressed_by
+                            : "not a kind --fail-on counts";
       out += "      <skipped message=\"" +
              xml_text("#" + std::to_string(p.number) + " " + kinds + ": " + why, SIZE_MAX) +
              "\"/>\n";
-      out +=
-          "      <system-out>[" + xml_text(p.status()) + "] " + describe(p) + "\n</system-out>\n";
+      out += "      <system-out>[" + xml_text(name(p.status())) + "] " + describe(p) +
+             "\n</system-out>\n";
     }
     out += "    </testcase>\n";
   }
@@ -108,4 +112,4 @@ std::string render_junit(const ReportDocument& doc) {
   return out;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

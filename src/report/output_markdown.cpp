@@ -6,7 +6,9 @@
 #include "core/escape.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -64,7 +66,10 @@ std::string table_row(const ShownProblems& all, const ShownProblem& p, bool gate
   }
   if (more > 0) names += " +" + format_count(more);
   std::string out = "| " + std::to_string(p.number) + " |";
-  if (gated) out += " " + (p.status() == "new" ? "**new**" : word(p.status())) + " |";
+  if (gated)
+    out += " " +
+           (p.status() == GateStatus::kNew ? "**new**" : word(std::string(name(p.status())))) +
+           " |";
   if (several_runs) out += " " + std::to_string(f.pid) + " |";
   out += " " + kinds_cell(*p.problem) + " | " + word(f.object_type) + " | " +
          format_count(p.problem->count) + " | " +
@@ -113,10 +118,10 @@ std::string render_markdown(const ReportDocument& doc) {
   const size_t finding_count = doc.finding_count();
   std::string out = "### vkleak: ";
   if (doc.gate) {
-    const std::string result = doc.gate_result();
-    out += result == "pass"   ? "✅ gate passed, "
-           : result == "fail" ? "❌ gate failed, "
-                              : "⚠️ gate failed: incomplete run, ";
+    const GateResult result = doc.gate_result();
+    out += result == GateResult::kPass   ? "✅ gate passed, "
+           : result == GateResult::kFail ? "❌ gate failed, "
+                                         : "⚠️ gate failed: incomplete run, ";
   }
   const ProblemTotals t = problem_totals(doc);
   if (finding_count == 0) {
@@ -175,7 +180,7 @@ std::string render_markdown(const ReportDocument& doc) {
   constexpr size_t kTail = 400;  // the "more" lines and the closing tags
   size_t shown = 0;
   for (const ShownProblem& p : problems.all()) {
-    const bool failing = !gated || p.status() == "new";
+    const bool failing = !gated || p.status() == GateStatus::kNew;
     std::string row = table_row(problems, p, gated, several_runs);
     std::string item = failing ? detail(p) : "";
     if (out.size() + table.size() + known.size() + details.size() + row.size() + item.size() +
@@ -209,4 +214,4 @@ std::string render_markdown(const ReportDocument& doc) {
   return out;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

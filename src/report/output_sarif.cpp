@@ -10,7 +10,9 @@
 #include "core/escape.h"
 #include "report/output.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -198,9 +200,9 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
       result["stacks"] = {{{"message", {{"text", "creation call site"}}},
                            {"frames", sarif_frames(f->callsite, root)}}};
     }
-    if (!p.status().empty()) {
-      result["baselineState"] = p.status() == "new" ? "new" : "unchanged";
-      if (p.status() == "suppressed") {
+    if (p.status() != GateStatus::kNone) {
+      result["baselineState"] = p.status() == GateStatus::kNew ? "new" : "unchanged";
+      if (p.status() == GateStatus::kSuppressed) {
         result["suppressions"] = {
             {{"kind", "external"},
              {"justification", printable(p.problem->suppressed_by, kDisplayChars)}}};
@@ -233,4 +235,4 @@ json render_sarif(const ReportDocument& doc, const std::string& source_root) {
           {"runs", json::array({std::move(run)})}};
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -9,7 +9,9 @@
 #include "report/output.h"
 #include "report/sparkline.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 namespace {
 
@@ -47,9 +49,10 @@ std::string snapshots_line(const RunReport& r) {
   return text;
 }
 
-std::string status_label(const std::string& status, const Style& style) {
-  if (status.empty()) return "";
-  return "  [" + (status == "new" ? style.red(status) : style.dim(status)) + "]";
+std::string status_label(GateStatus status, const Style& style) {
+  if (status == GateStatus::kNone) return "";
+  const std::string word(name(status));
+  return "  [" + (status == GateStatus::kNew ? style.red(word) : style.dim(word)) + "]";
 }
 
 // "#3  growth + retained  VkBuffer "frame.*"  5 objects, 20.0 KiB  [baseline]": the whole of a
@@ -79,12 +82,12 @@ void print_problem(const ShownProblem& p, const Style& style, std::string* out) 
     // What each kind says about the same objects, one line each.
     for (const Finding* g : findings) {
       std::string line = "      " + kind_label(*g, style) + ": " + printable(g->message);
-      if (g->status == "suppressed")
+      if (g->status == GateStatus::kSuppressed)
         line += style.dim("  [suppressed by " + printable(g->suppressed_by, kDisplayChars) + "]");
       o += line + '\n';
     }
   }
-  if (!p.problem->suppressed_by.empty() && p.status() == "suppressed")
+  if (!p.problem->suppressed_by.empty() && p.status() == GateStatus::kSuppressed)
     o += "      suppressed by: " + printable(p.problem->suppressed_by, kDisplayChars) + '\n';
   const Finding f = problem_evidence(p);
   const std::string indent = "      ";
@@ -135,12 +138,12 @@ void print_problem(const ShownProblem& p, const Style& style, std::string* out) 
       chain += printable(l.type, kDisplayChars);
       if (l.name) chain += " " + quote_printable(*l.name, 60);
       chain += " #" + std::to_string(l.id);
-      if (l.state == "destroyed") {
+      if (l.state == ChainState::kDestroyed) {
         chain += style.red(" (destroyed" +
                            (l.destroyed_frame ? " in frame " + std::to_string(*l.destroyed_frame)
                                               : std::string()) +
                            ")");
-      } else if (l.state == "retained") {
+      } else if (l.state == ChainState::kRetained) {
         chain += style.yellow(" (retained)");
       }
     }
@@ -297,7 +300,7 @@ std::string render_text(const ReportDocument& doc, const Style& style,
     for (const ShownProblem& p : problems.all()) {
       const std::string run =
           several_runs ? style.dim("  (pid " + std::to_string(p.run->pid) + ")") : "";
-      if (p.status() == "new") {
+      if (p.status() == GateStatus::kNew) {
         std::string block;
         print_problem(p, style, &block);
         out += '\n' + block.insert(block.find('\n'), run);
@@ -321,11 +324,11 @@ std::string render_text(const ReportDocument& doc, const Style& style,
   }
   if (doc.gate) {
     const GateSummary& g = *doc.gate;
-    const std::string result = doc.gate_result();
+    const GateResult result = doc.gate_result();
     out += '\n' + style.bold("Gate: ") +
-           (result == "pass"   ? style.green("pass")
-            : result == "fail" ? style.red("FAIL")
-                               : style.red("INCOMPLETE")) +
+           (result == GateResult::kPass   ? style.green("pass")
+            : result == GateResult::kFail ? style.red("FAIL")
+                                          : style.red("INCOMPLETE")) +
            ": ";
     if (g.incomplete_runs > 0) {
       out += plural(g.incomplete_runs, "run", "runs") + " not checked whole" +
@@ -338,4 +341,4 @@ std::string render_text(const ReportDocument& doc, const Style& style,
   return out;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -7,7 +7,9 @@
 
 #include "core/escape.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
+
+using namespace analysis;  // the model it renders
 
 std::vector<uint64_t> resample_max(const std::vector<uint64_t>& values, size_t width) {
   const size_t n = values.size();
@@ -129,4 +131,4 @@ std::string render_sparklines(const RunReport& run, const SparklineOptions& opti
   return out;
 }
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

@@ -10,7 +10,7 @@
 #include "analysis/finding.h"
 #include "core/format.h"
 
-namespace vkleak::analysis {
+namespace vkleak::report {
 
 enum class SparkGlyphs { kUtf8, kAscii };
 
@@ -36,7 +36,7 @@ bool locale_is_utf8(const char* lc_all, const char* lc_ctype, const char* lang);
 // The lines for a run ("" when it has fewer than two snapshots during the run or no type holds
 // bytes): a heading, then per type "    VkBuffer  ▁▂▅█  1.0 MiB, peak 1.0 MiB" (the value at
 // the last snapshot, then the peak), highest peaks first.
-std::string render_sparklines(const RunReport& run, const SparklineOptions& options,
+std::string render_sparklines(const analysis::RunReport& run, const SparklineOptions& options,
                               const Style& style);
 
-}  // namespace vkleak::analysis
+}  // namespace vkleak::report

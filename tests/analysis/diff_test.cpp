@@ -98,7 +98,7 @@ TEST(DiffTest, ByteTotalsAndDeltasSaturate) {
   ASSERT_EQ(d.types.size(), 1u);
   EXPECT_EQ(d.types[0].bytes, (std::vector<uint64_t>{100, UINT64_MAX}));
   EXPECT_EQ(d.born_bytes, UINT64_MAX) << "not 4,095 bytes";
-  const std::string text = analysis::render_diff_text(d, Style(false), 0);
+  const std::string text = report::render_diff_text(d, Style(false), 0);
   EXPECT_NE(text.find("+>= 8.0 EiB"), std::string::npos) << text;
   EXPECT_NE(text.find(">= 16.0 EiB"), std::string::npos) << text;
 }

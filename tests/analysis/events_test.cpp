@@ -119,10 +119,10 @@ TEST(EventsTest, HeadlineNamesAreEscapedOnceByEachOutput) {
   EXPECT_NE(f->message.find("VkBuffer \"tab\there\" (id 7)"), std::string::npos) << f->message;
   analysis::ReportDocument doc;
   doc.runs.push_back(r);
-  const std::string text = analysis::render_text(doc, Style(false));
+  const std::string text = report::render_text(doc, Style(false));
   EXPECT_NE(text.find("\"tab\\x09here\" (id 7)"), std::string::npos) << text;
   EXPECT_EQ(text.find("tab\\\\x09"), std::string::npos) << "escaped twice:\n" << text;
-  const std::string junit = analysis::render_junit(doc);
+  const std::string junit = report::render_junit(doc);
   EXPECT_NE(junit.find("&quot;tab\\x09here&quot; (id 7)"), std::string::npos) << junit;
   EXPECT_EQ(junit.find("tab\\\\x09"), std::string::npos) << junit;
 }

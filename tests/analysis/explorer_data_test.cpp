@@ -15,6 +15,7 @@ namespace {
 using analysis::Frame;
 using analysis::LifetimeGroup;
 using analysis::RunReport;
+using report::render_html;
 using nlohmann::json;
 
 Frame frame(std::string function, std::string file, int line, bool inlined = false) {
@@ -177,7 +178,7 @@ void expect_same(const RunReport& r, const ReadBack& back) {
 
 TEST(ExplorerDataTest, ParsesBackToTheModel) {
   const RunReport r = sample_run();
-  const json j = json::parse(analysis::explorer_data_json(r));
+  const json j = json::parse(report::explorer_data_json(r));
   expect_same(r, read_back(j));
   // Tables hold each string, frame and stack once: groups 0, 3 and 4 share a stack.
   EXPECT_EQ(j.at("types"), (json{"VkBuffer", "VkImage", "Vkodd", "VkDeviceMemory"}));
@@ -210,7 +211,7 @@ TEST(ExplorerDataTest, StacksThatDifferOnlyInLinesShareAPath) {
                         LifetimeGroup{"VkBuffer", "", {}}};
   r.lifetimes.cells = {{0, 0, 1, 1, 10}, {1, 0, 1, 1, 10}, {2, 0, 1, 1, 10}, {3, 0, 1, 1, 10}};
   r.findings.clear();
-  const json j = json::parse(analysis::explorer_data_json(r));
+  const json j = json::parse(report::explorer_data_json(r));
   expect_same(r, read_back(j));
   const json& g = j.at("groups");
   EXPECT_NE(g[0][1], g[1][1]);  // two stacks
@@ -232,7 +233,7 @@ TEST(ExplorerDataTest, HostileStringsCannotEndTheElementAndRoundTrip) {
     analysis::ReportDocument doc;
     doc.runs.push_back(sample_run(odd));
     const std::string open = "<script type=\"application/json\" id=\"vkleak-explorer-data\">";
-    const std::string element = analysis::explorer_data_element(doc);
+    const std::string element = report::explorer_data_element(doc);
     ASSERT_EQ(element.rfind(open, 0), 0u);
     ASSERT_EQ(element.substr(element.size() - 10), "</script>\n");
     const std::string body = element.substr(open.size(), element.size() - open.size() - 10);
@@ -247,7 +248,7 @@ TEST(ExplorerDataTest, HostileStringsCannotEndTheElementAndRoundTrip) {
 
 TEST(ExplorerDataTest, InvalidUtf8IsReplacedAsInEveryJsonOutput) {
   const RunReport r = sample_run("bad\xff\xfe<");
-  const std::string text = analysis::explorer_data_json(r);
+  const std::string text = report::explorer_data_json(r);
   const json j = json::parse(text);  // valid UTF-8 now
   EXPECT_EQ(j.at("snapshots")[1].at("label"), "level bad\xef\xbf\xbd\xef\xbf\xbd<");
   EXPECT_EQ(text.find('<'), std::string::npos);

@@ -13,6 +13,7 @@ namespace {
 
 using analysis::Finding;
 using analysis::FindingKind;
+using analysis::GateStatus;
 using analysis::Suppressions;
 
 Finding finding(FindingKind kind, const std::string& type, const std::string& name,
@@ -125,7 +126,7 @@ TEST(BaselineTest, MatchesTypeFunctionAndNamePatternWhateverTheKind) {
   const analysis::ReportDocument old_doc =
       document({finding(FindingKind::kRetained, "VkImage", "stream.1", "TextureCache::load(int)")});
   const analysis::Baseline baseline =
-      analysis::Baseline::parse(analysis::findings_json(old_doc).dump(), "base.json");
+      analysis::Baseline::parse(report::findings_json(old_doc).dump(), "base.json");
   EXPECT_EQ(baseline.size(), 1u);
   // Other counts, bytes, names with other numbers, another line: still the same finding.
   Finding same = finding(FindingKind::kRetained, "VkImage", "stream.99", "TextureCache::load(int)");
@@ -176,16 +177,16 @@ TEST(GatePolicyTest, StatusesAndVerdict) {
                 finding(FindingKind::kGrowth, "VkSampler", "s", "samplers()")});
   const Suppressions suppressions = Suppressions::parse("kind=retained name=stream.*\n", "s");
   const analysis::Baseline baseline = analysis::Baseline::parse(
-      analysis::findings_json(
+      report::findings_json(
           document({finding(FindingKind::kLeakAtExit, "VkBuffer", "old.7", "legacy()")}))
           .dump(),
       "b");
   analysis::GatePolicy policy;
   analysis::GateSummary s = analysis::apply_gate(&doc, &suppressions, &baseline, policy);
-  EXPECT_EQ(doc.runs[0].findings[0].status, "suppressed");
+  EXPECT_EQ(doc.runs[0].findings[0].status, GateStatus::kSuppressed);
   EXPECT_EQ(doc.runs[0].findings[0].suppressed_by, "kind=retained name=stream.*");
-  EXPECT_EQ(doc.runs[0].findings[1].status, "baseline");
-  EXPECT_EQ(doc.runs[0].findings[2].status, "new");
+  EXPECT_EQ(doc.runs[0].findings[1].status, GateStatus::kBaseline);
+  EXPECT_EQ(doc.runs[0].findings[2].status, GateStatus::kNew);
   EXPECT_EQ(s.new_findings, 1u);
   EXPECT_FALSE(s.pass);
   policy.max_findings = 1;
@@ -193,7 +194,7 @@ TEST(GatePolicyTest, StatusesAndVerdict) {
   policy.max_findings = 0;
   policy.fail_on = {FindingKind::kLeakAtExit};
   s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
-  EXPECT_EQ(doc.runs[0].findings[2].status, "ignored");
+  EXPECT_EQ(doc.runs[0].findings[2].status, GateStatus::kIgnored);
   EXPECT_EQ(s.new_findings, 1u);  // the leak, no longer in a baseline
   EXPECT_FALSE(s.pass);
   ASSERT_TRUE(doc.gate.has_value());
@@ -221,7 +222,7 @@ TEST(GatePolicyTest, SuppressionsUsedAndUnused) {
   EXPECT_EQ(s.suppressions[1].line, 4);
   EXPECT_EQ(s.suppressions[1].findings, 0u);
   // The findings JSON carries them (every CI format reads the gate from it or from stderr).
-  const nlohmann::json j = analysis::findings_json(doc);
+  const nlohmann::json j = report::findings_json(doc);
   ASSERT_EQ(j["gate"]["suppressions"].size(), 2u);
   EXPECT_EQ(j["gate"]["suppressions"][1]["rule"], "leak_at_exit:legacy");
   EXPECT_EQ(j["gate"]["suppressions"][1]["findings"], 0);
@@ -248,7 +249,7 @@ TEST(BaselineTest, ANewCallerOfASharedHelperIsNew) {
     return f;
   };
   const analysis::Baseline baseline = analysis::Baseline::parse(
-      analysis::findings_json(document({through("upload_mesh()")})).dump(), "b");
+      report::findings_json(document({through("upload_mesh()")})).dump(), "b");
   EXPECT_TRUE(baseline.contains(through("upload_mesh()")));
   EXPECT_FALSE(baseline.contains(through("capture_stats()")));
   EXPECT_EQ(through("capture_stats()").identity(),
@@ -279,7 +280,7 @@ TEST(BaselineTest, AStrippedProgramIsMatchedOnItsModuleAndOffsetStack) {
             "stale_view|VkImageView|libxul.so+0x1a2b;libxul.so+0x3c4d;firefox+0x77|");
   EXPECT_NE(known.identity(), other.identity());
   const analysis::Baseline baseline =
-      analysis::Baseline::parse(analysis::findings_json(document({known})).dump(), "base.json");
+      analysis::Baseline::parse(report::findings_json(document({known})).dump(), "base.json");
   EXPECT_TRUE(baseline.contains(known));
   EXPECT_FALSE(baseline.contains(other)) << "another call site of the same module is new";
 }
@@ -326,22 +327,23 @@ TEST(GatePolicyTest, CountsProblemsNotFindings) {
   analysis::GateSummary s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
   ASSERT_EQ(doc.runs[0].problems.size(), 1u);
   EXPECT_EQ(s.new_findings, 1u) << "one missing free is one new problem";
-  EXPECT_EQ(doc.runs[0].problems[0].status, "new");
-  EXPECT_EQ(analysis::render_text(doc, Style(false)).find("#2"), std::string::npos);
-  EXPECT_NE(analysis::render_text(doc, Style(false)).find("Gate: FAIL: 1 new problem (0 allowed)"),
+  EXPECT_EQ(doc.runs[0].problems[0].status, GateStatus::kNew);
+  EXPECT_EQ(report::render_text(doc, Style(false)).find("#2"), std::string::npos);
+  EXPECT_NE(report::render_text(doc, Style(false)).find("Gate: FAIL: 1 new problem (0 allowed)"),
             std::string::npos);
 
   // A baseline made at another cadence saw only the leak at exit: the problem is known, its
   // other kinds too.
   const analysis::Baseline baseline = analysis::Baseline::parse(
-      analysis::findings_json(document({facet(FindingKind::kLeakAtExit, "VkBuffer", "stats")}))
+      report::findings_json(document({facet(FindingKind::kLeakAtExit, "VkBuffer", "stats")}))
           .dump(),
       "b");
   s = analysis::apply_gate(&doc, nullptr, &baseline, policy);
   EXPECT_TRUE(s.pass);
   EXPECT_EQ(s.new_findings, 0u);
   EXPECT_EQ(s.baseline, 1u);
-  for (const Finding& f : doc.runs[0].findings) EXPECT_EQ(f.status, "baseline") << f.object_type;
+  for (const Finding& f : doc.runs[0].findings)
+    EXPECT_EQ(f.status, GateStatus::kBaseline) << f.object_type;
 
   // --fail-on counts a problem when one of its kinds is listed.
   policy.fail_on = {FindingKind::kGrowth};
@@ -350,19 +352,19 @@ TEST(GatePolicyTest, CountsProblemsNotFindings) {
   policy.fail_on = {FindingKind::kStaleView};
   s = analysis::apply_gate(&doc, nullptr, nullptr, policy);
   EXPECT_EQ(s.new_findings, 0u);
-  EXPECT_EQ(doc.runs[0].problems[0].status, "ignored");
+  EXPECT_EQ(doc.runs[0].problems[0].status, GateStatus::kIgnored);
 
   // A rule that matches one kind silences that kind; the problem stays new for the others.
   policy.fail_on.clear();
   const Suppressions only_growth = Suppressions::parse("kind=growth\n", "s");
   s = analysis::apply_gate(&doc, &only_growth, nullptr, policy);
   EXPECT_EQ(s.new_findings, 1u);
-  EXPECT_EQ(doc.runs[0].findings[1].status, "suppressed");
+  EXPECT_EQ(doc.runs[0].findings[1].status, GateStatus::kSuppressed);
   const Suppressions all = Suppressions::parse("*:capture_stats\n", "s");
   s = analysis::apply_gate(&doc, &all, nullptr, policy);
   EXPECT_EQ(s.new_findings, 0u);
   EXPECT_EQ(s.suppressed, 1u);
-  EXPECT_EQ(doc.runs[0].problems[0].status, "suppressed");
+  EXPECT_EQ(doc.runs[0].problems[0].status, GateStatus::kSuppressed);
 }
 
 }  // namespace

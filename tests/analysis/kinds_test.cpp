@@ -89,10 +89,10 @@ TEST(Kinds, TheOutputsReadTheList) {
     f.object_type = "VkBuffer";
     doc.runs.back().findings.push_back(f);
   }
-  const std::string text = analysis::render_text(doc, Style(false));
-  const std::string junit = analysis::render_junit(doc);
-  const nlohmann::json sarif = analysis::render_sarif(doc, "");
-  const nlohmann::json json = analysis::findings_json(doc);
+  const std::string text = report::render_text(doc, Style(false));
+  const std::string junit = report::render_junit(doc);
+  const nlohmann::json sarif = report::render_sarif(doc, "");
+  const nlohmann::json json = report::findings_json(doc);
   for (const KindInfo& k : kKinds) {
     SCOPED_TRACE(k.name);
     EXPECT_NE(text.find(std::string("  ") + k.name + "  VkBuffer"), std::string::npos);

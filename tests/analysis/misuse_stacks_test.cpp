@@ -367,7 +367,7 @@ analysis::ReportDocument misuse_doc() {
 }
 
 TEST(MisuseStacksOutputTest, TextReadsLikeASan) {
-  const std::string text = analysis::render_text(misuse_doc(), Style(false));
+  const std::string text = report::render_text(misuse_doc(), Style(false));
   const std::string expected =
       "      destroyed here:\n"
       "          #0 drop (/src/app.cpp:30) (inlined)\n"
@@ -383,7 +383,7 @@ TEST(MisuseStacksOutputTest, TextReadsLikeASan) {
 }
 
 TEST(MisuseStacksOutputTest, JsonHasTheStacks) {
-  const json j = analysis::findings_json(misuse_doc())["findings"][0];
+  const json j = report::findings_json(misuse_doc())["findings"][0];
   ASSERT_EQ(j["stacks"].size(), 3u);
   EXPECT_EQ(j["stacks"][0]["label"], "destroyed here");
   EXPECT_EQ(j["stacks"][0]["frames"][0]["function"], "drop");
@@ -394,7 +394,7 @@ TEST(MisuseStacksOutputTest, JsonHasTheStacks) {
 }
 
 TEST(MisuseStacksOutputTest, SarifStacksAndRelatedLocations) {
-  const json sarif = analysis::render_sarif(misuse_doc(), "/src");
+  const json sarif = report::render_sarif(misuse_doc(), "/src");
   const json& result = sarif["runs"][0]["results"][0];
   ASSERT_EQ(result["stacks"].size(), 3u);
   EXPECT_EQ(result["stacks"][0]["message"]["text"], "destroyed here");
@@ -413,7 +413,7 @@ TEST(MisuseStacksOutputTest, SarifStacksAndRelatedLocations) {
 }
 
 TEST(MisuseStacksOutputTest, MarkdownFencedBlockNoLineCanClose) {
-  const std::string md = analysis::render_markdown(misuse_doc());
+  const std::string md = report::render_markdown(misuse_doc());
   // The fence is longer than the frame's three backticks; the block stays in the list item.
   EXPECT_NE(md.find("\n   ````\n   destroyed here:\n       #0 drop (/src/app.cpp:30) (inlined)\n"),
             std::string::npos)
@@ -423,7 +423,7 @@ TEST(MisuseStacksOutputTest, MarkdownFencedBlockNoLineCanClose) {
 }
 
 TEST(MisuseStacksOutputTest, JUnitFailureCarriesTheStacks) {
-  const std::string xml = analysis::render_junit(misuse_doc());
+  const std::string xml = report::render_junit(misuse_doc());
   EXPECT_NE(xml.find("destroyed here:\n        #0 drop (/src/app.cpp:30) (inlined)"),
             std::string::npos)
       << xml;
@@ -448,14 +448,14 @@ TEST(NameRangesOutputTest, TextAndMarkdownListASeriesAsOneRange) {
   f.names.push_back("b.1");
   f.names.push_back("c.1");
   f.names_omitted = 5;
-  const std::string text = analysis::render_text(doc, Style(false));
+  const std::string text = report::render_text(doc, Style(false));
   EXPECT_NE(text.find("names:      \"thumb.{0..9,12..299}\", \"atlas\", \"b.1\", \"c.1\", and 5 "
                       "more\n"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("thumb.150"), std::string::npos);
   // Three entries in the table; "+N" counts the names left out (c.1 and the 5 omitted).
-  const std::string md = analysis::render_markdown(doc);
+  const std::string md = report::render_markdown(doc);
   EXPECT_NE(md.find("| `thumb.{0..9,12..299}`, `atlas`, `b.1` +6 |"), std::string::npos) << md;
 }
 

@@ -18,6 +18,7 @@ namespace {
 
 using analysis::Finding;
 using analysis::FindingKind;
+using analysis::GateStatus;
 using nlohmann::json;
 
 analysis::ReportDocument sample() {
@@ -72,11 +73,11 @@ TEST(OutputTest, InlinedFramesKeyTheFindingByTheirCaller) {
   helper.text = "create_buffer (/work/src/gpu buffer.cpp:12) (inlined)";
   f.callsite.insert(f.callsite.begin(), helper);
   EXPECT_EQ(f.function(), "GpuBuffer::GpuBuffer(int) > create_buffer");
-  EXPECT_EQ(analysis::callsite_path(f), "main > GpuBuffer::GpuBuffer(int) > create_buffer");
-  EXPECT_EQ(analysis::callsite_path(f, 2), "GpuBuffer::GpuBuffer(int) > create_buffer");
-  EXPECT_EQ(analysis::callsite_summary(f),
+  EXPECT_EQ(report::callsite_path(f), "main > GpuBuffer::GpuBuffer(int) > create_buffer");
+  EXPECT_EQ(report::callsite_path(f, 2), "GpuBuffer::GpuBuffer(int) > create_buffer");
+  EXPECT_EQ(report::callsite_summary(f),
             "main > GpuBuffer::GpuBuffer(int) > create_buffer (gpu buffer.cpp:12)");
-  const json j = analysis::findings_json(doc)["findings"][0];
+  const json j = report::findings_json(doc)["findings"][0];
   EXPECT_EQ(j["callsite_frames"][0]["inlined"], true);
   EXPECT_EQ(j["callsite_frames"][1]["inlined"], false);
   EXPECT_EQ(j["function"], "GpuBuffer::GpuBuffer(int) > create_buffer");
@@ -90,12 +91,12 @@ TEST(OutputTest, InlinedFramesKeyTheFindingByTheirCaller) {
   bare.text = "app+0x1f";
   bare.module = "app";
   f.callsite = {bare};
-  EXPECT_EQ(analysis::callsite_summary(f), "app+0x1f");
+  EXPECT_EQ(report::callsite_summary(f), "app+0x1f");
   EXPECT_EQ(f.function(), "");
 }
 
 TEST(OutputTest, FindingsJson) {
-  const json j = analysis::findings_json(sample());
+  const json j = report::findings_json(sample());
   EXPECT_EQ(j["format"], "vkleak-findings");
   EXPECT_EQ(j["version"], 1);
   ASSERT_EQ(j["findings"].size(), 2u);
@@ -118,7 +119,7 @@ TEST(OutputTest, FindingsJson) {
 }
 
 TEST(OutputTest, SarifLocatesFindingsOnTheirSourceLine) {
-  const json s = analysis::render_sarif(sample(), "/work");
+  const json s = report::render_sarif(sample(), "/work");
   EXPECT_EQ(s["version"], "2.1.0");
   EXPECT_NE(s["$schema"].get<std::string>().find("sarif-2.1.0"), std::string::npos);
   ASSERT_EQ(s["runs"].size(), 1u);
@@ -141,7 +142,7 @@ TEST(OutputTest, SarifLocatesFindingsOnTheirSourceLine) {
   EXPECT_FALSE(run["results"][1].contains("locations"));
   EXPECT_EQ(run["results"][1]["level"], "error");
   // Outside the source root: an absolute file URI.
-  const json outside = analysis::render_sarif(sample(), "/elsewhere");
+  const json outside = report::render_sarif(sample(), "/elsewhere");
   EXPECT_EQ(outside["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
                    ["uri"],
             "file:///work/src/gpu%20buffer.cpp");
@@ -149,10 +150,10 @@ TEST(OutputTest, SarifLocatesFindingsOnTheirSourceLine) {
 
 TEST(OutputTest, SarifCarriesGateStates) {
   analysis::ReportDocument doc = sample();
-  doc.runs[0].findings[0].status = "suppressed";
+  doc.runs[0].findings[0].status = GateStatus::kSuppressed;
   doc.runs[0].findings[0].suppressed_by = "kind=retained";
-  doc.runs[0].findings[1].status = "new";
-  const json s = analysis::render_sarif(doc, "");
+  doc.runs[0].findings[1].status = GateStatus::kNew;
+  const json s = report::render_sarif(doc, "");
   const json& results = s["runs"][0]["results"];
   // New problems first.
   EXPECT_EQ(results[0]["baselineState"], "new");
@@ -163,7 +164,7 @@ TEST(OutputTest, SarifCarriesGateStates) {
 }
 
 TEST(OutputTest, JUnitOneTestCasePerProblemAndOneForTheRunBeingWhole) {
-  const std::string xml = analysis::render_junit(sample());
+  const std::string xml = report::render_junit(sample());
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
   const std::regex testcase("<testcase ");
   EXPECT_EQ(
@@ -178,7 +179,7 @@ TEST(OutputTest, JUnitOneTestCasePerProblemAndOneForTheRunBeingWhole) {
       << xml;
   analysis::ReportDocument cut = sample();
   cut.runs[0].incomplete = {"the run crashed (SIGSEGV) at frame 3"};
-  const std::string cut_xml = analysis::render_junit(cut);
+  const std::string cut_xml = report::render_junit(cut);
   EXPECT_NE(cut_xml.find("failures=\"3\""), std::string::npos);
   EXPECT_NE(cut_xml.find("<failure type=\"incomplete_run\""), std::string::npos);
   EXPECT_NE(cut_xml.find("the run crashed (SIGSEGV) at frame 3"), std::string::npos);
@@ -192,10 +193,10 @@ TEST(OutputTest, JUnitOneTestCasePerProblemAndOneForTheRunBeingWhole) {
 
 TEST(OutputTest, JUnitFailsOnlyNewProblemsOfAGateAndSkipsTheOthers) {
   analysis::ReportDocument doc = sample();
-  doc.runs[0].findings[0].status = "baseline";
-  doc.runs[0].findings[1].status = "new";
+  doc.runs[0].findings[0].status = GateStatus::kBaseline;
+  doc.runs[0].findings[1].status = GateStatus::kNew;
   doc.gate = analysis::GateSummary{};
-  const std::string xml = analysis::render_junit(doc);
+  const std::string xml = report::render_junit(doc);
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos);
   EXPECT_NE(xml.find("skipped=\"1\""), std::string::npos);
   EXPECT_NE(xml.find("<skipped message=\"#2 retained: in the baseline\"/>"), std::string::npos)
@@ -206,7 +207,7 @@ TEST(OutputTest, JUnitFailsOnlyNewProblemsOfAGateAndSkipsTheOthers) {
 }
 
 TEST(OutputTest, MarkdownTable) {
-  const std::string md = analysis::render_markdown(sample());
+  const std::string md = report::render_markdown(sample());
   EXPECT_NE(md.find("### vkleak: 2 problems in 1 run"), std::string::npos) << md;
   EXPECT_NE(md.find("| # | Kind | Type | Count | Bytes | Names | Created at |"), std::string::npos)
       << md;
@@ -215,19 +216,19 @@ TEST(OutputTest, MarkdownTable) {
   EXPECT_NE(md.find("gpu buffer.cpp:41"), std::string::npos);
   // A pipe in a name must not split the cell.
   EXPECT_NE(md.find("a\\|b"), std::string::npos) << md;
-  EXPECT_EQ(analysis::render_markdown(analysis::ReportDocument{}).find("|"), std::string::npos);
+  EXPECT_EQ(report::render_markdown(analysis::ReportDocument{}).find("|"), std::string::npos);
 }
 
 TEST(OutputTest, TextColoursOnlyWhenAsked) {
-  const std::string plain = analysis::render_text(sample(), Style(false));
+  const std::string plain = report::render_text(sample(), Style(false));
   EXPECT_NE(plain.find("vkleak: 2 problems, 286 objects, 17.8 MiB in 1 run (2 findings: 1 "
                        "destroyed_in_flight, 1 retained)"),
             std::string::npos)
       << plain;
   EXPECT_NE(plain.find("created at: GpuBuffer::GpuBuffer(int)"), std::string::npos);
   EXPECT_EQ(plain.find("\x1b["), std::string::npos);
-  EXPECT_NE(analysis::render_text(sample(), Style(true)).find("\x1b["), std::string::npos);
-  EXPECT_NE(analysis::render_text(analysis::ReportDocument{}, Style(false)).find("no findings"),
+  EXPECT_NE(report::render_text(sample(), Style(true)).find("\x1b["), std::string::npos);
+  EXPECT_NE(report::render_text(analysis::ReportDocument{}, Style(false)).find("no findings"),
             std::string::npos);
 }
 
@@ -282,7 +283,7 @@ std::optional<std::string> github_html(const std::string& md) {
 }
 
 TEST(OutputEscapingTest, MarkdownPutsNamesInCodeSpansTheyCannotLeave) {
-  const std::string md = analysis::render_markdown(hostile());
+  const std::string md = report::render_markdown(hostile());
   EXPECT_NE(md.find("`[click](https://evil.example/p)`"), std::string::npos) << md;
   EXPECT_NE(md.find("`![i](x.png)`"), std::string::npos) << md;
   // The names column shows three names, then a count.
@@ -317,7 +318,7 @@ TEST(OutputEscapingTest, MarkdownPutsNamesInCodeSpansTheyCannotLeave) {
 TEST(OutputEscapingTest, MarkdownTableCellsHoldPipesAndBackslashes) {
   analysis::ReportDocument doc = sample();
   doc.runs[0].findings[0].names = {"a|b", "c\\|d", "`|`"};
-  const std::string md = analysis::render_markdown(doc);
+  const std::string md = report::render_markdown(doc);
   EXPECT_NE(md.find("| `a\\|b`, `c\\\\\\|d`, `` `\\|` `` |"), std::string::npos) << md;
   const std::optional<std::string> html = github_html(md);
   if (!html) GTEST_SKIP() << "cmark-gfm is not installed";
@@ -331,7 +332,7 @@ TEST(OutputEscapingTest, MarkdownStaysUnderGitHubsStepSummaryLimit) {
   Finding big = doc.runs[0].findings[0];
   big.names = {std::string(5000, 'x'), std::string(5000, 'y'), std::string(5000, 'z')};
   doc.runs[0].findings.assign(2000, big);
-  const std::string md = analysis::render_markdown(doc);
+  const std::string md = report::render_markdown(doc);
   EXPECT_LE(md.size(), 1'000'000u);
   EXPECT_GT(md.size(), 900'000u) << "fills what it can";
   const std::regex more(
@@ -347,12 +348,11 @@ TEST(OutputEscapingTest, MarkdownStaysUnderGitHubsStepSummaryLimit) {
   EXPECT_EQ(shown + std::stoul(more_count), 2000u);
   EXPECT_NE(md.find("</details>"), std::string::npos);
   // Under the limit: no such line.
-  EXPECT_EQ(analysis::render_markdown(sample()).find("more problems in the JSON"),
-            std::string::npos);
+  EXPECT_EQ(report::render_markdown(sample()).find("more problems in the JSON"), std::string::npos);
 }
 
 TEST(OutputEscapingTest, TextShowsBidiAndControlsAndCutsLongNames) {
-  const std::string text = analysis::render_text(hostile(), Style(false));
+  const std::string text = report::render_text(hostile(), Style(false));
   EXPECT_NE(text.find("\"ok<U+202E><U+2066>gnp.exe<U+2069><U+2028>\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"red\\x1b[31m\\xc2\\x9b\""), std::string::npos) << text;
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
@@ -366,7 +366,7 @@ TEST(OutputEscapingTest, TextShowsBidiAndControlsAndCutsLongNames) {
 
 TEST(OutputEscapingTest, JUnitAndSarifShowBidiAndCutLongNames) {
   const analysis::ReportDocument doc = hostile();
-  const std::string xml = analysis::render_junit(doc);
+  const std::string xml = report::render_junit(doc);
   EXPECT_EQ(xml.find("\u202e"), std::string::npos);
   EXPECT_EQ(xml.find('\x1b'), std::string::npos);
   EXPECT_NE(xml.find("&quot;ok&lt;U+202E&gt;&lt;U+2066&gt;gnp.exe"), std::string::npos) << xml;
@@ -374,7 +374,7 @@ TEST(OutputEscapingTest, JUnitAndSarifShowBidiAndCutLongNames) {
   EXPECT_NE(xml.find("\n    created at"), std::string::npos) << "real line breaks between fields";
   EXPECT_LT(xml.size(), 20'000u);
 
-  const json sarif = analysis::render_sarif(doc, "");
+  const json sarif = report::render_sarif(doc, "");
   const json& r = sarif["runs"][0]["results"][0];
   const std::string message = r["message"]["text"];
   EXPECT_NE(message.find("VkBuffer \"ok<U+202E><U+2066>gnp.exe<U+2069><U+2028>\""),
@@ -388,7 +388,7 @@ TEST(OutputEscapingTest, JUnitAndSarifShowBidiAndCutLongNames) {
 }
 
 TEST(OutputEscapingTest, JsonKeepsTheFullName) {
-  const json j = analysis::findings_json(hostile());
+  const json j = report::findings_json(hostile());
   const json& f = j["findings"][0];
   EXPECT_EQ(f["names"][7], kHuge);
   EXPECT_EQ(f["display_name"], kBidi) << "JSON carries the exact bytes";
@@ -405,7 +405,7 @@ TEST(OutputEscapingTest, JsonKeepsTheFullName) {
   // Not among the names (omitted there): the first example keeps it whole.
   analysis::ReportDocument doc = hostile();
   doc.runs[0].findings[0].names.pop_back();
-  const json k = analysis::findings_json(doc);
+  const json k = report::findings_json(doc);
   EXPECT_EQ(k["findings"][0]["examples"][0]["name"], kHuge);
   EXPECT_EQ(k["findings"][0]["examples"][1]["name"], cut);
 }
@@ -424,7 +424,7 @@ TEST(OutputEscapingTest, ByteTotalsSaturateInsteadOfWrapping) {
   const Finding* f = test::only(doc.runs[0], FindingKind::kLeakAtExit, "VkBuffer");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->bytes, UINT64_MAX) << "3 objects must not total 8.0 KiB";
-  const std::string text = analysis::render_text(doc, Style(false));
+  const std::string text = report::render_text(doc, Style(false));
   EXPECT_NE(text.find("3 objects, >= 16.0 EiB"), std::string::npos) << text;
   EXPECT_EQ(text.find("8.0 KiB"), std::string::npos) << text;
   ASSERT_FALSE(doc.runs[0].series.types.empty());
@@ -459,10 +459,10 @@ TEST(OutputTest, SarifLocatesAProblemAtTheFrameThatTellsItApart) {
   doc.runs.emplace_back();
   doc.runs[0].findings = {through_helper("upload_mesh", 40, "mesh"),
                           through_helper("capture_stats", 71, "stats")};
-  doc.runs[0].findings[0].status = "baseline";
-  doc.runs[0].findings[1].status = "new";
+  doc.runs[0].findings[0].status = GateStatus::kBaseline;
+  doc.runs[0].findings[1].status = GateStatus::kNew;
   doc.gate = analysis::GateSummary{};
-  const json s = analysis::render_sarif(doc, "/work");
+  const json s = report::render_sarif(doc, "/work");
   const json& results = s["runs"][0]["results"];
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0]["baselineState"], "new");  // new first
@@ -472,14 +472,14 @@ TEST(OutputTest, SarifLocatesAProblemAtTheFrameThatTellsItApart) {
   EXPECT_EQ(results[1]["locations"][0]["physicalLocation"]["region"]["startLine"], 40);
   // Alone, a problem is located at its innermost line.
   doc.runs[0].findings.erase(doc.runs[0].findings.begin());
-  EXPECT_EQ(analysis::render_sarif(doc, "/work")["runs"][0]["results"][0]["locations"][0]
-                                                ["physicalLocation"]["region"]["startLine"],
+  EXPECT_EQ(report::render_sarif(doc, "/work")["runs"][0]["results"][0]["locations"][0]
+                                              ["physicalLocation"]["region"]["startLine"],
             12);
   // Markdown's "created at" cell names the same line; the new row comes first.
   doc.runs[0].findings.insert(doc.runs[0].findings.begin(),
                               through_helper("upload_mesh", 40, "mesh"));
-  doc.runs[0].findings[0].status = "baseline";
-  const std::string md = analysis::render_markdown(doc);
+  doc.runs[0].findings[0].status = GateStatus::kBaseline;
+  const std::string md = report::render_markdown(doc);
   EXPECT_NE(md.find("| 1 | **new** | `leak_at_exit` | VkBuffer | 1 | 64 B | `stats` | `main > "
                     "capture_stats > make_buffer` `stats.cpp`:71 |"),
             std::string::npos)
@@ -494,12 +494,12 @@ TEST(OutputTest, APassingGateIsShort) {
   for (int i = 0; i < 30; ++i) {
     Finding f = sample().runs[0].findings[0];
     f.name_pattern = "known." + std::to_string(i);
-    f.status = "baseline";
+    f.status = GateStatus::kBaseline;
     doc.runs[0].findings.push_back(f);
   }
   doc.gate = analysis::GateSummary{};
   doc.gate->baseline = 30;
-  const std::string text = analysis::render_text(doc, Style(false));
+  const std::string text = report::render_text(doc, Style(false));
   const auto lines = std::count(text.begin(), text.end(), '\n');
   EXPECT_LE(lines, 18) << text;
   EXPECT_EQ(text.find("created at:"), std::string::npos) << text;
@@ -508,8 +508,8 @@ TEST(OutputTest, APassingGateIsShort) {
             std::string::npos)
       << text;
   // A new one among them comes first, whole.
-  doc.runs[0].findings[17].status = "new";
-  const std::string failing = analysis::render_text(doc, Style(false));
+  doc.runs[0].findings[17].status = GateStatus::kNew;
+  const std::string failing = report::render_text(doc, Style(false));
   EXPECT_NE(failing.find("  #1  retained  VkBuffer"), std::string::npos) << failing;
   EXPECT_LT(failing.find("[new]"), failing.find("[baseline]"));
   EXPECT_NE(failing.find("created at:"), std::string::npos);

@@ -14,6 +14,7 @@ namespace {
 using analysis::Finding;
 using analysis::FindingKind;
 using analysis::Problem;
+using report::render_html;
 using test::SnapshotBuilder;
 
 constexpr uint64_t kPid = 700;
@@ -77,7 +78,7 @@ TEST(ProblemsTest, GrewAndLeakedAtExitIsOneProblemCountedOnce) {
   EXPECT_EQ(t.bytes, 300 * kBufferBytes);
 
   // Every output says so: 300 objects and 18.8 MiB, not 600 and 37.5 MiB.
-  const nlohmann::json j = analysis::findings_json(doc);
+  const nlohmann::json j = report::findings_json(doc);
   EXPECT_EQ(j["summary"]["problems"], 1);
   EXPECT_EQ(j["summary"]["objects"], 300);
   EXPECT_EQ(j["summary"]["bytes"], 300 * kBufferBytes);
@@ -92,7 +93,7 @@ TEST(ProblemsTest, GrewAndLeakedAtExitIsOneProblemCountedOnce) {
   // Issue 27: one block per problem, its kinds in it, the evidence once, in every format.
   const std::string kinds = std::string(analysis::kind_name(r.findings[0].kind)) + " + " +
                             analysis::kind_name(r.findings[1].kind);
-  const std::string text = analysis::render_text(doc, Style(false));
+  const std::string text = report::render_text(doc, Style(false));
   EXPECT_NE(text.find("vkleak: 1 problem, 300 objects, 18.8 MiB in 1 run (2 findings: "),
             std::string::npos)
       << text;
@@ -110,7 +111,7 @@ TEST(ProblemsTest, GrewAndLeakedAtExitIsOneProblemCountedOnce) {
   EXPECT_NE(text.find("      growth: "), std::string::npos) << text;
   EXPECT_NE(text.find("      leak_at_exit: "), std::string::npos) << text;
 
-  const std::string md = analysis::render_markdown(doc);
+  const std::string md = report::render_markdown(doc);
   EXPECT_NE(md.find("1 problem: 300 objects, 18.8 MiB"), std::string::npos) << md;
   EXPECT_NE(md.find("| 1 | `" + std::string(analysis::kind_name(r.findings[0].kind)) + "` + `" +
                     analysis::kind_name(r.findings[1].kind) + "` | VkBuffer | 300 | 18.8 MiB |"),
@@ -120,12 +121,12 @@ TEST(ProblemsTest, GrewAndLeakedAtExitIsOneProblemCountedOnce) {
   EXPECT_NE(md.find("1. **" + kinds + "**"), std::string::npos) << md;
   EXPECT_EQ(md.find("\n2. "), std::string::npos) << md;
 
-  const std::string junit = analysis::render_junit(doc);
+  const std::string junit = report::render_junit(doc);
   EXPECT_EQ(occurrences(junit, "<testcase "), 2u) << junit;  // the problem and complete_run
   EXPECT_NE(junit.find("<failure type=\"" + kinds + "\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("tests=\"2\""), std::string::npos) << junit;
 
-  const nlohmann::json sarif = analysis::render_sarif(doc, "");
+  const nlohmann::json sarif = report::render_sarif(doc, "");
   ASSERT_EQ(sarif["runs"][0]["results"].size(), 1u);
   EXPECT_EQ(sarif["runs"][0]["results"][0]["properties"]["kinds"].size(), 2u);
   EXPECT_EQ(sarif["runs"][0]["results"][0]["properties"]["count"], 300);
@@ -156,7 +157,7 @@ TEST(ProblemsTest, CertainProblemsRankBeforeHeuristicOnes) {
   EXPECT_TRUE(r.problems[1].heuristic);
   analysis::ReportDocument doc;
   doc.runs.push_back(r);
-  const nlohmann::json j = analysis::findings_json(doc);
+  const nlohmann::json j = report::findings_json(doc);
   EXPECT_EQ(j["findings"][0]["evidence"], "certain");
   EXPECT_EQ(j["findings"][1]["evidence"], "heuristic");
 }

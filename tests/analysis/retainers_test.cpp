@@ -202,12 +202,12 @@ TEST(RetainersTest, FindingsCarryTheirRetainers) {
   EXPECT_EQ(views->retainers[0].bytes, 4 * kMiB);
   analysis::ReportDocument doc;
   doc.runs.push_back(r);
-  const std::string text = analysis::render_text(doc, Style(false));
+  const std::string text = report::render_text(doc, Style(false));
   EXPECT_NE(text.find("retained by: VkDescriptorPool \"bindgroup.pool\" #10 -> 4 "
                       "VkDescriptorSet, 2 VkDeviceMemory, 2 VkImage, 2 VkImageView; 4.0 MiB"),
             std::string::npos)
       << text;
-  const nlohmann::json j = analysis::findings_json(doc);
+  const nlohmann::json j = report::findings_json(doc);
   bool found = false;
   for (const nlohmann::json& f : j["findings"]) {
     if (f["object_type"] != "VkImageView") continue;
@@ -249,7 +249,7 @@ TEST(RetainersTest, ALeakIsHeldOnlyThroughItsOwnSnapshotsLiveEdges) {
   EXPECT_TRUE(memory->retainers.empty()) << memory->retainers[0].type;
   analysis::ReportDocument doc;
   doc.runs.push_back(r);
-  const std::string text = analysis::render_text(doc, Style(false));
+  const std::string text = report::render_text(doc, Style(false));
   EXPECT_EQ(text.find("retained by: VkDescriptorPool \"frame.pool\" #10 -> 1 VkDescriptorSet, "
                       "1 VkDeviceMemory"),
             std::string::npos)

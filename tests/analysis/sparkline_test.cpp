@@ -20,12 +20,12 @@
 namespace vkleak {
 namespace {
 
-using analysis::locale_is_utf8;
-using analysis::render_sparklines;
-using analysis::resample_max;
-using analysis::spark_glyphs;
-using analysis::SparkGlyphs;
-using analysis::SparklineOptions;
+using report::locale_is_utf8;
+using report::render_sparklines;
+using report::resample_max;
+using report::spark_glyphs;
+using report::SparkGlyphs;
+using report::SparklineOptions;
 
 size_t code_points(const std::string& s) {
   size_t n = 0;
@@ -142,9 +142,9 @@ TEST(Sparkline, LinesFitTheWidthAndKeepTheSpike) {
 TEST(Sparkline, TextOutputHasThemOnlyWhenAsked) {
   analysis::ReportDocument doc;
   doc.runs.push_back(run_of({1, 2}, {type("VkBuffer", {1, 2})}));
-  EXPECT_EQ(analysis::render_text(doc, Style(false)).find("live bytes"), std::string::npos);
+  EXPECT_EQ(report::render_text(doc, Style(false)).find("live bytes"), std::string::npos);
   const SparklineOptions options;
-  EXPECT_NE(analysis::render_text(doc, Style(false), &options).find("VkBuffer  \u2584\u2588"),
+  EXPECT_NE(report::render_text(doc, Style(false), &options).find("VkBuffer  \u2584\u2588"),
             std::string::npos);
 }
 

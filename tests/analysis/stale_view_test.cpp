@@ -52,7 +52,7 @@ TEST(StaleViewTest, CachedViewsPinRetainedBuffersAndTheirMemory) {
   ASSERT_EQ(chain.links.size(), 3u);
   EXPECT_EQ(chain.links[0].type, "VkBufferView");
   EXPECT_EQ(chain.links[1].type, "VkBuffer");
-  EXPECT_EQ(chain.links[1].state, "retained");
+  EXPECT_EQ(chain.links[1].state, analysis::ChainState::kRetained);
   EXPECT_EQ(chain.links[2].type, "VkDeviceMemory");
   EXPECT_EQ(*chain.links[2].name, "pass.attachment.memory");
   EXPECT_GT(chain.bytes, 0u);
@@ -138,7 +138,7 @@ TEST(StaleViewTest, DescriptorSetsReferencingDestroyedViews) {
   ASSERT_EQ(f->chains.size(), 1u);
   ASSERT_EQ(f->chains[0].links.size(), 2u);
   EXPECT_EQ(f->chains[0].links[1].type, "VkImageView");
-  EXPECT_EQ(f->chains[0].links[1].state, "destroyed");
+  EXPECT_EQ(f->chains[0].links[1].state, analysis::ChainState::kDestroyed);
   EXPECT_EQ(f->chains[0].links[1].destroyed_frame, 50u);
   EXPECT_TRUE(test::has_name(*f, "texture.view.0"));
   EXPECT_NE(f->message.find("destroyed in frame 50"), std::string::npos) << f->message;

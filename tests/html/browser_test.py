@@ -33,7 +33,7 @@ import png_reader  # noqa: E402
 ARGS = None
 SKIP = 77
 
-# Series colours of the first types (kPalette in html_report.cpp) and the plot background.
+# Series colours of the first types (kPalette in html_model.h) and the plot background.
 SERIES_COLOURS = [(0x4e, 0x79, 0xa7), (0xf2, 0x8e, 0x2b), (0xe1, 0x57, 0x59)]
 PLOT_BG = (0xfb, 0xfc, 0xfd)
 

@@ -30,7 +30,7 @@ import scenario_page  # noqa: E402
 ARGS = None
 SKIP = 77
 MEMORY = 'VkDeviceMemory'
-FIRST_SERIES = (0x4e, 0x79, 0xa7)  # PALETTE[0] of explorer.js
+FIRST_SERIES = (0x4e, 0x79, 0xa7)  # PALETTE[0] of the explorer script (common.js)
 DIFF_COLS = ('new-count', 'new-bytes', 'freed-count', 'freed-bytes', 'kept-count', 'kept-bytes')
 VIEWS = ('timeline', 'flamegraph', 'findings', 'retainers', 'diff')
 

@@ -40,7 +40,7 @@ Finding finding(FindingKind kind, const std::string& type, uint64_t count, uint6
 }
 
 ChainLink link(const std::string& type, const std::string& name, uint64_t id, uint64_t bytes = 0,
-               const std::string& state = "live") {
+               analysis::ChainState state = analysis::ChainState::kLive) {
   ChainLink l;
   l.type = type;
   l.name = name;
@@ -150,10 +150,10 @@ analysis::ReportDocument incident_fixture() {
       {script, atlas, "imgui.texture.3", "imgui.texture.4"},
       {add_texture, "TextureCache::bind(Texture&) (" + incident5 + ":90)"}, 40, 300,
       "52 cached descriptor sets reference destroyed image views <img src=x onerror=alert(2)>");
-  sets.chains.push_back(
-      Chain{{link("VkDescriptorSet", script, 640), link("VkImageView", atlas, 600, 0, "destroyed"),
-             link("VkImage", "hud.atlas", 598, 8388608)},
-            0});
+  sets.chains.push_back(Chain{{link("VkDescriptorSet", script, 640),
+                               link("VkImageView", atlas, 600, 0, analysis::ChainState::kDestroyed),
+                               link("VkImage", "hud.atlas", 598, 8388608)},
+                              0});
   sets.examples = {example(640, 0x55d0c0c00040, script)};
   // Why the sets are alive: the pool that owns them (and, through them, views), and sets that
   // several roots reach.

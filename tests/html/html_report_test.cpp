@@ -20,6 +20,9 @@
 namespace vkleak {
 namespace {
 
+using report::render_html;
+namespace html = report::html;
+
 size_t count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;
   for (size_t pos = haystack.find(needle); pos != std::string::npos;
@@ -159,8 +162,10 @@ std::string between(const std::string& page, const std::string& open, const std:
 
 using analysis::Chain;
 using analysis::ChainLink;
+using analysis::ChainState;
 using analysis::Finding;
 using analysis::FindingKind;
+using analysis::GateStatus;
 using analysis::ReportDocument;
 
 // One run with these findings (and no series).
@@ -183,7 +188,7 @@ analysis::Frame frame(const std::string& text) {
   return f;
 }
 
-ChainLink link(const std::string& type, uint64_t id, const std::string& state = "live",
+ChainLink link(const std::string& type, uint64_t id, ChainState state = ChainState::kLive,
                uint64_t bytes = 0) {
   ChainLink l;
   l.type = type;
@@ -364,7 +369,12 @@ TEST(HtmlReport, RandomlyDistortedReportsStillRender) {
           break;
         case 3:
           if (!f.chains.empty()) f.chains[0].links.clear();
-          f.chains.push_back(Chain{{link("", number(), "", number())}, number()});
+          f.chains.push_back(Chain{
+              {link(
+                  "", number(),
+                  static_cast<ChainState>(f.chains.size() % std::size(analysis::kChainStateNames)),
+                  number())},
+              number()});
           break;
         case 4:
           s.types[rng() % s.types.size()].live.resize(rng() % 20, number());
@@ -391,7 +401,7 @@ TEST(HtmlReport, RandomlyDistortedReportsStillRender) {
 // a chain with retained and destroyed links, a group of a call site, a gate verdict.
 TEST(HtmlReport, RendersTheAnalysisModel) {
   Finding f = finding(FindingKind::kStaleView);
-  f.status = "baseline";
+  f.status = GateStatus::kBaseline;
   f.object_type = "VkBufferView";
   f.names = {"a"};
   f.names_omitted = 4;
@@ -403,8 +413,8 @@ TEST(HtmlReport, RendersTheAnalysisModel) {
   f.frames.first = 10;
   f.frames.last = 30;
   f.frames.last_used = 12;
-  f.chains = {Chain{{link("VkBufferView", 5), link("VkBuffer", 4, "retained", 4096),
-                     link("VkDeviceMemory", 3, "destroyed")},
+  f.chains = {Chain{{link("VkBufferView", 5), link("VkBuffer", 4, ChainState::kRetained, 4096),
+                     link("VkDeviceMemory", 3, ChainState::kDestroyed)},
                     4096}};
   ReportDocument doc = series_doc({10, 20, 30}, {{"VkBuffer", {1, 2, 3}, {4, 5, 6}}});
   analysis::RunReport& run = doc.runs.back();
@@ -462,10 +472,10 @@ TEST(HtmlReport, FailingGateFails) {
 TEST(HtmlReport, NewProblemsComeFirst) {
   Finding known = finding(FindingKind::kGrowth);
   known.object_type = "VkImage";
-  known.status = "baseline";
+  known.status = GateStatus::kBaseline;
   Finding fresh = finding(FindingKind::kLeakAtExit);
   fresh.object_type = "VkSampler";
-  fresh.status = "new";
+  fresh.status = GateStatus::kNew;
   ReportDocument doc = doc_of({known, fresh});
   doc.gate = analysis::GateSummary{};
   const std::string page = render_html(doc);
@@ -792,6 +802,9 @@ TEST(HtmlTicks, Labels) {
 namespace vkleak {
 namespace {
 
+using report::render_html;
+namespace html = report::html;
+
 TEST(HtmlReport, MisuseFindingsShowTheirStacks) {
   const std::string page = render_html(doc_of({html_test::misuse_finding()}));
   EXPECT_NE(page.find("<dt>destroyed here</dt><dd class=\"vk-misuse-stack\"><ol class=\"vk-stack\" "
@@ -864,6 +877,9 @@ TEST(HtmlReport, FindingsOfOneProblemShowTogether) {
 
 namespace vkleak {
 namespace {
+
+using report::render_html;
+namespace html = report::html;
 
 TEST(HtmlExplorer, Sha256AndBase64MatchKnownVectors) {
   EXPECT_EQ(base64(sha256("")), "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");

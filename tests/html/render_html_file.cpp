@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   const vkleak::analysis::ReportDocument doc = which == "incident"
                                                    ? vkleak::html_test::incident_fixture()
                                                    : vkleak::analysis::ReportDocument{};
-  const bool ok = write(argv[2], vkleak::render_html(doc)) &&
-                  write(argv[3], vkleak::analysis::findings_json(doc).dump(1));
+  const bool ok = write(argv[2], vkleak::report::render_html(doc)) &&
+                  write(argv[3], vkleak::report::findings_json(doc).dump(1));
   return ok ? 0 : 1;
 }

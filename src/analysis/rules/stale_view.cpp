@@ -21,7 +21,7 @@ bool is_lasting_reference(const std::string& kind) {
          kind == "pImmutableSamplers";
 }
 
-ChainLink link_of(const SnapshotIndex& index, size_t i, const char* state) {
+ChainLink link_of(const SnapshotIndex& index, size_t i, ChainState state) {
   const Object& o = index.object(i);
   ChainLink link;
   link.id = o.id;
@@ -140,17 +140,19 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
     (*referrers)[v] = pinned != kNotFound ? kPinning : kDangling;
 
     Chain chain;
-    chain.links.push_back(link_of(index, v, marks.retained[v] ? "retained" : "live"));
+    chain.links.push_back(
+        link_of(index, v, marks.retained[v] ? ChainState::kRetained : ChainState::kLive));
     if (pinned != kNotFound) {
       // referrer -> retained object [-> the resource a view of it sees] -> memory
-      chain.links.push_back(link_of(index, pinned, "retained"));
+      chain.links.push_back(link_of(index, pinned, ChainState::kRetained));
       size_t resource = pinned;
       if (const size_t r = view_target(index, pinned); r != kNotFound) {
-        chain.links.push_back(link_of(index, r, marks.retained[r] ? "retained" : "live"));
+        chain.links.push_back(
+            link_of(index, r, marks.retained[r] ? ChainState::kRetained : ChainState::kLive));
         resource = r;
       }
       for (size_t m : index.attached_memory(resource)) {
-        chain.links.push_back(link_of(index, m, "live"));
+        chain.links.push_back(link_of(index, m, ChainState::kLive));
         chain.links.back().bytes = index.object(m).size;
       }
       chain.bytes = index.held_bytes(resource);
@@ -185,7 +187,7 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
       link.id = static_cast<uint64_t>(d->id);
       link.type = s.type_names[d->type];
       if (d->name != kNoName) link.name = s.names[static_cast<size_t>(d->name)];
-      link.state = "destroyed";
+      link.state = ChainState::kDestroyed;
       link.destroyed_frame = static_cast<uint64_t>(d->destroyed_frame);
       chain.links.push_back(std::move(link));
       ++entry.stale_dangling;
