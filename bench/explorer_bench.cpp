@@ -210,9 +210,9 @@ int main(int argc, char** argv) {
   doc.runs.push_back(analyzer.finish());
   const double finish_s = seconds_since(t);
   t = Clock::now();
-  const std::string page = render_html(doc);
+  const std::string page = report::render_html(doc);
   const double render_s = seconds_since(t);
-  const std::string data = analysis::explorer_data_json(doc.runs.front());
+  const std::string data = report::explorer_data_json(doc.runs.front());
   if (!p.out.empty()) std::ofstream(p.out, std::ios::binary) << page;
 
   const analysis::RunLifetimes& lt = doc.runs.front().lifetimes;
