@@ -12,6 +12,8 @@
 #   PAIR=DescriptorSet bench/callgrind_pair.sh ...   # another pair: Buffer (default), ImageView,
 #                                                    # DescriptorSet, Memory; DescriptorUpdate8:
 #                                                    # one vkUpdateDescriptorSets of 8 writes;
+#                                                    # DescriptorUpdate8Drained: the same, then a
+#                                                    # buffer pair whose destroy resolves them;
 #                                                    # EmptySubmit: vkQueueSubmit(queue, 0, ...)
 # LIVE=N: N other live objects (filler buffers; default 0).
 # CALLGRIND_KEEP=DIR keeps the larger run's callgrind file there (for callgrind_annotate).
@@ -24,7 +26,7 @@ depth=${2:-0}
 pair=${PAIR:-Buffer}
 live=${LIVE:-0}
 case "$pair" in
-  DescriptorUpdate8 | EmptySubmit) bm=BM_$pair ;;  # not a pair: one call a "pair" here
+  DescriptorUpdate8 | DescriptorUpdate8Drained | EmptySubmit) bm=BM_$pair ;;  # not a pair: one call a "pair" here
   *) bm=BM_${pair}Pair ;;
 esac
 bench=$(cd "${BENCH_BUILD_DIR:-$build}" && pwd)/bench/vkleak_bench
