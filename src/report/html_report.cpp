@@ -384,6 +384,49 @@ std::string findings_section(const Report& r) {
 
 // The timeline view: the script draws the objects' lifetimes (stacked, with a brush) from the
 // embedded data; the line charts below are what every reader sees, script or not.
+// Per device: the heap usage the driver reports beside the bytes vkleak tracks there
+// (analysis/driver_memory.h), or why there is no budget to show.
+std::string driver_memory_charts(const Report& r, const std::string& x_label) {
+  if (r.run == nullptr || r.run->driver_memory.empty()) return "";
+  std::string s = "<h3>Driver memory</h3>\n";
+  for (const analysis::DeviceMemoryView& v : r.run->driver_memory) {
+    const std::string device =
+        "device " + std::to_string(v.device) + " (" + v.physical_device + ")";
+    if (v.frames.empty()) {
+      const std::string why = analysis::budget_unavailable_reason(v.status);
+      s += "<p class=\"vk-note\" id=\"driver-memory-none\">No heap budget for " +
+           html_text(device) + (why.empty() ? "" : ": " + html_text(why)) + ".</p>\n";
+      continue;
+    }
+    ChartSpec spec;
+    spec.id = "chart-driver-memory-" + std::to_string(v.device);
+    spec.title = "Heap usage the driver reports and the bytes vkleak tracks on " + device;
+    spec.x_label = x_label;
+    spec.y_label = "bytes";
+    spec.bytes = true;
+    std::vector<double> xs(v.frames.begin(), v.frames.end());
+    std::vector<Line> lines;
+    for (const analysis::HeapSeries& h : v.heaps) {
+      Line l{"heap " + std::to_string(h.index) + (h.device_local ? " (device local)" : " (host)") +
+                 ", driver",
+             values(h.usage),
+             kPalette[(h.index + 3) % std::size(kPalette)],
+             {}};
+      if (peak(l.values) > 0) lines.push_back(std::move(l));
+    }
+    lines.push_back({"VkDeviceMemory, vkleak", values(v.tracked), kPalette[0], {}});
+    spec.description = series_description(lines, true);
+    s += "<figure class=\"vk-figure\" id=\"" + spec.id + "-figure\"><figcaption>" +
+         html_text(spec.title) + "</figcaption>\n";
+    if (v.unexplained) {
+      s += "<p class=\"vk-note\" id=\"driver-memory-unexplained\">" +
+           html_text(analysis::unexplained_growth_note(v)) + "</p>\n";
+    }
+    s += line_chart(spec, xs, lines) + "</figure>\n";
+  }
+  return s;
+}
+
 std::string charts_section(const Report& r) {
   std::string s =
       "<section id=\"timeline\" class=\"vk-view\">\n<h2>Timeline</h2>\n"
@@ -448,6 +491,8 @@ std::string charts_section(const Report& r) {
     }
     s += "</figure>\n";
   }
+
+  s += driver_memory_charts(r, x_label);
 
   // The groups that grew most, one small chart each.
   constexpr size_t kMaxGroups = 6;
