@@ -21,15 +21,41 @@ case "${1:-build}" in
   bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
 esac
 
+# The SARIF 2.1.0 schema (OASIS, final: rtm.5), which no Debian package ships: from the npm
+# package of Microsoft's SARIF SDK for JavaScript (MIT), pinned by hash, unpacked into the user's
+# cache; tests/analysis/validate_outputs.py validates vkleak's SARIF against it.
+sarif_schema() {
+  local dir=${XDG_CACHE_HOME:-$HOME/.cache}/vkleak/sarif-schema
+  local file=$dir/sarif-2.1.0-rtm.5.json
+  [ -s "$file" ] && return 0
+  local tgz=sarif-matcher-utils-1.0.0-beta.0.tgz
+  local sha=2dba0dc3f886e8fe7ee89c31ebfea1a86916f520caf4b0df3ba40e3091edcfda
+  local tmp
+  tmp=$(mktemp -d)
+  echo "vkleak: fetching the SARIF 2.1.0 schema (npm @microsoft/sarif-matcher-utils)" >&2
+  (cd "$tmp" && npm pack --silent @microsoft/sarif-matcher-utils@1.0.0-beta.0 >/dev/null)
+  echo "$sha  $tmp/microsoft-$tgz" | sha256sum -c --quiet - >&2
+  mkdir -p "$dir"
+  tar xzf "$tmp/microsoft-$tgz" -C "$tmp" package/lib/schemas/sarif-2.1.0-rtm.5.json
+  mv "$tmp/package/lib/schemas/sarif-2.1.0-rtm.5.json" "$file"
+  rm -rf "$tmp"
+}
+
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+# npm (for the SARIF schema): Debian's, unless another Node.js already brings it.
+case "${1:-build}" in
+  test | bench) command -v npm >/dev/null || missing+=(npm) ;;
+esac
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "vkleak: installing missing packages: ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
-echo "vkleak: installing missing packages: ${missing[*]}" >&2
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-$SUDO apt-get update -qq >&2
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+case "${1:-build}" in
+  test | bench) sarif_schema ;;
+esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs vkleak report and gate on generated runs and checks every output format with the tools
 that read it: the findings JSON against its JSON Schema (Draft 2020-12), JUnit XML with an XML
-parser, SARIF for the structure 2.1.0 requires, Markdown for its table."""
+parser, SARIF against the OASIS SARIF 2.1.0 schema (which tools/deps.sh test fetches; --sarif-schema)
+and for what vkleak puts in it (rules, VUIDs), Markdown for its table."""
 
 import argparse
 import json
@@ -21,7 +22,8 @@ def run(cmd, expect):
     return proc.stdout
 
 
-def check_sarif(doc):
+def check_sarif(doc, sarif_validator):
+    sarif_validator.validate(doc)
     assert doc["version"] == "2.1.0", doc["version"]
     assert doc["$schema"].endswith("sarif-2.1.0.json")
     [run_] = doc["runs"]
@@ -57,7 +59,17 @@ def main():
     ap.add_argument("--vkleak", required=True)
     ap.add_argument("--gen-run", required=True)
     ap.add_argument("--schema", required=True)
+    ap.add_argument("--sarif-schema", default=os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "vkleak",
+        "sarif-schema", "sarif-2.1.0-rtm.5.json"))
     args = ap.parse_args()
+    if not os.path.exists(args.sarif_schema):
+        sys.exit(f"no SARIF schema at {args.sarif_schema}: run tools/deps.sh test")
+    with open(args.sarif_schema) as f:
+        sarif_schema = json.load(f)
+    sarif_cls = jsonschema.validators.validator_for(sarif_schema)
+    sarif_cls.check_schema(sarif_schema)
+    sarif_validator = sarif_cls(sarif_schema)
     with open(args.schema) as f:
         schema = json.load(f)
     cls = jsonschema.validators.validator_for(schema)
@@ -85,7 +97,13 @@ def main():
         assert {p["status"] for p in passed["problems"]} == {"baseline"}
 
         problems = len(json.load(open(base))["problems"])
-        check_sarif(json.loads(run([args.vkleak, "report", leaky, "--format", "sarif"], 0)))
+        sarif = json.loads(run([args.vkleak, "report", leaky, "--format", "sarif"], 0))
+        check_sarif(sarif, sarif_validator)
+        # The validation layer's words ride along (issue 29, part 3), inside the schema.
+        vuids = [v for r in sarif["runs"][0]["results"] for v in r["properties"].get("vuids", [])]
+        assert any(v.startswith("VUID-vkDestroyDevice-device-") for v in vuids), vuids
+        check_sarif(json.loads(run([args.vkleak, "gate", leaky, "--format", "sarif"], 1)),
+                    sarif_validator)
         failures = check_junit(run([args.vkleak, "report", leaky, "--format", "junit"], 0),
                                problems)
         kinds = set()
