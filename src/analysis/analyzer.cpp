@@ -9,11 +9,11 @@
 #include "analysis/problems.h"
 #include "analysis/rules/rules.h"
 #include "analysis/vuids.h"
-#include "core/escape.h"
-#include "core/format.h"
 #include "core/summary.h"
 #include "core/symbolizer.h"
 #include "format/snapshot_format.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak::analysis {
 
@@ -630,7 +630,7 @@ RunReport RunAnalyzer::finish() {
                             " duplicate handles were returned by the driver (counted, not errors)");
   }
   // A stripped program says why its frames are module+offset, once, not in every frame. Paths
-  // go in as they are: the renderers escape notes (core/escape.h).
+  // go in as they are: the renderers escape notes (shared/escape.h).
   std::string debug_dirs;
   for (const std::string& dir : debug_file_directories())
     debug_dirs += (debug_dirs.empty() ? "" : ", ") + display_cut(dir);

@@ -3,10 +3,10 @@
 #include <set>
 #include <utility>
 
-#include "core/escape.h"
-#include "core/format.h"
 #include "core/hex.h"
 #include "core/module_map.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak::analysis {
 

@@ -33,7 +33,7 @@ class CallsiteTable {
 
   // The frames of call site id, innermost application frame first, each address expanded into
   // its inline chain (Frame::inlined): those in the Vulkan stack
-  // (loader, layers, drivers, translation libraries: core/vulkan_stack.h) left out, unless every
+  // (loader, layers, drivers, translation libraries: shared/vulkan_stack.h) left out, unless every
   // frame is there (then all, each text marked "[Vulkan stack]"). Empty for kNoCallsiteId.
   const std::vector<Frame>& frames(uint32_t id);
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
-#include "core/format.h"
 #include "format/snapshot_format.h"
+#include "shared/text.h"
 
 namespace vkleak::analysis {
 
@@ -79,7 +79,8 @@ Completeness CompletenessCheck::finish() const {
 
   for (size_t i = 0; i < foreign_.size() && i < kListAtMost; ++i) c.problems.push_back(foreign_[i]);
   if (foreign_.size() > kListAtMost) {
-    c.problems.push_back("and " + plural(foreign_.size() - kListAtMost, "more snapshot", "more snapshots") +
+    c.problems.push_back("and " +
+                         plural(foreign_.size() - kListAtMost, "more snapshot", "more snapshots") +
                          " not of this run");
   }
   if (!mixed_.empty()) c.problems.push_back(mixed_);
@@ -144,11 +145,11 @@ Completeness CompletenessCheck::finish() const {
   if (end.reason == format::name(format::Reason::kCrash)) {
     c.crash_signal = end.label.value_or("a fatal signal");
     // SIGTERM is no crash but a stop (a service manager, kill): the layer snapshots it the same.
-    c.problems.push_back((c.crash_signal == "SIGTERM" ? "the run was stopped by SIGTERM"
-                                                      : "the run crashed (" + c.crash_signal + ")") +
-                         " at frame " + format_count(end.frame) + ": snapshot " +
-                         snapshot_name(last, "") +
-                         " shows what was alive then; leaks at exit were not checked");
+    c.problems.push_back(
+        (c.crash_signal == "SIGTERM" ? "the run was stopped by SIGTERM"
+                                     : "the run crashed (" + c.crash_signal + ")") +
+        " at frame " + format_count(end.frame) + ": snapshot " + snapshot_name(last, "") +
+        " shows what was alive then; leaks at exit were not checked");
   } else if (!end.final_snapshot) {
     c.problems.push_back(
         "the run has no end-of-run snapshot: the last is " + snapshot_name(last, end.reason) +

@@ -9,7 +9,7 @@
 #include "analysis/grouping.h"
 #include "analysis/hits.h"
 #include "analysis/snapshot_index.h"
-#include "core/escape.h"
+#include "shared/escape.h"
 
 namespace vkleak::analysis {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/escape.h"
-#include "core/format.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak::analysis {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "core/escape.h"
+#include "shared/escape.h"
 
 namespace vkleak::analysis {
 

@@ -4,7 +4,7 @@
 #include <tuple>
 
 #include "analysis/finding.h"
-#include "core/escape.h"
+#include "shared/escape.h"
 
 namespace vkleak::analysis {
 

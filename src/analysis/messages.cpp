@@ -1,10 +1,10 @@
 #include "analysis/messages.h"
 
-#include "core/escape.h"
-#include "core/format.h"
 #include "core/hex.h"
 #include "core/summary.h"
 #include "format/snapshot_format.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak::analysis {
 

@@ -25,7 +25,7 @@ std::string event_message(const Finding& f, const std::string& headline);
 
 // A name in double quotes, cut to max_chars code points (display_cut) but not escaped: messages,
 // titles, stack lines and notes hold untrusted text as it is, and every renderer escapes them once
-// by the rule of its medium (core/escape.h); escaping here as well showed "tab\\x09here".
+// by the rule of its medium (shared/escape.h); escaping here as well showed "tab\\x09here".
 std::string quote_name(std::string_view name, size_t max_chars);
 
 // "VkSampler \"linear\" (id 12)", "VkImage (id 7)": how headlines and stacks name an object.

@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/escape.h"
+#include "shared/escape.h"
 
 namespace vkleak::analysis {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/escape.h"
+#include "shared/escape.h"
 
 namespace vkleak::analysis {
 

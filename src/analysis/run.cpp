@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "core/format.h"
+#include "shared/text.h"
 
 namespace vkleak::analysis {
 
@@ -32,7 +32,7 @@ std::vector<RunFiles> discover_runs(const std::vector<std::string>& inputs) {
       std::vector<SnapshotFile> files = read_snapshot_dir(input);
       if (files.empty()) {
         throw SnapshotError(input,
-                          "no snapshots (vkleak-<pid>-<runid>-<sequence>-<reason>.json) in it");
+                            "no snapshots (vkleak-<pid>-<runid>-<sequence>-<reason>.json) in it");
       }
       for (SnapshotFile& f : files) add_named(std::move(f));
       continue;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/escape.h"
 #include "format/snapshot_format.h"
+#include "shared/escape.h"
 
 namespace vkleak::analysis {
 

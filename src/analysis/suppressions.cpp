@@ -3,8 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/glob.h"
 #include "core/input_file.h"
+#include "shared/glob.h"
 
 namespace vkleak::analysis {
 

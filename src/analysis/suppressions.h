@@ -7,7 +7,7 @@
 // kind), type (the Vulkan type), name (any debug name of the finding, or its name pattern),
 // frame (any frame of the creation call site: its function, source file, module or whole text).
 // KIND:PATTERN is the LeakSanitizer form: PATTERN (with * wildcards) found anywhere in a frame;
-// KIND may be * for any kind. Globs use * and ? and [...], as in fnmatch(3) (core/glob.h).
+// KIND may be * for any kind. Globs use * and ? and [...], as in fnmatch(3) (shared/glob.h).
 #pragma once
 
 #include <cstdint>

@@ -19,11 +19,11 @@
 #include "cli/common.h"
 #include "cli/layer_locator.h"
 #include "cli/report_options.h"
-#include "core/glob.h"
-#include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
 #include "format/snapshot_format.h"
 #include "report/output.h"
+#include "shared/glob.h"
+#include "shared/setting_ranges.h"
 
 namespace vkleak::cli {
 

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "cli/report_options.h"
-#include "core/escape.h"
-#include "core/format.h"
 #include "core/hex.h"
 #include "core/module_map.h"
 #include "core/snapshot_reader.h"
 #include "core/summary.h"
 #include "core/symbolizer.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak::cli {
 

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "core/format.h"
+#include "shared/text.h"
 
 namespace vkleak::cli {
 

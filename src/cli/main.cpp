@@ -12,7 +12,7 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_show.h"
 #include "cli/common.h"
-#include "core/format.h"
+#include "shared/text.h"
 
 namespace {
 

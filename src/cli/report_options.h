@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "analysis/options.h"
-#include "core/format.h"
 #include "report/output.h"
 #include "report/renderers.h"
+#include "shared/text.h"
 
 namespace vkleak::cli {
 

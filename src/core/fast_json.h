@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/utf8.h"
+#include "shared/utf8.h"
 
 namespace vkleak {
 
@@ -38,7 +38,7 @@ inline bool is_ws(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-using vkleak::valid_utf8;  // core/utf8.h: one definition with the layer's writer
+using vkleak::valid_utf8;  // shared/utf8.h: one definition with the layer's writer
 
 inline int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "core/vulkan_stack.h"
+#include "shared/vulkan_stack.h"
 
 namespace vkleak {
 

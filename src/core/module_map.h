@@ -28,7 +28,7 @@ class ModuleMap {
 // The file name part of a path ("libfoo.so.1" for "/usr/lib/libfoo.so.1").
 std::string_view base_name(std::string_view path);
 
-// Modules of the Vulkan stack (core/vulkan_stack.h: the loader, layers, drivers, libraries that
+// Modules of the Vulkan stack (shared/vulkan_stack.h: the loader, layers, drivers, libraries that
 // translate another API to Vulkan) and those added by set_user_stack_modules: frames there say
 // how a call reached Vulkan, not where the program made the object.
 bool is_vulkan_stack_module(std::string_view path);

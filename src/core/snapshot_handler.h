@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/format.h"
 #include "core/record_parser.h"
 #include "core/snapshot.h"
 #include "core/snapshot_builder.h"
@@ -19,6 +18,7 @@
 #include "core/snapshot_reader.h"
 #include "core/snapshot_scalar.h"
 #include "format/snapshot_fields.h"
+#include "shared/text.h"
 
 namespace vkleak::reader_detail {
 

@@ -5,10 +5,10 @@
 #include <string_view>
 #include <utility>
 
-#include "core/format.h"
 #include "core/input_file.h"
 #include "core/snapshot_parser.h"
 #include "format/snapshot_format.h"
+#include "shared/text.h"
 
 namespace vkleak {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/format.h"
 #include "core/hex.h"
 #include "core/snapshot.h"
+#include "shared/text.h"
 
 namespace vkleak::reader_detail {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "core/escape.h"
 #include "format/snapshot_format.h"
+#include "shared/escape.h"
 
 namespace vkleak {
 

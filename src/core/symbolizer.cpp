@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/elf_note.h"
-#include "core/format.h"
 #include "core/hex.h"
 #include "core/input_file.h"
+#include "shared/elf_note.h"
+#include "shared/text.h"
 
 namespace vkleak {
 
@@ -178,7 +178,7 @@ std::string to_hex(const unsigned char* bytes, int len) {
 }
 
 // Whether the ELF file at fd carries this build-id (a separate debug file keeps its module's).
-// libdw rather than core/elf_note.h: a file on disk (often a separate debug file), whose note
+// libdw rather than shared/elf_note.h: a file on disk (often a separate debug file), whose note
 // libelf finds through its sections; elf_note.h reads the notes of loaded modules.
 bool has_build_id(int fd, const unsigned char* id, int len) {
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);

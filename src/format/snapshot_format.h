@@ -27,7 +27,7 @@ inline constexpr int kOldestVersion = 1;
 // --- Limits ------------------------------------------------------------------------------------
 
 // The most return addresses one call site holds ("frames" of an element of "callsites"): the
-// layer records at most this many (callstack_depth's upper bound, core/setting_ranges.h) and the
+// layer records at most this many (callstack_depth's upper bound, shared/setting_ranges.h) and the
 // reader keeps at most this many, the innermost, of a call site that has more.
 inline constexpr uint32_t kMaxCallsiteFrames = 64;
 

@@ -4,8 +4,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "core/escape.h"
 #include "report/output.h"
+#include "shared/escape.h"
 
 namespace vkleak::report {
 

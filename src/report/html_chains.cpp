@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/escape.h"
-#include "core/format.h"
 #include "report/html_charts.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak::report::html {
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/escape.h"
-#include "core/format.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak::report::html {
 

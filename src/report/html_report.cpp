@@ -11,8 +11,6 @@
 
 #include "analysis/name_ranges.h"
 #include "analysis/problems.h"
-#include "core/escape.h"
-#include "core/format.h"
 #include "core/hex.h"
 #include "report/explorer_assets.h"  // generated: explorer.js, explorer.css, their hashes
 #include "report/explorer_data.h"
@@ -20,6 +18,8 @@
 #include "report/html_charts.h"
 #include "report/html_model.h"
 #include "report/output.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak::report {
 

@@ -10,7 +10,7 @@
 namespace vkleak::report {
 
 // Renders what report or gate found as a complete HTML file. Every string from the model is
-// escaped (html_text in core/escape.h: debug names are user data).
+// escaped (html_text in shared/escape.h: debug names are user data).
 std::string render_html(const analysis::ReportDocument& doc);
 
 // Exposed for tests.

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/finding.h"
-#include "core/format.h"
+#include "shared/text.h"
 
 namespace vkleak::analysis {
 struct ShownProblem;  // analysis/problems.h

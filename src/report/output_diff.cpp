@@ -1,7 +1,7 @@
 #include "report/output_diff.h"
 
-#include "core/escape.h"
 #include "core/hex.h"
+#include "shared/escape.h"
 
 namespace vkleak::report {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analysis/diff.h"
-#include "core/format.h"
+#include "shared/text.h"
 
 namespace vkleak::report {
 

@@ -3,9 +3,9 @@
 #include <string_view>
 
 #include "analysis/problems.h"
-#include "core/escape.h"
 #include "core/hex.h"
 #include "report/output.h"
+#include "shared/escape.h"
 
 namespace vkleak::report {
 

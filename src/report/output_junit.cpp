@@ -2,8 +2,8 @@
 // are one problem, its kinds listed in it), failing when it is a bug (for the gate: when it is
 // new; the others are skipped, with why), and one test case for the runs being checked whole.
 #include "analysis/problems.h"
-#include "core/escape.h"
 #include "report/output.h"
+#include "shared/escape.h"
 
 namespace vkleak::report {
 
@@ -11,7 +11,7 @@ using namespace analysis;  // the model it renders
 
 namespace {
 
-// XML text: every field escaped on its own (core/escape.h), joined with real newlines. What each
+// XML text: every field escaped on its own (shared/escape.h), joined with real newlines. What each
 // kind says, then the evidence once.
 std::string describe(const ShownProblem& p) {
   const Finding& f = p.primary();

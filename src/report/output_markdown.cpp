@@ -3,8 +3,8 @@
 
 #include "analysis/name_ranges.h"
 #include "analysis/problems.h"
-#include "core/escape.h"
 #include "report/output.h"
+#include "shared/escape.h"
 
 namespace vkleak::report {
 
@@ -15,7 +15,7 @@ namespace {
 // GitHub refuses step summaries over 1 MiB; stay under with room for the closing lines.
 constexpr size_t kMaxBytes = 1'000'000;
 
-// Untrusted text: only ever in a code span (core/escape.h), never as Markdown.
+// Untrusted text: only ever in a code span (shared/escape.h), never as Markdown.
 std::string cell(const std::string& text) {
   return markdown_code(text, /*in_table=*/true);
 }

@@ -7,8 +7,8 @@
 
 #include "analysis/problems.h"
 #include "analysis/vuids.h"
-#include "core/escape.h"
 #include "report/output.h"
+#include "shared/escape.h"
 
 namespace vkleak::report {
 

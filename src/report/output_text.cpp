@@ -3,11 +3,11 @@
 
 #include "analysis/name_ranges.h"
 #include "analysis/problems.h"
-#include "core/escape.h"
 #include "core/hex.h"
 #include "format/snapshot_format.h"
 #include "report/output.h"
 #include "report/sparkline.h"
+#include "shared/escape.h"
 
 namespace vkleak::report {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analysis/finding.h"
-#include "core/format.h"
+#include "shared/text.h"
 
 namespace vkleak::report {
 

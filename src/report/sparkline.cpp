@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string_view>
 
-#include "core/escape.h"
+#include "shared/escape.h"
 
 namespace vkleak::report {
 

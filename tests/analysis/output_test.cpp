@@ -9,8 +9,8 @@
 #include <optional>
 #include <regex>
 
-#include "core/escape.h"
 #include "report/output.h"
+#include "shared/escape.h"
 #include "test_util.h"
 
 namespace vkleak {

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "analysis/problems.h"
-#include "core/format.h"
 #include "report/html_report.h"
 #include "report/output.h"
+#include "shared/text.h"
 #include "test_util.h"
 
 namespace vkleak {

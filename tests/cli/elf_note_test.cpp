@@ -1,6 +1,6 @@
-// The build-id note walker (core/elf_note.h) the layer records modules with: read from the
+// The build-id note walker (shared/elf_note.h) the layer records modules with: read from the
 // loaded modules of this test, compared with what `readelf -n` reads from their files.
-#include "core/elf_note.h"
+#include "shared/elf_note.h"
 
 #include <gtest/gtest.h>
 #include <link.h>

@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
-#include "core/escape.h"
-#include "core/format.h"
 #include "core/hex.h"
+#include "shared/escape.h"
+#include "shared/text.h"
 
 namespace vkleak {
 namespace {

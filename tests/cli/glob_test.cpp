@@ -1,7 +1,7 @@
-// core/glob.h: the same answers as fnmatch(3) without flags, in time bounded by pattern length x
+// shared/glob.h: the same answers as fnmatch(3) without flags, in time bounded by pattern length x
 // text length (fnmatch is exponential in the number of '*': a hostile suppression file would
 // stall the gate).
-#include "core/glob.h"
+#include "shared/glob.h"
 
 #include <fnmatch.h>
 #include <gtest/gtest.h>

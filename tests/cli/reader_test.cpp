@@ -8,9 +8,9 @@
 #include <string>
 #include <thread>
 
-#include "core/setting_ranges.h"
 #include "core/snapshot_reader.h"
 #include "format/snapshot_format.h"
+#include "shared/setting_ranges.h"
 #include "snapshot_builder.h"
 #include "test_support.h"
 
@@ -704,10 +704,10 @@ TEST(SnapshotFileNameTest, Parses) {
   EXPECT_EQ(f.run_id, "00000000deadbeef");
   EXPECT_EQ(f.sequence, 17u);
   EXPECT_EQ(f.reason, "exit");
-  for (const char* bad :
-       {"vkleak-1234-17-exit.json.tmp", "vkleak-1234-deadbeef-17-exit.json", "vkleak-1234-exit.json", "vkleak-x-1-exit.json",
-        "vkleak--1-exit.json", "vkleak-1-1-.json", "vkleak-1-1-Exit.json", "other-1-1-exit.json",
-        "vkleak-1-1-exit.jsonx", "vkleak-99999999999999999999-1-exit.json"}) {
+  for (const char* bad : {"vkleak-1234-17-exit.json.tmp", "vkleak-1234-deadbeef-17-exit.json",
+                          "vkleak-1234-exit.json", "vkleak-x-1-exit.json", "vkleak--1-exit.json",
+                          "vkleak-1-1-.json", "vkleak-1-1-Exit.json", "other-1-1-exit.json",
+                          "vkleak-1-1-exit.jsonx", "vkleak-99999999999999999999-1-exit.json"}) {
     EXPECT_FALSE(parse_snapshot_file_name(bad, &f)) << bad;
   }
 }

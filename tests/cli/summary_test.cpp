@@ -4,7 +4,7 @@
 #include "core/module_map.h"
 #include "core/snapshot_reader.h"
 #include "core/summary.h"
-#include "core/vulkan_stack.h"
+#include "shared/vulkan_stack.h"
 #include "test_support.h"
 
 namespace vkleak {

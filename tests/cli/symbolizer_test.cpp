@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/elf_note.h"
 #include "core/symbolizer.h"
+#include "shared/elf_note.h"
 #include "test_support.h"
 
 namespace vkleak_symbolizer_test {

@@ -18,10 +18,10 @@
 #include <tuple>
 #include <vector>
 
-#include "core/format.h"
 #include "core/snapshot.h"
 #include "core/snapshot_reader.h"
 #include "core/summary.h"
+#include "shared/text.h"
 
 namespace {
 

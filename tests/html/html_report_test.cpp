@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "analysis/problems.h"
-#include "core/escape.h"
 #include "fixture.h"
 #include "report/explorer_assets.h"
+#include "shared/escape.h"
 
 namespace vkleak {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "../../../src/core/escape.h"  // the one escaping rule of the CLI's terminal output
+#include "shared/escape.h"  // the one escaping rule of the CLI's terminal output
 
 namespace vkleak {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../../../src/core/setting_ranges.h"  // ranges the CLI checks too
+#include "shared/setting_ranges.h"  // ranges the CLI checks too
 
 namespace vkleak {
 

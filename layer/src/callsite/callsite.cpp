@@ -5,9 +5,9 @@
 #include "base/thread_box.h"
 #include "callsite/stack_memo.h"
 
-#include "../../../src/core/elf_note.h"        // the note walker the CLI tests use too
-#include "../../../src/core/setting_ranges.h"  // the range the CLI checks too
-#include "../../../src/core/vulkan_stack.h"    // the list the CLI uses too
+#include "shared/elf_note.h"        // the note walker the CLI tests use too
+#include "shared/setting_ranges.h"  // the range the CLI checks too
+#include "shared/vulkan_stack.h"    // the list the CLI uses too
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -85,7 +85,7 @@ bool in_self(uintptr_t a) {
   return a >= self.begin && a < self.end;
 }
 
-// Address ranges of the Vulkan stack's modules (src/core/vulkan_stack.h): the loader, other
+// Address ranges of the Vulkan stack's modules (src/shared/vulkan_stack.h): the loader, other
 // layers, drivers, libraries translating another API to Vulkan, and the user's
 // vulkan_stack_modules. Loader and layer frames above the caller's are dropped like the layer's
 // own; the other frames are kept but do not count toward callstack_depth, so that a call site

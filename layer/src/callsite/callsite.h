@@ -38,7 +38,7 @@ __attribute__((always_inline)) inline CallsiteId capture_callsite() noexcept {
 void set_callstack_depth(uint32_t depth) noexcept;  // 0 turns capture off
 uint32_t callstack_depth() noexcept;
 
-// Re-reads which loaded modules are the Vulkan stack (src/core/vulkan_stack.h: loader, layers,
+// Re-reads which loaded modules are the Vulkan stack (src/shared/vulkan_stack.h: loader, layers,
 // drivers, translation libraries, plus `user_patterns`, comma-separated, when not null): loader
 // and layer frames above the app's are dropped like the layer's own, the others do not count
 // toward the depth. Call when the set may change (instance creation).

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "../../../src/core/utf8.h"  // one definition with the CLI's reader
+#include "shared/utf8.h"  // one definition with the CLI's reader
 
 namespace vkleak {
 

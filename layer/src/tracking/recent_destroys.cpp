@@ -5,7 +5,7 @@
 #include <new>
 #include <vector>
 
-#include "../../../src/core/setting_ranges.h"
+#include "shared/setting_ranges.h"
 
 namespace vkleak {
 

@@ -6,8 +6,8 @@
 
 #include "analysis/grouping.h"
 #include "analysis/messages.h"
-#include "core/format.h"
 #include "format/snapshot_format.h"
+#include "shared/text.h"
 
 namespace vkleak::analysis {
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "../format/snapshot_format.h"  // the frames a call site may hold
+#include "format/snapshot_format.h"  // the frames a call site may hold
 
 namespace vkleak {
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/format.h"
-#include "core/utf8.h"
+#include "shared/text.h"
+#include "shared/utf8.h"
 
 namespace vkleak {
 

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "glob.h"  // relative: the layer includes this header by path
+#include "shared/glob.h"
 
 namespace vkleak {
 

@@ -1,4 +1,4 @@
-#include "core/format.h"
+#include "shared/text.h"
 
 #include <unistd.h>
 
@@ -6,15 +6,15 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/escape.h"
-#include "core/utf8.h"
+#include "shared/escape.h"
+#include "shared/utf8.h"
 
 namespace vkleak {
 
 std::string format_bytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return std::to_string(bytes) + " B";
-  if (bytes == UINT64_MAX) return ">= 16.0 EiB";  // a saturated sum (see core/escape.h)
+  if (bytes == UINT64_MAX) return ">= 16.0 EiB";  // a saturated sum (see shared/escape.h)
   double value = static_cast<double>(bytes);
   size_t unit = 0;
   // Switch units before rounding would print "1024.0".
