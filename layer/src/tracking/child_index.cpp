@@ -1,5 +1,8 @@
 #include "tracking/child_index.h"
 
+#include <algorithm>
+#include <new>
+
 namespace vkleak {
 
 namespace {
@@ -68,35 +71,64 @@ bool HandleSet::erase(uint64_t v) noexcept {
 
 ChildIndex::ChildIndex() : shards_(new Shard[kShards]) {}
 
-ChildIndex::Shard& ChildIndex::shard_for(uint64_t parent) noexcept {
+ChildIndex::Shard& ChildIndex::shard_for(uint64_t parent) const noexcept {
   return shards_[mix(parent) % kShards];
 }
 
-HandleSet* ChildIndex::Shard::find(uint64_t parent) noexcept {
-  if (last_set && last_parent == parent) return last_set;
+ChildIndex::Children* ChildIndex::Shard::find(uint64_t parent) noexcept {
+  if (last_list && last_parent == parent) return last_list;
   auto it = children.find(parent);
   if (it == children.end()) return nullptr;
   last_parent = parent;
-  last_set = &it->second;
-  return last_set;
+  last_list = &it->second;
+  return last_list;
 }
 
-void ChildIndex::add(uint64_t parent, uint64_t child) {
+uint32_t ChildIndex::add(uint64_t parent, uint64_t child) {
   Shard& s = shard_for(parent);
   std::lock_guard<SpinLock> lock(s.mutex);
-  HandleSet* set = s.find(parent);
-  if (!set) {
-    set = &s.children[parent];
+  Children* list = s.find(parent);
+  if (!list) {
+    list = &s.children[parent];
     s.last_parent = parent;
-    s.last_set = set;
+    s.last_list = list;
   }
-  set->insert(child);
+  if (!list->free.empty()) {
+    const uint32_t slot = list->free.back();
+    list->free.pop_back();
+    list->slots[slot - 1] = child;
+    return slot;
+  }
+  if (list->slots.size() >= UINT32_MAX) throw std::bad_alloc();
+  list->slots.push_back(child);
+  return static_cast<uint32_t>(list->slots.size());
 }
 
-void ChildIndex::remove(uint64_t parent, uint64_t child) noexcept {
+void ChildIndex::remove(uint64_t parent, uint64_t child, uint32_t slot) noexcept {
   Shard& s = shard_for(parent);
   std::lock_guard<SpinLock> lock(s.mutex);
-  if (HandleSet* set = s.find(parent)) set->erase(child);
+  Children* list = s.find(parent);
+  if (!list) return;
+  std::vector<uint64_t>& slots = list->slots;
+  if (slot == 0 || slot > slots.size() || slots[slot - 1] != child) {
+    // No slot, or not this child's (a child under another parent than the one named).
+    auto it = std::find(slots.begin(), slots.end(), child);
+    if (it == slots.end()) return;
+    slot = static_cast<uint32_t>(it - slots.begin()) + 1;
+  }
+  if (slot == slots.size()) {
+    slots.pop_back();  // the last slot: no free entry to keep
+    return;
+  }
+  try {
+    list->free.push_back(slot);  // within its capacity in steady state
+    slots[slot - 1] = 0;
+  } catch (...) {
+    // Out of memory: keep the list dense instead (the moved child's own slot goes stale,
+    // which remove() tolerates).
+    slots[slot - 1] = slots.back();
+    slots.pop_back();
+  }
 }
 
 std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
@@ -105,10 +137,22 @@ std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
   std::lock_guard<SpinLock> lock(s.mutex);
   auto it = s.children.find(parent);
   if (it == s.children.end()) return out;
-  out.reserve(it->second.size());
-  it->second.for_each([&](uint64_t v) { out.push_back(v); });
-  if (s.last_set == &it->second) s.last_set = nullptr;
+  out.reserve(it->second.slots.size() - it->second.free.size());
+  for (uint64_t v : it->second.slots)
+    if (v) out.push_back(v);
+  if (s.last_list == &it->second) s.last_list = nullptr;
   s.children.erase(it);
+  return out;
+}
+
+std::vector<uint64_t> ChildIndex::children_of(uint64_t parent) const {
+  Shard& s = shard_for(parent);
+  std::vector<uint64_t> out;
+  std::lock_guard<SpinLock> lock(s.mutex);
+  auto it = s.children.find(parent);
+  if (it == s.children.end()) return out;
+  for (uint64_t v : it->second.slots)
+    if (v) out.push_back(v);
   return out;
 }
 

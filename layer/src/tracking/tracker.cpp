@@ -80,6 +80,7 @@ constexpr uint32_t kInFlightLogLimit = 20;
 void forget(Scope& scope, const ObjectRecord& r, CallsiteId destroyed_at = kNoCallsite) noexcept {
   const auto frame = static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed));
   if (r.has_edges) scope.edges.erase(r.handle, static_cast<ObjectType>(r.type));
+  release_name(inline_edge_name(r));  // the record's own edge (a view's image or buffer)
   if (r.referenced) {
     edge_targets_changed();
     scope.graveyard.bury(r, frame, destroyed_at);
@@ -410,13 +411,38 @@ void free_children(Scope& scope, ObjectType parent_type, uint64_t parent) noexce
 void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64_t child) noexcept {
   if (child == 0 || passthrough()) return;
   const ObjectType child_type = child_type_of(pool_type);
+  // As on_destroy: most sets were never submitted, nothing points at them and they have no
+  // name: only their record goes, its context to the recent destroys. Command buffers always
+  // take the whole path (their recorded references go too).
+  bool whole = child_type == ObjectType::kCommandBuffer;
   ObjectRecord removed;
-  if (!scope.table.erase(child, child_type, &removed)) {
+  ContextId context = 0;
+  uint64_t id = 0;
+  uint32_t slot = 0;
+  const ObjectTable::EraseResult result =
+      scope.table.erase_with(child, child_type, [&](const ObjectRecord& r) {
+        slot = child_slot(r);
+        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
+            r.name != 0) {
+          removed = r;
+          whole = true;
+        } else {
+          context = r.context;
+          id = r.id;
+        }
+      });
+  if (result == ObjectTable::EraseResult::kNotLive) {
     hot::note_invalid_destroy(scope, child_type, child, "free", capture_stack_here());
     return;
   }
-  if (removed.refs > 1) return;
-  scope.children.remove(pool, child);
+  if (result == ObjectTable::EraseResult::kDecremented) return;  // a duplicate, still live
+  scope.children.remove(pool, child, slot);
+  if (!whole) {
+    remember_destroy(scope.object_id, child, child_type, id, context, 0,
+                     static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
+                     kNoCallsite);
+    return;
+  }
   if (removed.use_serial != 0) check_in_flight(scope, removed, "freed");
   forget(scope, removed);
 }
