@@ -98,16 +98,16 @@ __attribute__((always_inline)) inline void on_create_with_edges(
     if (name < kInlineEdgeNameLimit) {
       retain_name(name);  // the record's reference
       // The record's size word holds the target's handle (views have no size).
-      if (hot::record(scope, type, handle, origin, parent_handle, parent_type, ref.handle,
-                      callsite, false, inline_edge_link(id, name)) != 0)
+      if (hot::record(scope, type, handle, origin, parent_handle, parent_type, ref.handle, callsite,
+                      false, inline_edge_link(id, name)) != 0)
         return;
       release_name(name);
       on_edges(scope, type, handle, edges);  // a duplicate handle: the EdgeStore takes the edge
       return;
     }
   }
-  on_create_with_edge_list(scope, type, handle, origin, parent_handle, parent_type, size,
-                           callsite, edges);
+  on_create_with_edge_list(scope, type, handle, origin, parent_handle, parent_type, size, callsite,
+                           edges);
 }
 
 // The edge to (type, handle) as a source in `scope` would store it: the target's id and name

@@ -84,8 +84,8 @@ VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorP
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   for (uint32_t i = 0; pDescriptorSets && i < descriptorSetCount; ++i)
-    on_free_from_pool(*state, ObjectType::kDescriptorPool, to_u64(descriptorPool),
-                      to_u64(pDescriptorSets[i]));
+    hot::free_from_pool(*state, ObjectType::kDescriptorPool, to_u64(descriptorPool),
+                        to_u64(pDescriptorSets[i]));
   VkResult result = state->dispatch.FreeDescriptorSets(device, descriptorPool, descriptorSetCount,
                                                        pDescriptorSets);
   check_result(result, "vkFreeDescriptorSets");

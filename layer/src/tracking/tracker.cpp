@@ -409,43 +409,20 @@ void free_children(Scope& scope, ObjectType parent_type, uint64_t parent) noexce
 }
 
 void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64_t child) noexcept {
-  if (child == 0 || passthrough()) return;
-  const ObjectType child_type = child_type_of(pool_type);
-  // As on_destroy: most sets were never submitted, nothing points at them and they have no
-  // name: only their record goes, its context to the recent destroys. Command buffers always
-  // take the whole path (their recorded references go too).
-  bool whole = child_type == ObjectType::kCommandBuffer;
-  ObjectRecord removed;
-  ContextId context = 0;
-  uint64_t id = 0;
-  uint32_t slot = 0;
-  const ObjectTable::EraseResult result =
-      scope.table.erase_with(child, child_type, [&](const ObjectRecord& r) {
-        slot = child_slot(r);
-        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
-            r.name != 0) {
-          removed = r;
-          whole = true;
-        } else {
-          context = r.context;
-          id = r.id;
-        }
-      });
-  if (result == ObjectTable::EraseResult::kNotLive) {
-    hot::note_invalid_destroy(scope, child_type, child, "free", capture_stack_here());
-    return;
-  }
-  if (result == ObjectTable::EraseResult::kDecremented) return;  // a duplicate, still live
-  scope.children.remove(pool, child, slot);
-  if (!whole) {
-    remember_destroy(scope.object_id, child, child_type, id, context, 0,
-                     static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
-                     kNoCallsite);
-    return;
-  }
+  if (pool_type == ObjectType::kDescriptorPool)
+    hot::free_from_pool(scope, ObjectType::kDescriptorPool, pool, child);
+  else
+    hot::free_from_pool(scope, ObjectType::kCommandPool, pool, child);
+}
+
+namespace hot {
+
+void free_whole(Scope& scope, const ObjectRecord& removed) noexcept {
   if (removed.use_serial != 0) check_in_flight(scope, removed, "freed");
   forget(scope, removed);
 }
+
+}  // namespace hot
 
 void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size) noexcept {
   if (passthrough()) return;

@@ -153,6 +153,51 @@ __attribute__((always_inline)) inline uint64_t record_pool_child(Scope& scope, O
   return id;
 }
 
+// The rest of a pool child's free when it needs more than dropping its record (tracker.cpp).
+__attribute__((noinline)) void free_whole(Scope& scope, const ObjectRecord& removed) noexcept;
+
+// on_free_from_pool's body (tracker.h), inline in the hooks: the child's type is a constant.
+__attribute__((always_inline)) inline void free_from_pool(Scope& scope, ObjectType pool_type,
+                                                          uint64_t pool, uint64_t child) noexcept {
+  if (child == 0 || passthrough()) return;
+  const ObjectType child_type = pool_type == ObjectType::kDescriptorPool
+                                    ? ObjectType::kDescriptorSet
+                                    : ObjectType::kCommandBuffer;
+  // As on_destroy: most sets were never submitted, nothing points at them and they have no
+  // name: only their record goes, its context to the recent destroys. Command buffers always
+  // take the whole path (their recorded references go too). No destroy stack: a pool child's
+  // free never took one.
+  bool whole = child_type == ObjectType::kCommandBuffer;
+  ObjectRecord removed;
+  ContextId context = 0;
+  uint64_t id = 0;
+  uint32_t slot = 0;
+  const ObjectTable::EraseResult result = scope.table.erase_with(
+      child, child_type, [&](const ObjectRecord& r) __attribute__((always_inline)) {
+        slot = child_slot(r);
+        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
+            r.name != 0) {
+          removed = r;
+          whole = true;
+        } else {
+          context = r.context;
+          id = r.id;
+        }
+      });
+  if (result == ObjectTable::EraseResult::kNotLive) {
+    note_invalid_destroy(scope, child_type, child, "free", capture_stack_here());
+    return;
+  }
+  if (result == ObjectTable::EraseResult::kDecremented) return;  // a duplicate, still live
+  scope.children.remove(pool, child, slot);
+  if (whole)
+    free_whole(scope, removed);
+  else
+    remember_destroy(scope.object_id, child, child_type, id, context, 0,
+                     static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
+                     kNoCallsite);
+}
+
 }  // namespace hot
 
 // on_create for an object made from the scope's own instance or device (most objects: the
