@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <random>
 #include <set>
 #include <thread>
@@ -71,6 +72,39 @@ TEST(ChildIndex, TakeAllEmptiesTheParentAndChildrenOfDoesNot) {
   EXPECT_EQ(pairs(index), (std::multiset<std::pair<uint64_t, uint64_t>>{{0x100, 9}, {0x200, 7}}));
 }
 
+TEST(ChildIndex, UnlockedListsFollowTheirParentAcrossTakesAndIndexes) {
+  // The per-thread cache of the last parent's list must not outlive the list: a taken parent
+  // that comes back (a pool destroyed and another made at its handle), another index with the
+  // same parent (another device), another thread freeing what this one allocated.
+  auto index = std::make_unique<ChildIndex>();
+  EXPECT_EQ(index->add(0x100, 0xA, true), 1u);
+  EXPECT_EQ(index->add(0x100, 0xB, true), 2u);
+  EXPECT_EQ(sorted(index->take_all(0x100)), (std::vector<uint64_t>{0xA, 0xB}));
+  EXPECT_EQ(index->add(0x100, 0xC, true), 1u);  // a new list, not the taken one
+  EXPECT_EQ(index->children_of(0x100), (std::vector<uint64_t>{0xC}));
+  ChildIndex other;
+  EXPECT_EQ(other.add(0x100, 0xD, true), 1u);
+  EXPECT_EQ(index->add(0x100, 0xE, true), 2u);
+  EXPECT_EQ(other.children_of(0x100), (std::vector<uint64_t>{0xD}));
+  EXPECT_EQ(sorted(index->children_of(0x100)), (std::vector<uint64_t>{0xC, 0xE}));
+  std::thread([&] { index->remove(0x100, 0xC, 1, true); }).join();  // not its cached list
+  EXPECT_EQ(index->children_of(0x100), (std::vector<uint64_t>{0xE}));
+  EXPECT_EQ(index->add(0x100, 0xF, true), 1u);  // the slot freed by the other thread
+  // An index that goes: a later one (perhaps at the same address) starts afresh.
+  index.reset();
+  index = std::make_unique<ChildIndex>();
+  EXPECT_EQ(index->add(0x100, 0x1, true), 1u);
+  EXPECT_EQ(index->children_of(0x100), (std::vector<uint64_t>{0x1}));
+  // Many children: past the first segments, all found again.
+  std::set<uint64_t> many;
+  for (uint64_t c = 2; c < 5000; ++c) {
+    index->add(0x200, c, true);
+    many.insert(c);
+  }
+  const std::vector<uint64_t> of = index->children_of(0x200);
+  EXPECT_EQ(std::set<uint64_t>(of.begin(), of.end()), many);
+}
+
 TEST(ChildIndex, RandomChurnAgreesWithAReferenceSet) {
   // Children keep the slot that add() gave them, as pool children do in their records; the
   // parents alternate, so the last-parent cache is both hit and missed.
@@ -86,10 +120,10 @@ TEST(ChildIndex, RandomChurnAgreesWithAReferenceSet) {
     if (live.empty() || rng() % 3 != 0) {
       const uint64_t parent = 0x1000 + rng() % 4;
       const uint64_t child = next_child++;
-      live.push_back({parent, child, index.add(parent, child)});
+      live.push_back({parent, child, index.add(parent, child, step % 2 == 0)});
     } else {
       const size_t k = rng() % live.size();
-      index.remove(live[k].parent, live[k].child, live[k].slot);
+      index.remove(live[k].parent, live[k].child, live[k].slot, step % 3 == 0);
       live[k] = live.back();
       live.pop_back();
     }
@@ -104,17 +138,18 @@ TEST(ChildIndex, RandomChurnAgreesWithAReferenceSet) {
 }
 
 TEST(ChildIndex, ThreadsWithTheirOwnParentsAndAReader) {
-  // Each thread allocates from and frees into its own parent (pools are externally
-  // synchronized), parents share shards, and a reader walks everything meanwhile (a snapshot).
+  // Each thread allocates from and frees into its own parent without the shard's lock (pools
+  // are externally synchronized), parents share shards, a reader walks everything meanwhile (a
+  // snapshot), and the lists grow past their first segments.
   // Run under TSan in the sanitizer build.
   ChildIndex index;
-  constexpr int kThreads = 4, kRounds = 2000;
+  constexpr int kThreads = 4, kRounds = 4000;
   std::atomic<bool> done{false};
   std::thread reader([&] {
     while (!done.load()) {
       size_t n = 0;
       index.for_each([&](uint64_t, uint64_t) { ++n; });
-      EXPECT_LE(n, static_cast<size_t>(kThreads) * 8);
+      EXPECT_LE(n, static_cast<size_t>(kThreads) * 200);
     }
   });
   std::vector<std::thread> threads;
@@ -124,13 +159,13 @@ TEST(ChildIndex, ThreadsWithTheirOwnParentsAndAReader) {
       std::vector<std::pair<uint64_t, uint32_t>> mine;
       for (int r = 0; r < kRounds; ++r) {
         const uint64_t child = (static_cast<uint64_t>(t) << 32) | static_cast<uint64_t>(r + 1);
-        mine.emplace_back(child, index.add(parent, child));
-        if (mine.size() == 8) {
-          for (const auto& [c, slot] : mine) index.remove(parent, c, slot);
+        mine.emplace_back(child, index.add(parent, child, true));
+        if (mine.size() == 200) {
+          for (const auto& [c, slot] : mine) index.remove(parent, c, slot, true);
           mine.clear();
         }
       }
-      for (const auto& [c, slot] : mine) index.remove(parent, c, slot);
+      for (const auto& [c, slot] : mine) index.remove(parent, c, slot, true);
     });
   }
   for (std::thread& t : threads) t.join();

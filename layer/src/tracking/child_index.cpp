@@ -69,7 +69,66 @@ bool HandleSet::erase(uint64_t v) noexcept {
   return true;
 }
 
-ChildIndex::ChildIndex() : shards_(new Shard[kShards]) {}
+// --- Children ---
+
+ChildIndex::Children::~Children() {
+  for (auto& segment : segments_) delete[] segment.load(std::memory_order_relaxed);
+}
+
+uint32_t ChildIndex::Children::push(uint64_t child) {
+  if (!free_.empty()) {
+    const uint32_t slot = free_.back();
+    free_.pop_back();
+    at(slot - 1).store(child, std::memory_order_relaxed);
+    return slot;
+  }
+  const uint32_t i = used_.load(std::memory_order_relaxed);
+  if (i == UINT32_MAX) throw std::bad_alloc();
+  int k;
+  uint32_t off;
+  locate(i, &k, &off);
+  if (k >= kSegments) throw std::bad_alloc();
+  if (off == 0 && !segments_[k].load(std::memory_order_relaxed)) {
+    auto* made = new std::atomic<uint64_t>[kFirst << k];  // throws std::bad_alloc
+    for (uint32_t j = 0; j < (kFirst << k); ++j) made[j].store(0, std::memory_order_relaxed);
+    segments_[k].store(made, std::memory_order_release);
+  }
+  segments_[k].load(std::memory_order_relaxed)[off].store(child, std::memory_order_relaxed);
+  used_.store(i + 1, std::memory_order_release);  // a reader sees the slot with the count
+  return i + 1;
+}
+
+void ChildIndex::Children::release(uint32_t slot) noexcept {
+  at(slot - 1).store(0, std::memory_order_relaxed);
+  try {
+    free_.push_back(slot);  // within its capacity in steady state
+  } catch (...) {
+    // Out of memory: the slot stays empty, never reused.
+  }
+}
+
+bool ChildIndex::Children::take(uint64_t child, uint32_t slot) noexcept {
+  if (slot == 0 || slot > used_.load(std::memory_order_relaxed) ||
+      at(slot - 1).load(std::memory_order_relaxed) != child)
+    return false;
+  release(slot);
+  return true;
+}
+
+bool ChildIndex::Children::take_by_search(uint64_t child) noexcept {
+  const uint32_t n = used_.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (at(i).load(std::memory_order_relaxed) == child) {
+      release(i + 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+// --- ChildIndex ---
+
+ChildIndex::ChildIndex() : shards_(new Shard[kShards]), cache_(new CacheEntry[kCacheEntries]) {}
 
 ChildIndex::Shard& ChildIndex::shard_for(uint64_t parent) const noexcept {
   // One multiply (Fibonacci hashing, as ObjectTable): its top bits mix all the handle's bits.
@@ -82,55 +141,82 @@ ChildIndex::Children* ChildIndex::Shard::find(uint64_t parent) noexcept {
   auto it = children.find(parent);
   if (it == children.end()) return nullptr;
   last_parent = parent;
-  last_list = &it->second;
+  last_list = it->second.get();
   return last_list;
 }
 
-uint32_t ChildIndex::add(uint64_t parent, uint64_t child) {
-  Shard& s = shard_for(parent);
-  std::lock_guard<SpinLock> lock(s.mutex);
-  Children* list = s.find(parent);
-  if (!list) {
-    list = &s.children[parent];
-    s.last_parent = parent;
-    s.last_list = list;
-  }
-  if (!list->free.empty()) {
-    const uint32_t slot = list->free.back();
-    list->free.pop_back();
-    list->slots[slot - 1] = child;
-    return slot;
-  }
-  if (list->slots.size() >= UINT32_MAX) throw std::bad_alloc();
-  list->slots.push_back(child);
-  return static_cast<uint32_t>(list->slots.size());
+ChildIndex::Children* ChildIndex::Shard::find_or_make(uint64_t parent) {
+  if (Children* list = find(parent)) return list;
+  auto made = std::make_unique<Children>();
+  Children* list = made.get();
+  children.emplace(parent, std::move(made));
+  last_parent = parent;
+  last_list = list;
+  return list;
 }
 
-void ChildIndex::remove(uint64_t parent, uint64_t child, uint32_t slot) noexcept {
+ChildIndex::Children* ChildIndex::cached(uint64_t parent) const noexcept {
+  // A seqlock's read without fences (TSan has none): the data loads are acquires, so the second
+  // version load cannot move before them, and a pair written by a writer that had made the
+  // version odd (its stores are releases) shows that version.
+  const CacheEntry& e = cache_[cache_index(parent)];
+  const uint64_t v = e.version.load(std::memory_order_acquire);
+  if (e.parent.load(std::memory_order_acquire) != parent) return nullptr;
+  Children* list = e.list.load(std::memory_order_acquire);
+  // Unchanged and not being rewritten: the pair was read whole. A list in the cache is freed
+  // only by take_all of its parent, which the app does not run while it uses the parent.
+  return (v & 1) == 0 && e.version.load(std::memory_order_relaxed) == v ? list : nullptr;
+}
+
+void ChildIndex::cache(uint64_t parent, Children* list) noexcept {
+  CacheEntry& e = cache_[cache_index(parent)];
+  uint64_t v = e.version.load(std::memory_order_relaxed);
+  if (list == nullptr && e.parent.load(std::memory_order_relaxed) != parent) return;
+  // Claimed by one writer at a time (writers of other shards share entries); a busy entry is
+  // left alone when caching, waited for when forgetting (a taken list must not stay cached).
+  for (;;) {
+    if ((v & 1) == 0 && e.version.compare_exchange_weak(v, v + 1, std::memory_order_acquire,
+                                                        std::memory_order_relaxed))
+      break;
+    if (list != nullptr) return;
+    v = e.version.load(std::memory_order_relaxed);
+  }
+  if (list != nullptr || e.parent.load(std::memory_order_relaxed) == parent) {
+    e.parent.store(list ? parent : 0, std::memory_order_release);  // after the odd version
+    e.list.store(list, std::memory_order_release);
+  }
+  e.version.store(v + 2, std::memory_order_release);
+}
+
+uint32_t ChildIndex::add(uint64_t parent, uint64_t child, bool synchronized_parent) {
+  Shard& s = shard_for(parent);
+  if (synchronized_parent) {
+    if (Children* list = cached(parent)) return list->push(child);  // no lock
+    Children* list;
+    {
+      std::lock_guard<SpinLock> lock(s.mutex);
+      list = s.find_or_make(parent);
+      cache(parent, list);
+    }
+    return list->push(child);  // the app's pool: written without the lock
+  }
+  std::lock_guard<SpinLock> lock(s.mutex);
+  return s.find_or_make(parent)->push(child);
+}
+
+void ChildIndex::remove(uint64_t parent, uint64_t child, uint32_t slot,
+                        bool synchronized_parent) noexcept {
+  if (synchronized_parent) {
+    if (Children* list = cached(parent)) {
+      if (list->take(child, slot)) return;
+    }
+  }
+  // No slot, or not this child's (a child under another parent than the one named), or not
+  // this thread's cached list.
   Shard& s = shard_for(parent);
   std::lock_guard<SpinLock> lock(s.mutex);
   Children* list = s.find(parent);
-  if (!list) return;
-  std::vector<uint64_t>& slots = list->slots;
-  if (slot == 0 || slot > slots.size() || slots[slot - 1] != child) {
-    // No slot, or not this child's (a child under another parent than the one named).
-    auto it = std::find(slots.begin(), slots.end(), child);
-    if (it == slots.end()) return;
-    slot = static_cast<uint32_t>(it - slots.begin()) + 1;
-  }
-  if (slot == slots.size()) {
-    slots.pop_back();  // the last slot: no free entry to keep
-    return;
-  }
-  try {
-    list->free.push_back(slot);  // within its capacity in steady state
-    slots[slot - 1] = 0;
-  } catch (...) {
-    // Out of memory: keep the list dense instead (the moved child's own slot goes stale,
-    // which remove() tolerates).
-    slots[slot - 1] = slots.back();
-    slots.pop_back();
-  }
+  if (list && !list->take(child, slot)) list->take_by_search(child);
 }
 
 std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
@@ -139,10 +225,9 @@ std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
   std::lock_guard<SpinLock> lock(s.mutex);
   auto it = s.children.find(parent);
   if (it == s.children.end()) return out;
-  out.reserve(it->second.slots.size() - it->second.free.size());
-  for (uint64_t v : it->second.slots)
-    if (v) out.push_back(v);
-  if (s.last_list == &it->second) s.last_list = nullptr;
+  it->second->for_each([&](uint64_t v) { out.push_back(v); });  // may throw: nothing changed
+  if (s.last_list == it->second.get()) s.last_list = nullptr;
+  cache(parent, nullptr);  // before the list goes
   s.children.erase(it);
   return out;
 }
@@ -152,9 +237,7 @@ std::vector<uint64_t> ChildIndex::children_of(uint64_t parent) const {
   std::vector<uint64_t> out;
   std::lock_guard<SpinLock> lock(s.mutex);
   auto it = s.children.find(parent);
-  if (it == s.children.end()) return out;
-  for (uint64_t v : it->second.slots)
-    if (v) out.push_back(v);
+  if (it != s.children.end()) it->second->for_each([&](uint64_t v) { out.push_back(v); });
   return out;
 }
 

@@ -124,7 +124,7 @@ __attribute__((always_inline)) inline uint64_t record_pool_child(Scope& scope, O
   if (handle == 0 || passthrough()) return 0;
   uint32_t slot = 0;
   try {
-    slot = scope.children.add(pool, handle);
+    slot = scope.children.add(pool, handle, true);  // the app synchronizes the pool
   } catch (...) {
     scope.degraded.store(true, std::memory_order_relaxed);  // as remember_parent
   }
@@ -146,7 +146,7 @@ __attribute__((always_inline)) inline uint64_t record_pool_child(Scope& scope, O
       });
   if (inserted != ObjectTable::InsertResult::kInserted) {
     // A live handle again (it keeps its one place in the list) or no memory.
-    if (slot) scope.children.remove(pool, handle, slot);
+    if (slot) scope.children.remove(pool, handle, slot, true);
     not_inserted(scope, type, handle, false, inserted, context);
     return 0;
   }
@@ -189,7 +189,7 @@ __attribute__((always_inline)) inline void free_from_pool(Scope& scope, ObjectTy
     return;
   }
   if (result == ObjectTable::EraseResult::kDecremented) return;  // a duplicate, still live
-  scope.children.remove(pool, child, slot);
+  scope.children.remove(pool, child, slot, true);                // the app synchronizes the pool
   if (whole)
     free_whole(scope, removed);
   else
