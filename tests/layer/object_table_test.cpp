@@ -53,6 +53,47 @@ TEST(ObjectRecordMeta, MatchesTheBitfields) {
   EXPECT_EQ(m.meta, kMetaReferenced);
 }
 
+TEST(ObjectRecordInlineEdge, ViewsKeepTheirTargetAndOthersDoNot) {
+  // A view's record holds its image: handle in `size`, id (all 40 bits) and name (24 bits) in
+  // the memory words; its byte size stays 0.
+  ObjectRecord v = record(0x5000, ObjectType::kImageView, 9);
+  v.size = 0x7f00aa001000ull;
+  const uint64_t link = inline_edge_link(0xFEDCBA9876ull, kInlineEdgeNameLimit - 1);
+  v.memory_slot = static_cast<uint32_t>(link);
+  v.memory_offset = static_cast<uint32_t>(link >> 32);
+  EXPECT_TRUE(has_inline_edge(v));
+  EXPECT_EQ(inline_edge_target(v), 0x7f00aa001000ull);
+  EXPECT_EQ(inline_edge_id(v), 0xFEDCBA9876ull);
+  EXPECT_EQ(inline_edge_name(v), kInlineEdgeNameLimit - 1);
+  EXPECT_EQ(byte_size(v), 0u);
+  EXPECT_EQ(inline_edge_kind(ObjectType::kImageView).dst_type, ObjectType::kImage);
+  EXPECT_STREQ(inline_edge_kind(ObjectType::kBufferView).kind, "buffer");
+  // No target: no edge, whatever the other words hold.
+  v.size = 0;
+  EXPECT_FALSE(has_inline_edge(v));
+  EXPECT_EQ(inline_edge_id(v), 0u);
+  EXPECT_EQ(inline_edge_name(v), 0u);
+  // A bound buffer's memory words and size are its own.
+  ObjectRecord b = record(0x6000, ObjectType::kBuffer, 10);
+  b.size = 4096;
+  b.bound = 1;
+  b.memory_slot = 3;
+  b.memory_offset = 0x12345678;
+  EXPECT_FALSE(has_inline_edge(b));
+  EXPECT_EQ(inline_edge_target(b), 0u);
+  EXPECT_EQ(inline_edge_name(b), 0u);
+  EXPECT_EQ(byte_size(b), 4096u);
+  EXPECT_FALSE(keeps_inline_edge(ObjectType::kBuffer));
+  // A descriptor set's size word is its layout, its memory_offset its slot in its pool.
+  ObjectRecord d = record(0x7000, ObjectType::kDescriptorSet, 11);
+  d.size = 0xABC;
+  d.memory_offset = 42;
+  EXPECT_EQ(byte_size(d), 0u);
+  EXPECT_EQ(set_layout(d), 0xABCu);
+  EXPECT_EQ(child_slot(d), 42u);
+  EXPECT_FALSE(has_inline_edge(d));
+}
+
 TEST(ObjectTable, FilledInPlaceAndFoundAgain) {
   ObjectTable t;
   const auto result = t.insert(0x1000, ObjectType::kBuffer, true, [](ObjectRecord& r) {

@@ -113,6 +113,30 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
   return e;
 }
 
+void resolve_edge_target(Scope& scope, ObjectType type, uint64_t handle, uint64_t* id,
+                         uint32_t* name) noexcept {
+  Scope& target = target_scope(scope, type);
+  const uint32_t generation = g_target_generation.load(std::memory_order_acquire);
+  TargetCache* cache = TargetCacheBox::get();
+  TargetCache::Entry* c = cache ? &cache->entries[TargetCache::index(handle)] : nullptr;
+  if (c && c->handle == handle && c->type == type && c->scope == &target &&
+      c->generation == generation) {
+    *id = c->id;
+    *name = c->name;
+    return;
+  }
+  uint64_t found_id = 0;
+  uint32_t found_name = 0;
+  const bool live = target.table.update(handle, type, [&](ObjectRecord& r) {
+    r.referenced = 1;  // as make_edge
+    found_id = r.id;
+    found_name = r.name;
+  });
+  if (live && c) *c = {&target, handle, found_id, generation, found_name, type};
+  *id = found_id;
+  *name = found_name;
+}
+
 namespace {
 
 // Stores the edges; the caller marks (or has marked) the source as having edges.
@@ -150,9 +174,9 @@ void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
   if (store_edges(scope, src_type, src_handle, sink)) mark_has_edges(scope, src_type, src_handle);
 }
 
-void on_create_with_edges(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
-                          uint64_t parent_handle, ObjectType parent_type, uint64_t size,
-                          CallsiteId callsite, const EdgeSink& sink) noexcept {
+void on_create_with_edge_list(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+                              uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+                              CallsiteId callsite, const EdgeSink& sink) noexcept {
   const bool has_edges = sink.size() > 0;
   if (record_object(scope, type, handle, origin, parent_handle, parent_type, size, callsite,
                     has_edges) != 0) {

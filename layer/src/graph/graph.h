@@ -9,10 +9,14 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "base/passthrough.h"
 #include "graph/edge_store.h"
+#include "tracking/names.h"
 #include "tracking/tracker.h"
+#include "tracking/tracker_hot.h"
 
 namespace vkleak {
 
@@ -58,11 +62,53 @@ class EdgeSink {
 void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
               const EdgeSink& edges) noexcept;
 
+// on_create_with_edges() for every object but views whose one edge goes into their record.
+void on_create_with_edge_list(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
+                              uint64_t parent_handle, ObjectType parent_type, uint64_t size,
+                              CallsiteId callsite, const EdgeSink& edges) noexcept;
+
+// What an edge to (type, handle) from `scope` names: the target's id and name (0 when it is not
+// live), through make_edge's per-thread cache; the target is marked as referenced. make_edge
+// without the Edge, for an edge kept in its source's record.
+void resolve_edge_target(Scope& scope, ObjectType type, uint64_t handle, uint64_t* id,
+                         uint32_t* name) noexcept;
+
+// Whether the create info gave exactly the one edge that `type` keeps in its record
+// (inline_edge_kind: a view's image or buffer).
+inline bool is_inline_edge(ObjectType type, const EdgeSink& sink) noexcept {
+  const InlineEdgeKind k = inline_edge_kind(type);
+  if (!k.kind || sink.size() != 1) return false;
+  const EdgeRef& e = sink[0];
+  return e.type == k.dst_type && e.index == 0 &&
+         (e.kind == k.kind || std::strcmp(e.kind, k.kind) == 0);
+}
+
 // on_create() and on_edges() in one: the record is inserted already marked as having edges,
 // which saves a table lookup per object (generated create hooks with a create-info walker).
-void on_create_with_edges(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
-                          uint64_t parent_handle, ObjectType parent_type, uint64_t size,
-                          CallsiteId callsite, const EdgeSink& edges) noexcept;
+// Inline so that a view's create (its one edge kept in its record, no EdgeStore entry) folds
+// its constants into the generated hook; every other type calls on_create_with_edge_list.
+__attribute__((always_inline)) inline void on_create_with_edges(
+    Scope& scope, ObjectType type, uint64_t handle, Origin origin, uint64_t parent_handle,
+    ObjectType parent_type, uint64_t size, CallsiteId callsite, const EdgeSink& edges) noexcept {
+  if (keeps_inline_edge(type) && size == 0 && is_inline_edge(type, edges) && !passthrough()) {
+    const EdgeRef& ref = edges[0];
+    uint64_t id = 0;
+    uint32_t name = 0;
+    resolve_edge_target(scope, ref.type, ref.handle, &id, &name);
+    if (name < kInlineEdgeNameLimit) {
+      retain_name(name);  // the record's reference
+      // The record's size word holds the target's handle (views have no size).
+      if (hot::record(scope, type, handle, origin, parent_handle, parent_type, ref.handle, callsite,
+                      false, inline_edge_link(id, name)) != 0)
+        return;
+      release_name(name);
+      on_edges(scope, type, handle, edges);  // a duplicate handle: the EdgeStore takes the edge
+      return;
+    }
+  }
+  on_create_with_edge_list(scope, type, handle, origin, parent_handle, parent_type, size, callsite,
+                           edges);
+}
 
 // The edge to (type, handle) as a source in `scope` would store it: the target's id and name
 // resolved (through a per-thread cache of recent targets), the target marked as referenced.

@@ -45,6 +45,7 @@ bool stamp_use(DeviceState& device, ObjectType type, uint64_t handle, uint64_t i
                uint64_t serial, uint32_t frame, int depth) noexcept {
   bool fresh = false, has_edges = false;
   uint32_t memory_slot = 0;
+  uint64_t inline_target = 0, inline_id = 0;
   bool live = device.table.update(handle, type, [&](ObjectRecord& r) {
     if (id && r.id != id) return;  // the handle now names another object
     fresh = !(r.use_queue == queue && r.use_serial == static_cast<uint32_t>(serial));
@@ -53,11 +54,17 @@ bool stamp_use(DeviceState& device, ObjectType type, uint64_t handle, uint64_t i
     r.use_frame = frame;
     has_edges = r.has_edges;
     if (r.bound) memory_slot = r.memory_slot;
+    inline_target = inline_edge_target(r);
+    inline_id = inline_edge_id(r);
   });
   if (!live || !fresh || depth >= kMaxDepth) return live;
   // The memory bound in its record (buffers, images, acceleration structures).
   if (const BoundMemory* m = device.memories.at(memory_slot))
     stamp_use(device, ObjectType::kDeviceMemory, m->handle, m->id, queue, serial, frame, depth + 1);
+  // A view's image or buffer, kept in its record (every such edge carries use).
+  if (inline_id)
+    stamp_use(device, inline_edge_kind(type).dst_type, inline_target, inline_id, queue, serial,
+              frame, depth + 1);
   if (!has_edges) return live;
   // Follow what this object reaches. Only types with use-carrying edges have any.
   switch (type) {
@@ -305,8 +312,17 @@ std::vector<SubmissionTracker::PathStep> SubmissionTracker::explain(DeviceState&
     if (depth >= kMaxDepth) return false;
     std::vector<Edge> edges;
     device.edges.get(n.handle, n.type, &edges);
-    ObjectRecord source{};  // its name for the path; its memory binding
-    if (record_of(n.type, n.handle, &source) && source.bound) {
+    ObjectRecord source{};  // its name for the path; its memory binding; its inline edge
+    const bool source_live = record_of(n.type, n.handle, &source);
+    if (source_live && has_inline_edge(source)) {
+      Edge e{};
+      e.kind_id = intern_kind(inline_edge_kind(n.type).kind);
+      e.dst_type = inline_edge_kind(n.type).dst_type;
+      e.dst_handle = inline_edge_target(source);
+      e.dst_id = inline_edge_id(source);
+      edges.insert(edges.begin(), e);  // first, as the create info's edge was in the store
+    }
+    if (source_live && source.bound) {
       if (const BoundMemory* m = device.memories.at(source.memory_slot)) {
         Edge e{};
         e.kind_id = intern_kind("memory");

@@ -550,9 +550,7 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandPool(VkDevice device, VkCommandPool c
     try {
       // A pool reset frees nothing, but resets (and so forgets the references of) every
       // command buffer of the pool.
-      std::vector<uint64_t> children = state->children.take_all(to_u64(commandPool));
-      for (uint64_t cb : children) {
-        state->children.add(to_u64(commandPool), cb);
+      for (uint64_t cb : state->children.children_of(to_u64(commandPool))) {
         ObjectRecord r;
         if (state->table.lookup(cb, ObjectType::kCommandBuffer, &r))
           check_in_flight(*state, r, "reset with its pool");

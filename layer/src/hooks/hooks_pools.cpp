@@ -25,8 +25,8 @@ AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo* pAllo
     const CallsiteId cs = capture_callsite();
     const bool secondary = pAllocateInfo->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY;
     for (uint32_t i = 0; i < pAllocateInfo->commandBufferCount; ++i) {
-      on_create(*state, ObjectType::kCommandBuffer, to_u64(pCommandBuffers[i]), Origin::kAllocated,
-                to_u64(pAllocateInfo->commandPool), ObjectType::kCommandPool, 0, cs);
+      hot::record_pool_child(*state, ObjectType::kCommandBuffer, to_u64(pCommandBuffers[i]),
+                             to_u64(pAllocateInfo->commandPool), 0, cs);
       if (passthrough()) continue;
       try {
         state->command_refs.create(state, to_u64(pCommandBuffers[i]), secondary);
@@ -70,9 +70,9 @@ AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllo
       // The set's layout (its (binding, element) slots when descriptors are written, and its
       // "pSetLayouts" edge in snapshots) is kept in the set's own record: no EdgeStore entry
       // until something is written into the set.
-      record_object(*state, ObjectType::kDescriptorSet, to_u64(pDescriptorSets[i]),
-                    Origin::kAllocated, to_u64(pAllocateInfo->descriptorPool),
-                    ObjectType::kDescriptorPool, to_u64(pAllocateInfo->pSetLayouts[i]), cs);
+      hot::record_pool_child(*state, ObjectType::kDescriptorSet, to_u64(pDescriptorSets[i]),
+                             to_u64(pAllocateInfo->descriptorPool),
+                             to_u64(pAllocateInfo->pSetLayouts[i]), cs);
     }
   }
   return result;
@@ -84,8 +84,8 @@ VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorP
   DeviceState* state = get_device_state(device);
   if (!state) return VK_ERROR_INITIALIZATION_FAILED;
   for (uint32_t i = 0; pDescriptorSets && i < descriptorSetCount; ++i)
-    on_free_from_pool(*state, ObjectType::kDescriptorPool, to_u64(descriptorPool),
-                      to_u64(pDescriptorSets[i]));
+    hot::free_from_pool(*state, ObjectType::kDescriptorPool, to_u64(descriptorPool),
+                        to_u64(pDescriptorSets[i]));
   VkResult result = state->dispatch.FreeDescriptorSets(device, descriptorPool, descriptorSetCount,
                                                        pDescriptorSets);
   check_result(result, "vkFreeDescriptorSets");

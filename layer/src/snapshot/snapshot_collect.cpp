@@ -107,6 +107,23 @@ void add_binding_edges(const std::vector<ObjectRecord>& recs,
   }
 }
 
+// A view's edge kept in its record (inline_edge_kind) is listed as the EdgeStore listed it:
+// first among its edges, slot 0, no offset or size.
+void add_inline_edges(const std::vector<ObjectRecord>& recs, Collected* c) {
+  for (const ObjectRecord& r : recs) {
+    if (!has_inline_edge(r)) continue;
+    const InlineEdgeKind k = inline_edge_kind(static_cast<ObjectType>(r.type));
+    Edge e{};
+    e.kind_id = intern_kind(k.kind);
+    e.kind = kind_name(e.kind_id);
+    e.dst_type = k.dst_type;
+    e.dst_handle = inline_edge_target(r);
+    e.dst_id = inline_edge_id(r);
+    e.dst_name = inline_edge_name(r);
+    c->edges[{r.handle, r.type}].push_back(e);
+  }
+}
+
 void finish_table(Collected::ScopeCopy& copy, Collected* c) {
   Scope& scope = *copy.scope;
   const ObjectType skip_a = copy.skip_a, skip_b = copy.skip_b;
@@ -154,6 +171,7 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
   }
   add_layout_edges(recs, copy.graves, c);
   if (device) add_binding_edges(recs, copy.graves, device->memories, c);
+  add_inline_edges(recs, c);
   for (const auto& [key, e] : copy.edges) c->edges[key].push_back(e);
   for (const GraveRecord& g : copy.graves) {
     c->destroyed.emplace_back(scope.object_id, g);

@@ -1,5 +1,8 @@
 #include "tracking/child_index.h"
 
+#include <algorithm>
+#include <new>
+
 namespace vkleak {
 
 namespace {
@@ -66,37 +69,154 @@ bool HandleSet::erase(uint64_t v) noexcept {
   return true;
 }
 
-ChildIndex::ChildIndex() : shards_(new Shard[kShards]) {}
+// --- Children ---
 
-ChildIndex::Shard& ChildIndex::shard_for(uint64_t parent) noexcept {
-  return shards_[mix(parent) % kShards];
+ChildIndex::Children::~Children() {
+  for (auto& segment : segments_) delete[] segment.load(std::memory_order_relaxed);
 }
 
-HandleSet* ChildIndex::Shard::find(uint64_t parent) noexcept {
-  if (last_set && last_parent == parent) return last_set;
+uint32_t ChildIndex::Children::push(uint64_t child) {
+  if (!free_.empty()) {
+    const uint32_t slot = free_.back();
+    free_.pop_back();
+    at(slot - 1).store(child, std::memory_order_relaxed);
+    return slot;
+  }
+  const uint32_t i = used_.load(std::memory_order_relaxed);
+  if (i == UINT32_MAX) throw std::bad_alloc();
+  int k;
+  uint32_t off;
+  locate(i, &k, &off);
+  if (k >= kSegments) throw std::bad_alloc();
+  if (off == 0 && !segments_[k].load(std::memory_order_relaxed)) {
+    auto* made = new std::atomic<uint64_t>[kFirst << k];  // throws std::bad_alloc
+    for (uint32_t j = 0; j < (kFirst << k); ++j) made[j].store(0, std::memory_order_relaxed);
+    segments_[k].store(made, std::memory_order_release);
+  }
+  segments_[k].load(std::memory_order_relaxed)[off].store(child, std::memory_order_relaxed);
+  used_.store(i + 1, std::memory_order_release);  // a reader sees the slot with the count
+  return i + 1;
+}
+
+void ChildIndex::Children::release(uint32_t slot) noexcept {
+  at(slot - 1).store(0, std::memory_order_relaxed);
+  try {
+    free_.push_back(slot);  // within its capacity in steady state
+  } catch (...) {
+    // Out of memory: the slot stays empty, never reused.
+  }
+}
+
+bool ChildIndex::Children::take(uint64_t child, uint32_t slot) noexcept {
+  if (slot == 0 || slot > used_.load(std::memory_order_relaxed) ||
+      at(slot - 1).load(std::memory_order_relaxed) != child)
+    return false;
+  release(slot);
+  return true;
+}
+
+bool ChildIndex::Children::take_by_search(uint64_t child) noexcept {
+  const uint32_t n = used_.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (at(i).load(std::memory_order_relaxed) == child) {
+      release(i + 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+// --- ChildIndex ---
+
+ChildIndex::ChildIndex() : shards_(new Shard[kShards]), cache_(new CacheEntry[kCacheEntries]) {}
+
+ChildIndex::Shard& ChildIndex::shard_for(uint64_t parent) const noexcept {
+  // One multiply (Fibonacci hashing, as ObjectTable): its top bits mix all the handle's bits.
+  static_assert(kShards == 1u << 4, "the product's top 4 bits pick the shard");
+  return shards_[(parent * 0x9e3779b97f4a7c15ull) >> 60];
+}
+
+ChildIndex::Children* ChildIndex::Shard::find(uint64_t parent) noexcept {
+  if (last_list && last_parent == parent) return last_list;
   auto it = children.find(parent);
   if (it == children.end()) return nullptr;
   last_parent = parent;
-  last_set = &it->second;
-  return last_set;
+  last_list = it->second.get();
+  return last_list;
 }
 
-void ChildIndex::add(uint64_t parent, uint64_t child) {
-  Shard& s = shard_for(parent);
-  std::lock_guard<SpinLock> lock(s.mutex);
-  HandleSet* set = s.find(parent);
-  if (!set) {
-    set = &s.children[parent];
-    s.last_parent = parent;
-    s.last_set = set;
+ChildIndex::Children* ChildIndex::Shard::find_or_make(uint64_t parent) {
+  if (Children* list = find(parent)) return list;
+  auto made = std::make_unique<Children>();
+  Children* list = made.get();
+  children.emplace(parent, std::move(made));
+  last_parent = parent;
+  last_list = list;
+  return list;
+}
+
+ChildIndex::Children* ChildIndex::cached(uint64_t parent) const noexcept {
+  // A seqlock's read without fences (TSan has none): the data loads are acquires, so the second
+  // version load cannot move before them, and a pair written by a writer that had made the
+  // version odd (its stores are releases) shows that version.
+  const CacheEntry& e = cache_[cache_index(parent)];
+  const uint64_t v = e.version.load(std::memory_order_acquire);
+  if (e.parent.load(std::memory_order_acquire) != parent) return nullptr;
+  Children* list = e.list.load(std::memory_order_acquire);
+  // Unchanged and not being rewritten: the pair was read whole. A list in the cache is freed
+  // only by take_all of its parent, which the app does not run while it uses the parent.
+  return (v & 1) == 0 && e.version.load(std::memory_order_relaxed) == v ? list : nullptr;
+}
+
+void ChildIndex::cache(uint64_t parent, Children* list) noexcept {
+  CacheEntry& e = cache_[cache_index(parent)];
+  uint64_t v = e.version.load(std::memory_order_relaxed);
+  if (list == nullptr && e.parent.load(std::memory_order_relaxed) != parent) return;
+  // Claimed by one writer at a time (writers of other shards share entries); a busy entry is
+  // left alone when caching, waited for when forgetting (a taken list must not stay cached).
+  for (;;) {
+    if ((v & 1) == 0 && e.version.compare_exchange_weak(v, v + 1, std::memory_order_acquire,
+                                                        std::memory_order_relaxed))
+      break;
+    if (list != nullptr) return;
+    v = e.version.load(std::memory_order_relaxed);
   }
-  set->insert(child);
+  if (list != nullptr || e.parent.load(std::memory_order_relaxed) == parent) {
+    e.parent.store(list ? parent : 0, std::memory_order_release);  // after the odd version
+    e.list.store(list, std::memory_order_release);
+  }
+  e.version.store(v + 2, std::memory_order_release);
 }
 
-void ChildIndex::remove(uint64_t parent, uint64_t child) noexcept {
+uint32_t ChildIndex::add(uint64_t parent, uint64_t child, bool synchronized_parent) {
+  Shard& s = shard_for(parent);
+  if (synchronized_parent) {
+    if (Children* list = cached(parent)) return list->push(child);  // no lock
+    Children* list;
+    {
+      std::lock_guard<SpinLock> lock(s.mutex);
+      list = s.find_or_make(parent);
+      cache(parent, list);
+    }
+    return list->push(child);  // the app's pool: written without the lock
+  }
+  std::lock_guard<SpinLock> lock(s.mutex);
+  return s.find_or_make(parent)->push(child);
+}
+
+void ChildIndex::remove(uint64_t parent, uint64_t child, uint32_t slot,
+                        bool synchronized_parent) noexcept {
+  if (synchronized_parent) {
+    if (Children* list = cached(parent)) {
+      if (list->take(child, slot)) return;
+    }
+  }
+  // No slot, or not this child's (a child under another parent than the one named), or not
+  // this thread's cached list.
   Shard& s = shard_for(parent);
   std::lock_guard<SpinLock> lock(s.mutex);
-  if (HandleSet* set = s.find(parent)) set->erase(child);
+  Children* list = s.find(parent);
+  if (list && !list->take(child, slot)) list->take_by_search(child);
 }
 
 std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
@@ -105,10 +225,19 @@ std::vector<uint64_t> ChildIndex::take_all(uint64_t parent) {
   std::lock_guard<SpinLock> lock(s.mutex);
   auto it = s.children.find(parent);
   if (it == s.children.end()) return out;
-  out.reserve(it->second.size());
-  it->second.for_each([&](uint64_t v) { out.push_back(v); });
-  if (s.last_set == &it->second) s.last_set = nullptr;
+  it->second->for_each([&](uint64_t v) { out.push_back(v); });  // may throw: nothing changed
+  if (s.last_list == it->second.get()) s.last_list = nullptr;
+  cache(parent, nullptr);  // before the list goes
   s.children.erase(it);
+  return out;
+}
+
+std::vector<uint64_t> ChildIndex::children_of(uint64_t parent) const {
+  Shard& s = shard_for(parent);
+  std::vector<uint64_t> out;
+  std::lock_guard<SpinLock> lock(s.mutex);
+  auto it = s.children.find(parent);
+  if (it != s.children.end()) it->second->for_each([&](uint64_t v) { out.push_back(v); });
   return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -38,36 +39,105 @@ class HandleSet {
   size_t size_ = 0;
 };
 
+// Each parent's children are numbered slots (a handle, 0 = free) with a stack of free slots:
+// adding takes a free slot, and a child that keeps its slot number (pool children keep it in
+// their record, ObjectRecord::memory_offset) is removed without hashing or searching it. Slot
+// numbers are 1-based; 0 means none. Issue 28: a HandleSet per parent cost a hash probe on
+// every allocate and free of a descriptor set.
+//
+// A pool's list is written without the shard's lock (`synchronized_parent`): Vulkan requires
+// the app to synchronize a pool's allocations, frees, resets and destroy externally, so one
+// thread at a time writes it, and its slots are atomics in segments that never move, read
+// under the shard's lock by snapshots (for_each). The list is found through a small cache of
+// (parent, list) entries, each read lock-free under a version word (written, on a miss, under
+// the shard's lock after claiming the entry; cleared when the parent's list is taken). The
+// shard's lock, a locked exchange of ~5 ns on every allocate and free (bench/RESULTS.md), then
+// guards only the map of parents and the misses. Other parents (swapchains) take the lock.
 class ChildIndex {
  public:
   ChildIndex();
-  void add(uint64_t parent, uint64_t child);
-  void remove(uint64_t parent, uint64_t child) noexcept;
+  ChildIndex(const ChildIndex&) = delete;
+  ChildIndex& operator=(const ChildIndex&) = delete;
+  // Adds `child` under `parent`; returns its slot. Throws std::bad_alloc (nothing added).
+  uint32_t add(uint64_t parent, uint64_t child, bool synchronized_parent = false);
+  // Removes `child` from `parent`: at `slot` when it is there (O(1)), else found by a search.
+  void remove(uint64_t parent, uint64_t child, uint32_t slot = 0,
+              bool synchronized_parent = false) noexcept;
   // Calls f(parent, child) for every pair, shard by shard under its lock.
   template <typename F>
   void for_each(F&& f) const {
     for (uint32_t k = 0; k < kShards; ++k) {
       std::lock_guard<SpinLock> lock(shards_[k].mutex);
-      for (const auto& [parent, set] : shards_[k].children)
-        set.for_each([&](uint64_t child) { f(parent, child); });
+      for (const auto& [parent, list] : shards_[k].children)
+        list->for_each([&](uint64_t child) { f(parent, child); });
     }
   }
   // Removes the parent's entry and returns its children.
   std::vector<uint64_t> take_all(uint64_t parent);
+  // The parent's children, left in place (their slots unchanged).
+  std::vector<uint64_t> children_of(uint64_t parent) const;
+
+  // One parent's slots: segment k holds kFirst << k of them (slot i + 1 at index i); segments
+  // are made by the writer and never move, so a reader needs only `used` (acquire).
+  class Children {
+   public:
+    ~Children();
+    uint32_t push(uint64_t child);                      // writer; throws std::bad_alloc
+    bool take(uint64_t child, uint32_t slot) noexcept;  // writer; false: not at `slot`
+    bool take_by_search(uint64_t child) noexcept;       // writer
+    template <typename F>
+    void for_each(F&& f) const {
+      const uint32_t n = used_.load(std::memory_order_acquire);
+      for (uint32_t i = 0; i < n; ++i)
+        if (const uint64_t v = at(i).load(std::memory_order_relaxed)) f(v);
+    }
+
+   private:
+    static constexpr uint32_t kFirst = 64;
+    static constexpr int kSegments = 26;  // 64 * (2^26 - 1) slots: every uint32_t slot number
+    static void locate(uint32_t i, int* segment, uint32_t* offset) noexcept {
+      const uint32_t j = i / kFirst + 1;
+      *segment = 31 - __builtin_clz(j);
+      *offset = i - kFirst * ((1u << *segment) - 1);
+    }
+    std::atomic<uint64_t>& at(uint32_t i) const noexcept {
+      int k;
+      uint32_t off;
+      locate(i, &k, &off);
+      return segments_[k].load(std::memory_order_acquire)[off];
+    }
+    void release(uint32_t slot) noexcept;
+    mutable std::atomic<std::atomic<uint64_t>*> segments_[kSegments] = {};
+    std::atomic<uint32_t> used_{0};
+    std::vector<uint32_t> free_;  // free slot numbers; the writer's only
+  };
 
  private:
   static constexpr uint32_t kShards = 16;
   struct alignas(64) Shard {
     mutable SpinLock mutex;
-    std::unordered_map<uint64_t, HandleSet> children;
-    // The parent used last (allocations come from one pool in a row): skips the map's lookup.
-    // Map nodes do not move; the entry is cleared when its parent's set is taken.
+    std::unordered_map<uint64_t, std::unique_ptr<Children>> children;  // nodes do not move
+    // The parent used last on the locked path: skips the map's lookup.
     uint64_t last_parent = 0;
-    HandleSet* last_set = nullptr;
-    HandleSet* find(uint64_t parent) noexcept;
+    Children* last_list = nullptr;
+    Children* find(uint64_t parent) noexcept;
+    Children* find_or_make(uint64_t parent);
   };
-  Shard& shard_for(uint64_t parent) noexcept;
+  // One cache entry: `version` odd while it is rewritten.
+  struct alignas(32) CacheEntry {
+    std::atomic<uint64_t> version{0};
+    std::atomic<uint64_t> parent{0};
+    std::atomic<Children*> list{nullptr};
+  };
+  static constexpr uint32_t kCacheEntries = 64;
+  static uint32_t cache_index(uint64_t parent) noexcept {
+    return static_cast<uint32_t>((parent * 0x9e3779b97f4a7c15ull) >> 40) & (kCacheEntries - 1);
+  }
+  Shard& shard_for(uint64_t parent) const noexcept;
+  Children* cached(uint64_t parent) const noexcept;      // `parent`'s list, or null (a miss)
+  void cache(uint64_t parent, Children* list) noexcept;  // list null: forget `parent`
   std::unique_ptr<Shard[]> shards_;
+  std::unique_ptr<CacheEntry[]> cache_;
 };
 
 }  // namespace vkleak

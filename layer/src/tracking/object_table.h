@@ -54,6 +54,9 @@ struct ObjectRecord {
   // MemoryDirectory slot of its memory and the offset, in its record instead of an EdgeStore
   // entry (the snapshot makes its "memory" edge). A VkDeviceMemory: its own directory slot, 0
   // until something is bound to it. Offsets past 4 GiB go to the EdgeStore.
+  // Records never bound use them otherwise: a pool child (descriptor set, command buffer)
+  // keeps its slot in its pool's ChildIndex list in memory_offset (child_slot()); a view, its
+  // inline edge (inline_edge_kind).
   uint32_t memory_slot;
   uint32_t memory_offset;
 };
@@ -74,8 +77,64 @@ constexpr uint64_t kMetaReferenced = uint64_t{1} << 55;
 inline bool is_descriptor_set(const ObjectRecord& r) noexcept {
   return r.type == static_cast<uint64_t>(ObjectType::kDescriptorSet);
 }
+
+// The one edge that a view's create info gives (image view -> image, buffer view -> buffer)
+// is kept in the view's own record, not in the EdgeStore (issue 28: adding and erasing an
+// EdgeStore entry was ~500 instructions of a view's create+destroy): the target's handle in
+// `size` (views have no size; 0 = no inline edge), its id (40 bits) and the name it had when
+// the edge was made (24 bits, one reference held by the record) in memory_slot/memory_offset
+// (views are never bound). graph.cpp makes it, only when the create info has exactly this one
+// edge and the name id fits; snapshots, submissions and destroys read it back (kind, target
+// type and slot 0 are the type's, below).
+struct InlineEdgeKind {
+  ObjectType dst_type;
+  const char* kind;  // nullptr: the type keeps no edge in its record
+};
+constexpr InlineEdgeKind inline_edge_kind(ObjectType src) noexcept {
+  switch (src) {
+    case ObjectType::kImageView:
+      return {ObjectType::kImage, "image"};
+    case ObjectType::kBufferView:
+      return {ObjectType::kBuffer, "buffer"};
+    default:
+      return {ObjectType::kUnknown, nullptr};
+  }
+}
+constexpr bool keeps_inline_edge(ObjectType src) noexcept {
+  return inline_edge_kind(src).kind != nullptr;
+}
+constexpr uint32_t kInlineEdgeNameLimit = 1u << 24;  // names from here on go to the EdgeStore
+// memory_slot | memory_offset << 32 of a record whose inline edge points at `id` named `name`.
+constexpr uint64_t inline_edge_link(uint64_t id, uint32_t name) noexcept {
+  return (id & ((uint64_t{1} << 40) - 1)) | static_cast<uint64_t>(name) << 40;
+}
+inline bool has_inline_edge(const ObjectRecord& r) noexcept {
+  return keeps_inline_edge(static_cast<ObjectType>(r.type)) && r.size != 0;
+}
+inline uint64_t inline_edge_target(const ObjectRecord& r) noexcept {
+  return has_inline_edge(r) ? r.size : 0;
+}
+inline uint64_t inline_edge_id(const ObjectRecord& r) noexcept {
+  return has_inline_edge(r) ? r.memory_slot | static_cast<uint64_t>(r.memory_offset & 0xff) << 32
+                            : 0;
+}
+inline uint32_t inline_edge_name(const ObjectRecord& r) noexcept {
+  return has_inline_edge(r) ? r.memory_offset >> 8 : 0;
+}
+// The same for a record known to be of a type that keeps_inline_edge (the destroy path, where
+// the type is a constant): without an edge the word is 0.
+inline uint32_t inline_edge_name_of_view(const ObjectRecord& r) noexcept {
+  return r.memory_offset >> 8;
+}
+
+// A pool child's slot in its parent's ChildIndex list (0: none known).
+inline uint32_t child_slot(const ObjectRecord& r) noexcept {
+  return r.memory_offset;
+}
+
 inline uint64_t byte_size(const ObjectRecord& r) noexcept {
-  return is_descriptor_set(r) ? 0 : r.size;
+  const auto t = static_cast<ObjectType>(r.type);
+  return t == ObjectType::kDescriptorSet || keeps_inline_edge(t) ? 0 : r.size;
 }
 inline uint64_t set_layout(const ObjectRecord& r) noexcept {
   return is_descriptor_set(r) ? r.size : 0;

@@ -118,6 +118,7 @@ struct Scope {
     table.for_each([](const ObjectRecord& r) {
       release_context(r.context);
       release_name(r.name);
+      release_name(inline_edge_name(r));
     });
   }
 };

@@ -80,6 +80,7 @@ constexpr uint32_t kInFlightLogLimit = 20;
 void forget(Scope& scope, const ObjectRecord& r, CallsiteId destroyed_at = kNoCallsite) noexcept {
   const auto frame = static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed));
   if (r.has_edges) scope.edges.erase(r.handle, static_cast<ObjectType>(r.type));
+  release_name(inline_edge_name(r));  // the record's own edge (a view's image or buffer)
   if (r.referenced) {
     edge_targets_changed();
     scope.graveyard.bury(r, frame, destroyed_at);
@@ -408,18 +409,20 @@ void free_children(Scope& scope, ObjectType parent_type, uint64_t parent) noexce
 }
 
 void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64_t child) noexcept {
-  if (child == 0 || passthrough()) return;
-  const ObjectType child_type = child_type_of(pool_type);
-  ObjectRecord removed;
-  if (!scope.table.erase(child, child_type, &removed)) {
-    hot::note_invalid_destroy(scope, child_type, child, "free", capture_stack_here());
-    return;
-  }
-  if (removed.refs > 1) return;
-  scope.children.remove(pool, child);
+  if (pool_type == ObjectType::kDescriptorPool)
+    hot::free_from_pool(scope, ObjectType::kDescriptorPool, pool, child);
+  else
+    hot::free_from_pool(scope, ObjectType::kCommandPool, pool, child);
+}
+
+namespace hot {
+
+void free_whole(Scope& scope, const ObjectRecord& removed) noexcept {
   if (removed.use_serial != 0) check_in_flight(scope, removed, "freed");
   forget(scope, removed);
 }
+
+}  // namespace hot
 
 void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size) noexcept {
   if (passthrough()) return;

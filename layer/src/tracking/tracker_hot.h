@@ -74,10 +74,14 @@ static_assert(!kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kBuffer)])
 static_assert(kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kCommandPool)]);
 static_assert(kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kDisplayModeKHR)]);
 
-// record_object's body (tracker.h).
-__attribute__((always_inline)) inline uint64_t record(
-    Scope& scope, ObjectType type, uint64_t handle, Origin origin, uint64_t parent_handle,
-    ObjectType parent_type, uint64_t size, CallsiteId callsite, bool has_edges) noexcept {
+// record_object's body (tracker.h). `link`: memory_slot | memory_offset << 32 of the new record
+// (0 but for views' inline edges and pool children's slots: see ObjectRecord).
+__attribute__((always_inline)) inline uint64_t record(Scope& scope, ObjectType type,
+                                                      uint64_t handle, Origin origin,
+                                                      uint64_t parent_handle,
+                                                      ObjectType parent_type, uint64_t size,
+                                                      CallsiteId callsite, bool has_edges,
+                                                      uint64_t link = 0) noexcept {
   if (handle == 0 || passthrough()) return 0;
   const bool retrieved = origin == Origin::kRetrieved || origin == Origin::kSwapchainImage;
   if (retrieved) {
@@ -97,8 +101,8 @@ __attribute__((always_inline)) inline uint64_t record(
         r.name = 0;
         r.use_frame = 0;
         r.use_serial = 0;
-        r.memory_slot = 0;
-        r.memory_offset = 0;
+        r.memory_slot = static_cast<uint32_t>(link);
+        r.memory_offset = static_cast<uint32_t>(link >> 32);
       });
   if (inserted != ObjectTable::InsertResult::kInserted) {
     not_inserted(scope, type, handle, retrieved, inserted, context);
@@ -108,6 +112,90 @@ __attribute__((always_inline)) inline uint64_t record(
   if (parent_type == scope.type && parent_handle == scope.handle) return id;
   remember_parent(scope, id, handle, parent_handle, parent_type);
   return id;
+}
+
+// record() for a pool's child (descriptor set, command buffer): its slot in the pool's list of
+// children is taken first and kept in its record (child_slot), so that freeing it finds it
+// there without a search (on_free_from_pool).
+__attribute__((always_inline)) inline uint64_t record_pool_child(Scope& scope, ObjectType type,
+                                                                 uint64_t handle, uint64_t pool,
+                                                                 uint64_t size,
+                                                                 CallsiteId callsite) noexcept {
+  if (handle == 0 || passthrough()) return 0;
+  uint32_t slot = 0;
+  try {
+    slot = scope.children.add(pool, handle, true);  // the app synchronizes the pool
+  } catch (...) {
+    scope.degraded.store(true, std::memory_order_relaxed);  // as remember_parent
+  }
+  const uint64_t id = next_id() & ((uint64_t{1} << 40) - 1);
+  const uint64_t meta = record_meta(id, type, static_cast<uint64_t>(Origin::kAllocated), 1, false);
+  const ContextId context =
+      intern_context(callsite, scope.creation_frame.load(std::memory_order_relaxed), recent_ms());
+  const ObjectTable::InsertResult inserted = scope.table.insert(
+      handle, type, true, [&](ObjectRecord & r) __attribute__((always_inline)) {
+        r.handle = handle;
+        r.size = size;
+        r.meta = meta;
+        r.context = context;
+        r.name = 0;
+        r.use_frame = 0;
+        r.use_serial = 0;
+        r.memory_slot = 0;
+        r.memory_offset = slot;
+      });
+  if (inserted != ObjectTable::InsertResult::kInserted) {
+    // A live handle again (it keeps its one place in the list) or no memory.
+    if (slot) scope.children.remove(pool, handle, slot, true);
+    not_inserted(scope, type, handle, false, inserted, context);
+    return 0;
+  }
+  return id;
+}
+
+// The rest of a pool child's free when it needs more than dropping its record (tracker.cpp).
+__attribute__((noinline)) void free_whole(Scope& scope, const ObjectRecord& removed) noexcept;
+
+// on_free_from_pool's body (tracker.h), inline in the hooks: the child's type is a constant.
+__attribute__((always_inline)) inline void free_from_pool(Scope& scope, ObjectType pool_type,
+                                                          uint64_t pool, uint64_t child) noexcept {
+  if (child == 0 || passthrough()) return;
+  const ObjectType child_type = pool_type == ObjectType::kDescriptorPool
+                                    ? ObjectType::kDescriptorSet
+                                    : ObjectType::kCommandBuffer;
+  // As on_destroy: most sets were never submitted, nothing points at them and they have no
+  // name: only their record goes, its context to the recent destroys. Command buffers always
+  // take the whole path (their recorded references go too). No destroy stack: a pool child's
+  // free never took one.
+  bool whole = child_type == ObjectType::kCommandBuffer;
+  ObjectRecord removed;
+  ContextId context = 0;
+  uint64_t id = 0;
+  uint32_t slot = 0;
+  const ObjectTable::EraseResult result = scope.table.erase_with(
+      child, child_type, [&](const ObjectRecord& r) __attribute__((always_inline)) {
+        slot = child_slot(r);
+        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
+            r.name != 0) {
+          removed = r;
+          whole = true;
+        } else {
+          context = r.context;
+          id = r.id;
+        }
+      });
+  if (result == ObjectTable::EraseResult::kNotLive) {
+    note_invalid_destroy(scope, child_type, child, "free", capture_stack_here());
+    return;
+  }
+  if (result == ObjectTable::EraseResult::kDecremented) return;  // a duplicate, still live
+  scope.children.remove(pool, child, slot, true);                // the app synchronizes the pool
+  if (whole)
+    free_whole(scope, removed);
+  else
+    remember_destroy(scope.object_id, child, child_type, id, context, 0,
+                     static_cast<uint32_t>(scope.frame.load(std::memory_order_relaxed)),
+                     kNoCallsite);
 }
 
 }  // namespace hot
@@ -135,8 +223,9 @@ __attribute__((always_inline)) inline void on_destroy(Scope& scope, ObjectType t
   uint64_t id = 0;
   const ObjectTable::EraseResult result = scope.table.erase_with(
       handle, type, [&](const ObjectRecord& r) __attribute__((always_inline)) {
+        // Names' references (the object's, its inline edge's) go in forget().
         if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
-            r.name != 0) {  // a name's reference goes in forget()
+            r.name != 0 || (keeps_inline_edge(type) && inline_edge_name_of_view(r) != 0)) {
           removed = r;
           whole = true;
         } else {
