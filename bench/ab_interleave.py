@@ -6,14 +6,18 @@ under one vkleak_bench: for a hot-path change, before/after on this noisy shared
 
 The benchmark program is AFTER_BUILD's. Prints, per benchmark, the median CPU time per iteration
 (thread benchmarks: wall time per item of the aggregate) and the median and range of the
-per-round ratios to no layer. Call sites at the layer's default depth.
+per-round ratios to no layer. Call sites at the layer's default depth. On lavapipe unless
+VK_DRIVER_FILES names another driver (bench/gpu/ab_on_device.sh: a real GPU), whose libraries
+LD_LIBRARY_PATH may point at.
 """
 import json, os, subprocess, sys, statistics, tempfile
 before, after = (os.path.abspath(d) for d in sys.argv[1:3])
 bench = f"{after}/bench/vkleak_bench"
 work = tempfile.mkdtemp(prefix="vkleak-ab-")
 base_env = {"PATH": os.environ["PATH"], "HOME": work,
-            "VK_DRIVER_FILES": "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+            "VK_DRIVER_FILES": os.environ.get("VK_DRIVER_FILES",
+                                              "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"),
+            "LD_LIBRARY_PATH": os.environ.get("LD_LIBRARY_PATH", ""),
             "VK_LOADER_LAYERS_DISABLE": "VK_LAYER_MESA_device_select",
             "XDG_DATA_HOME": f"{work}/empty", "MESA_SHADER_CACHE_DISABLE": "true"}
 def layer(d):

@@ -5,8 +5,10 @@
 // VK_LOADER_LAYERS_DISABLE filter keeps the layer out of that one instance) or on the tracked
 // device itself (--where tracked). --app-enables: the app enables VK_EXT_memory_budget itself
 // where the device offers it. --print-extensions: says which memory-reporting extensions the
-// device offers. Everything is freed and destroyed at the end: no leak at exit.
-// stdout: "done: <MiB> MiB" (the snapshots say which instances vkleak saw).
+// device offers; --time-budget-queries N: the cost of the layer's sample. Everything is freed and
+// destroyed at the end: no leak at exit. stdout: "done: <MiB> MiB" (the snapshots say which
+// instances vkleak saw).
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -88,6 +90,21 @@ void print_memory_extensions(VkPhysicalDevice physical_device) {
   }
 }
 
+// The cost of one sample as the layer takes it (vkGetPhysicalDeviceMemoryProperties2 with the
+// budget chained), averaged over `count` calls.
+void time_budget_queries(VkPhysicalDevice physical_device, uint32_t count) {
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  VkPhysicalDeviceMemoryProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
+                                          &budget};
+  const auto start = std::chrono::steady_clock::now();
+  for (uint32_t i = 0; i < count; ++i)
+    vkGetPhysicalDeviceMemoryProperties2(physical_device, &props);
+  const double ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  std::printf("budget query: %.0f ns\n", ns / count);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,6 +121,9 @@ int main(int argc, char** argv) {
   bool print_extensions = false;
   options.add_flag("--print-extensions", &print_extensions,
                    "print the device's memory-reporting extensions first (\"extension: NAME\")");
+  uint32_t time_queries = 0;
+  options.add_uint("--time-budget-queries", &time_queries,
+                   "time this many budget queries first (where VK_EXT_memory_budget is offered)");
   options.parse(argc, argv);
 
   scenario::ContextConfig config;
@@ -111,6 +131,7 @@ int main(int argc, char** argv) {
   if (app_enables) config.optional_device_extensions.push_back("VK_EXT_memory_budget");
   scenario::Context ctx(config);
   if (print_extensions) print_memory_extensions(ctx.physical_device);
+  if (time_queries) time_budget_queries(ctx.physical_device, time_queries);
 
   HiddenDevice hidden;
   if (where == "hidden") hidden = create_hidden_device();
