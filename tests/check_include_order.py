@@ -115,6 +115,15 @@ def check_one(repo, rel, inc):
     return None
 
 
+def includes(path):
+    """(line number, included name) of each #include "..." of a file."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield number, m.group(1)
+
+
 def check(repo):
     errors, checked = [], 0
     for rel in sources(repo):
@@ -122,15 +131,11 @@ def check(repo):
         if tree == "layer" and level(LAYER_LEVELS, room) is None:
             errors.append(f"{rel}: not in a room of LAYER_LEVELS")
             continue
-        with open(os.path.join(repo, rel), encoding="utf-8", errors="replace") as f:
-            for number, line in enumerate(f, 1):
-                m = INCLUDE.match(line)
-                if not m:
-                    continue
-                checked += 1
-                error = check_one(repo, rel, m.group(1))
-                if error:
-                    errors.append(f"{rel}:{number}: #include \"{m.group(1)}\": {error}")
+        for number, inc in includes(os.path.join(repo, rel)):
+            checked += 1
+            error = check_one(repo, rel, inc)
+            if error:
+                errors.append(f"{rel}:{number}: #include \"{inc}\": {error}")
     return errors, checked
 
 
@@ -143,21 +148,16 @@ def check_generated(build):
     for name in sorted(os.listdir(gen)):
         if not name.endswith(SOURCES) or name not in GENERATED:
             continue
-        tree, room = GENERATED[name]
-        with open(os.path.join(gen, name), encoding="utf-8", errors="replace") as f:
-            for number, line in enumerate(f, 1):
-                m = INCLUDE.match(line)
-                if not m:
-                    continue
-                checked += 1
-                inc = m.group(1)
-                target = GENERATED[inc][1] if inc in GENERATED else inc.split("/")[0]
-                theirs = level(LAYER_LEVELS, target)
-                if "/" in inc and target in SHARED_WITH_LAYER:
-                    continue
-                if theirs is None or theirs > level(LAYER_LEVELS, room):
-                    errors.append(f"generated/{name}:{number}: #include \"{inc}\": "
-                                  f"'{room}' includes '{target}'")
+        _, room = GENERATED[name]
+        for number, inc in includes(os.path.join(gen, name)):
+            checked += 1
+            target = GENERATED[inc][1] if inc in GENERATED else inc.split("/")[0]
+            if "/" in inc and target in SHARED_WITH_LAYER:
+                continue
+            theirs = level(LAYER_LEVELS, target)
+            if theirs is None or theirs > level(LAYER_LEVELS, room):
+                errors.append(f"generated/{name}:{number}: #include \"{inc}\": "
+                              f"'{room}' includes '{target}'")
     return errors, checked
 
 
