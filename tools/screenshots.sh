@@ -15,7 +15,7 @@ chromium="${CHROMIUM:-/usr/bin/chromium}"
 [ -x "$chromium" ] || { echo "screenshots: $chromium is missing (tools/deps.sh test)" >&2; exit 2; }
 
 PYTHONDONTWRITEBYTECODE=1 python3 - "$root" "$build" "$out" "$chromium" <<'EOF'
-import os, shutil, sys, tempfile
+import os, shutil, subprocess, sys, tempfile
 root, build, out, chromium = sys.argv[1:5]
 sys.path.insert(0, os.path.join(root, 'tests', 'html'))
 import cdp, scenario_page
@@ -46,6 +46,19 @@ try:
             print('%s: %d bytes' % (path, os.path.getsize(path)))
             if b.messages:
                 sys.exit('screenshots: the page logged %s' % b.messages)
+        # The driver's view of memory, from the H100 run kept as test data (lavapipe has no
+        # VK_EXT_memory_budget): its chart in the timeline.
+        page = os.path.join(tmp, 'driver-memory.html')
+        subprocess.run([os.path.join(build, 'bin', 'vkleak'), 'report', '--html', page,
+                        os.path.join(root, 'tests', 'integration', 'data', 'gpu_driver_memory',
+                                     'hidden')], check=True, stdout=subprocess.DEVNULL)
+        b.open('file://' + page + '#timeline')
+        x, y, w, h = b.element_clip('figure[id^="chart-driver-memory-"]', pad=8)
+        path = os.path.join(out, 'driver-memory.png')
+        b.screenshot(path, clip=(x, y, min(w, 1200), min(h, 720)))
+        print('%s: %d bytes' % (path, os.path.getsize(path)))
+        if b.messages:
+            sys.exit('screenshots: the page logged %s' % b.messages)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 EOF

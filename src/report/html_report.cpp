@@ -407,7 +407,8 @@ std::string driver_memory_charts(const Report& r, const std::string& x_label) {
     std::vector<double> xs(v.frames.begin(), v.frames.end());
     std::vector<Line> lines;
     for (const analysis::HeapSeries& h : v.heaps) {
-      Line l{"heap " + std::to_string(h.index) + (h.device_local ? " (device local)" : " (host)") +
+      // Short enough for the legend column: "local heap 0, driver" (device local), "host heap 1".
+      Line l{std::string(h.device_local ? "local" : "host") + " heap " + std::to_string(h.index) +
                  ", driver",
              values(h.usage),
              kPalette[(h.index + 3) % std::size(kPalette)],

@@ -88,7 +88,7 @@ class DriverMemoryTest(TempDirTestCase):
 GPU_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "gpu_driver_memory")
 
 
-class RecordedGpuRunTest(unittest.TestCase):
+class RecordedGpuRunTest(TempDirTestCase):
     """Snapshots of the driver_memory scenario on an NVIDIA H100 (driver 580.159.04), taken with
     bench/gpu/driver_memory_on_device.sh (gpu.txt, hidden.log): the sampled path as a real driver
     writes it, read and judged here."""
@@ -115,6 +115,14 @@ class RecordedGpuRunTest(unittest.TestCase):
                       "(device local): 3.8 GiB used of a 79.1 GiB budget", text)
         gate = vkleak_checked(["gate", out, "--color", "never"], expect=0)
         self.assertIn("pass", gate.stdout + gate.stderr)
+        # The HTML timeline draws the heaps beside the tracked bytes, with the note.
+        page = os.path.join(self.tmp, "report.html")
+        vkleak_checked(["report", out, "--html", page])
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        self.assertIn('id="chart-driver-memory-3-figure"', html)
+        self.assertIn("local heap 0, driver", html)
+        self.assertIn('id="driver-memory-unexplained"', html)
 
     def test_tracked_growth_on_the_h100_is_the_apps_not_the_drivers(self):
         out = os.path.join(GPU_DATA, "tracked")
