@@ -10,9 +10,9 @@
 
 #include "base/clock.h"
 #include "base/passthrough.h"
-#include "tracking/creation_context.h"
-#include "tracking/object_table.h"
-#include "tracking/recent_destroys.h"
+#include "store/creation_context.h"
+#include "store/object_table.h"
+#include "store/recent_destroys.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
 
