@@ -2,7 +2,7 @@
 // type, origin) fold into them, and a create or destroy costs no call into the tracker. What
 // is rare (duplicates, parents other than the scope, objects in use or referenced, pools) stays
 // out of line in tracker.cpp. Apart from tracker.h because these bodies need the whole state
-// (state.h), which the tables and the graph's headers must not pull in.
+// (state.h), and tracker.h only the object table's record.
 #pragma once
 
 #include <atomic>
