@@ -19,11 +19,15 @@ import os
 import re
 import sys
 
-# Lowest first. Rooms in one list are one level.
+# Lowest first. Rooms in one list are one level; the layer's rooms are one a level, so no two
+# of them include each other.
 LAYER_LEVELS = [
-    ["base", "preload"],  # preload: the exit hook library's contract with the layer (C)
+    ["preload"],  # the exit hook library's contract with the layer (C)
+    ["base"],
     ["callsite"],
-    ["tracking", "graph"],  # tracking owns the state; the graph resolves handles through it
+    ["store"],  # the containers a scope holds; none knows the state
+    ["tracking"],  # the state, what works on it (submissions, command refs), the tracker API
+    ["graph"],  # edges, resolved through the state and the tracker
     ["snapshot"],
     ["hooks"],
     ["loader"],

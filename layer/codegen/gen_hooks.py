@@ -282,6 +282,7 @@ def emit_hooks_cpp(reg: Registry, classes: Dict[str, Classified], exc: dict,
 #include "graph/graph.h"
 #include "graph_walkers.h"
 #include "hook_table.h"
+#include "tracking/command_refs.h"
 #include "tracking/state.h"
 #include "manual_hooks.h"
 #include "tracking/tracker.h"

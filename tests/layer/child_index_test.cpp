@@ -1,6 +1,6 @@
 // ChildIndex on its own: each parent's children in numbered slots, removed at their slot in O(1)
 // or, when the slot is not theirs, found by a search; slots reused; take_all and children_of.
-#include "tracking/child_index.h"
+#include "store/child_index.h"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "base/append_only_array.h"
-#include "tracking/creation_context.h"
-#include "tracking/memory_directory.h"
+#include "store/creation_context.h"
+#include "store/memory_directory.h"
 
 namespace vkleak {
 namespace {

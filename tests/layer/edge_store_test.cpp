@@ -1,6 +1,6 @@
 // EdgeStore on its own: slot-keyed replace and removal, the inline and spilled forms, large
 // bindless sets, erase and the reuse of freed storage.
-#include "graph/edge_store.h"
+#include "store/edge_store.h"
 
 #include <gtest/gtest.h>
 

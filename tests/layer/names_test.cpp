@@ -1,6 +1,6 @@
 // Debug names: reference counts, id reuse, pins, and the references edges hold: the table
 // follows the live set of named objects, not the history of names.
-#include "tracking/names.h"
+#include "store/names.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "graph/edge_store.h"
+#include "store/edge_store.h"
 
 namespace vkleak {
 namespace {

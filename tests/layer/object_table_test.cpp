@@ -1,6 +1,6 @@
 // ObjectTable on its own: the packed record word, insert/erase with duplicates and handle
 // reuse, backward-shift deletion under many keys of one shard.
-#include "tracking/object_table.h"
+#include "store/object_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The graveyard of recent destroys: what a later invalid destroy of a handle finds, per scope,
 // across threads, bounded per thread, and rings reused by new threads rather than made anew.
-#include "tracking/recent_destroys.h"
+#include "store/recent_destroys.h"
 
 #include <gtest/gtest.h>
 

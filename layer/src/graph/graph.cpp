@@ -6,57 +6,16 @@
 #include "base/log.h"
 #include "base/passthrough.h"
 #include "base/thread_box.h"
-#include "tracking/names.h"
+#include "store/names.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
 
 namespace vkleak {
 
-void Graveyard::bury(const ObjectRecord& r, uint32_t frame, uint32_t destroy_callsite) noexcept {
-  Shard& s = shards_[(r.handle >> 4) % kShards];
-  std::lock_guard<SpinLock> lock(s.mutex);
-  try {
-    const CreationContext made = context_of(r.context);
-    if (s.ring.size() < kPerShard) {
-      s.ring.push_back({r, frame, made, destroy_callsite});
-    } else {
-      release_name(s.ring[s.next].record.name);
-      s.ring[s.next] = {r, frame, made, destroy_callsite};
-      s.next = (s.next + 1) % kPerShard;
-    }
-    retain_name(r.name);  // the ring's own reference
-  } catch (...) {
-  }
-}
-
-Graveyard::~Graveyard() {
-  for (const Shard& s : shards_)
-    for (const GraveRecord& g : s.ring) release_name(g.record.name);
-}
-
-// The scope that holds objects of `type` when referenced from `scope`: instance-level targets
-// (surfaces, displays) live in the instance's table.
-Scope& target_scope(Scope& scope, ObjectType type) noexcept {
-  if (scope.type != ObjectType::kDevice) return scope;
-  switch (type) {
-    case ObjectType::kSurfaceKHR:
-    case ObjectType::kDisplayKHR:
-    case ObjectType::kDisplayModeKHR:
-    case ObjectType::kPhysicalDevice:
-    case ObjectType::kInstance:
-      if (auto* inst = static_cast<DeviceState&>(scope).instance) return *inst;
-      return scope;
-    default:
-      return scope;
-  }
-}
-
 // The source's EdgeStore entry must be erased with it (only then: most objects have none).
 void mark_has_edges(Scope& scope, ObjectType type, uint64_t handle) noexcept {
   scope.table.update(handle, type, [](ObjectRecord& r) { r.has_edges = 1; });
 }
-
-std::atomic<uint32_t> g_target_generation{1};
 
 namespace {
 

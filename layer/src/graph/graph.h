@@ -1,9 +1,11 @@
-// The object graph: what references what (edges), and what command buffers use (references),
-// so that submissions can stamp last use and destroys can be checked against in-flight work.
+// The object graph's edges: what references what. What command buffers use (references) and
+// the submissions that stamp last use are the device state's (tracking/command_refs.h,
+// tracking/submissions.h), below this room; edges are kept in the scope's EdgeStore
+// (store/edge_store.h).
 //
-// Generated code (graph_walkers.cpp and generated_hooks.cpp, from vk.xml) walks create-info structs
-// and vkCmd* parameters for handle-typed members and feeds them to the sinks below; the runtime
-// (graph.cpp) resolves handles to objects and stores the edges.
+// Generated code (graph_walkers.cpp, from vk.xml) walks create-info structs for handle-typed
+// members and feeds them to the sink below; the runtime (graph.cpp) resolves handles to objects
+// and stores the edges.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -13,8 +15,8 @@
 #include <vector>
 
 #include "base/passthrough.h"
-#include "graph/edge_store.h"
-#include "tracking/names.h"
+#include "store/edge_store.h"
+#include "store/names.h"
 #include "tracking/tracker.h"
 #include "tracking/tracker_hot.h"
 
@@ -115,20 +117,11 @@ __attribute__((always_inline)) inline void on_create_with_edges(
 Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind, uint32_t slot,
                bool slot_keyed, uint64_t offset, uint64_t size) noexcept;
 
-// What a command buffer references while it is being recorded: deduplicated, stored in a
-// per-command-buffer list that is reused across recordings (no allocation per command in
-// steady state). Cleared by vkBeginCommandBuffer, vkResetCommandBuffer and vkResetCommandPool.
-class CommandRefs;
-
-// The references list of a command buffer being recorded; null when the command buffer is not
-// tracked (the hooks then just call down). Cheap: a per-thread cache of the last one.
-CommandRefs* command_refs(DeviceState& device, VkCommandBuffer cb) noexcept;
-
-// Adds one reference (a handle the command uses). VK_NULL_HANDLE is ignored.
-void add_ref(CommandRefs* refs, ObjectType type, uint64_t handle) noexcept;
-
-// A secondary command buffer executed by a primary (vkCmdExecuteCommands): its references are
-// merged at submit.
-void add_secondary(CommandRefs* refs, VkCommandBuffer secondary) noexcept;
+// A slot-keyed edge (descriptor writes, memory bindings): replaces the edge of the same kind in
+// the same slot. handle 0 records an empty slot (the old edge is dropped). `source_marked`: the
+// source was recorded with has_edges already (record_object).
+void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
+                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset, uint64_t size,
+                   bool source_marked = false) noexcept;
 
 }  // namespace vkleak

@@ -10,6 +10,7 @@
 #include "graph_walkers.h"
 #include "manual_hooks.h"
 #include "snapshot/error_snapshot.h"
+#include "tracking/command_refs.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
 

@@ -12,7 +12,7 @@
 #include "callsite/callsite.h"
 #include "manual_hooks.h"
 #include "snapshot/snapshot.h"
-#include "tracking/recent_destroys.h"
+#include "store/recent_destroys.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
 #include "tracking/tracker_hot.h"

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/passthrough.h"
+#include "graph/graph.h"
 #include "manual_hooks.h"
 #include "snapshot/error_snapshot.h"
 #include "snapshot/snapshot.h"

@@ -13,8 +13,8 @@
 #include "base/passthrough.h"
 #include "callsite/callsite.h"
 #include "snapshot/snapshot.h"
-#include "tracking/creation_context.h"
-#include "tracking/names.h"
+#include "store/creation_context.h"
+#include "store/names.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
 

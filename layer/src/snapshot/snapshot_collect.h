@@ -16,8 +16,8 @@
 #include "snapshot/error_snapshot.h"
 #include "snapshot/snapshot.h"
 #include "snapshot/snapshot_model.h"
-#include "tracking/creation_context.h"
-#include "tracking/names.h"
+#include "store/creation_context.h"
+#include "store/names.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
 

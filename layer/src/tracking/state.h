@@ -12,17 +12,18 @@
 #include <vector>
 
 #include "base/settings.h"
-#include "graph/command_refs.h"
-#include "graph/edge_store.h"
-#include "graph/submissions.h"
-#include "tracking/child_index.h"
-#include "tracking/creation_context.h"
-#include "tracking/event_log.h"
+#include "store/child_index.h"
+#include "store/creation_context.h"
+#include "store/edge_store.h"
+#include "store/event_log.h"
+#include "store/graveyard.h"
+#include "store/memory_directory.h"
+#include "store/names.h"
+#include "store/object_table.h"
+#include "tracking/command_refs.h"
 #include "tracking/heap_budget.h"
-#include "tracking/memory_directory.h"
-#include "tracking/names.h"
-#include "tracking/object_table.h"
 #include "tracking/registry.h"
+#include "tracking/submissions.h"
 
 #include "vk_dispatch.h"
 
@@ -51,40 +52,6 @@ class ParentMap {
  private:
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, uint64_t> map_;
-};
-
-// A bounded ring of destroyed objects per shard: enough to name what a stale edge points at.
-struct GraveRecord {
-  ObjectRecord record;
-  uint32_t destroyed_frame;
-  CreationContext made;           // record.context's triple: the context goes with the object
-  uint32_t destroy_callsite = 0;  // 0 unless destroy_callstacks is on
-};
-class Graveyard {
- public:
-  Graveyard() = default;
-  ~Graveyard();  // gives back the names its records hold
-  Graveyard(const Graveyard&) = delete;
-  Graveyard& operator=(const Graveyard&) = delete;
-  void bury(const ObjectRecord& r, uint32_t frame, uint32_t destroy_callsite) noexcept;
-  // Calls f(const GraveRecord&) for each remembered object.
-  template <typename F>
-  void for_each(F&& f) const {
-    for (const Shard& s : shards_) {
-      std::lock_guard<SpinLock> lock(s.mutex);
-      for (const GraveRecord& g : s.ring) f(g);
-    }
-  }
-
- private:
-  static constexpr size_t kShards = 8;
-  static constexpr size_t kPerShard = 8192;
-  struct alignas(64) Shard {
-    mutable SpinLock mutex;
-    std::vector<GraveRecord> ring;
-    size_t next = 0;
-  };
-  Shard shards_[kShards];
 };
 
 // What owns an object table.
@@ -186,6 +153,9 @@ inline uint32_t reported_creation_frame(const Scope& scope, uint32_t stamped) no
   if (!(stamped & kUndecidedFrame)) return stamped;
   return scope.frames_were_submits.load(std::memory_order_relaxed) ? stamped & ~kUndecidedFrame : 0;
 }
+
+// Where objects of `type` referenced from `scope` live (instance-level targets).
+Scope& target_scope(Scope& scope, ObjectType type) noexcept;
 
 // The object table's owner (inline: every generated hook calls it).
 inline Scope& scope_of(InstanceState& s) noexcept {

@@ -16,9 +16,9 @@
 #include "base/log.h"
 #include "base/passthrough.h"
 #include "callsite/callsite.h"
-#include "tracking/creation_context.h"
-#include "tracking/names.h"
-#include "tracking/recent_destroys.h"
+#include "store/creation_context.h"
+#include "store/names.h"
+#include "store/recent_destroys.h"
 #include "tracking/state.h"
 #include "tracking/tracker_hot.h"
 
@@ -149,6 +149,8 @@ ObjectType child_type_of(ObjectType parent) noexcept {
       return ObjectType::kUnknown;
   }
 }
+
+std::atomic<uint32_t> g_target_generation{1};
 
 namespace hot {
 

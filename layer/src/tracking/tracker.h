@@ -19,7 +19,7 @@
 
 #include "callsite/callsite.h"       // CallsiteId, capture_callsite()
 #include "format/snapshot_format.h"  // Origin
-#include "tracking/object_table.h"   // ObjectRecord
+#include "store/object_table.h"      // ObjectRecord
 #include "vk_object_types.h"         // generated: enum class ObjectType, object_type_name(), ...
 
 namespace vkleak {
@@ -83,16 +83,6 @@ void on_free_from_pool(Scope& scope, ObjectType pool_type, uint64_t pool, uint64
 
 // Debug names (vkSetDebugUtilsObjectNameEXT, vkDebugMarkerSetObjectNameEXT).
 void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) noexcept;
-
-// A slot-keyed edge (descriptor writes, memory bindings): replaces the edge of the same kind in
-// the same slot. handle 0 records an empty slot (the old edge is dropped). `source_marked`: the
-// source was recorded with has_edges already (record_object).
-void add_slot_edge(Scope& scope, ObjectType src_type, uint64_t src_handle, ObjectType type,
-                   uint64_t handle, const char* kind, uint32_t slot, uint64_t offset, uint64_t size,
-                   bool source_marked = false) noexcept;
-
-// Where objects of `type` referenced from `scope` live (instance-level targets).
-Scope& target_scope(Scope& scope, ObjectType type) noexcept;
 
 // Bumped when an object that edges point at is destroyed or renamed, and when a device goes
 // away: per-thread caches of edge targets (make_edge) are then stale.

@@ -2,7 +2,7 @@
 // type, origin) fold into them, and a create or destroy costs no call into the tracker. What
 // is rare (duplicates, parents other than the scope, objects in use or referenced, pools) stays
 // out of line in tracker.cpp. Apart from tracker.h because these bodies need the whole state
-// (state.h), which the tables and the graph's headers must not pull in.
+// (state.h), and tracker.h only the object table's record.
 #pragma once
 
 #include <atomic>
@@ -10,9 +10,9 @@
 
 #include "base/clock.h"
 #include "base/passthrough.h"
-#include "tracking/creation_context.h"
-#include "tracking/object_table.h"
-#include "tracking/recent_destroys.h"
+#include "store/creation_context.h"
+#include "store/object_table.h"
+#include "store/recent_destroys.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
 

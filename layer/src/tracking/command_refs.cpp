@@ -1,9 +1,9 @@
-#include "graph/command_refs.h"
+#include "tracking/command_refs.h"
 
 #include "base/passthrough.h"
 #include "base/thread_box.h"
-#include "graph/graph.h"
 #include "tracking/state.h"
+#include "tracking/tracker.h"
 
 namespace vkleak {
 

@@ -1,4 +1,4 @@
-#include "tracking/recent_destroys.h"
+#include "store/recent_destroys.h"
 
 #include <atomic>
 #include <mutex>

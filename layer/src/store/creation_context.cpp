@@ -1,4 +1,4 @@
-#include "tracking/creation_context.h"
+#include "store/creation_context.h"
 
 #include <atomic>
 #include <mutex>

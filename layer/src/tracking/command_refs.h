@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tracking/child_index.h"
+#include "store/child_index.h"
 #include "vk_object_types.h"
 
 namespace vkleak {
@@ -22,6 +22,9 @@ struct CommandRef {
   ObjectType type;
 };
 
+// What a command buffer references while it is being recorded: deduplicated, stored in a
+// per-command-buffer list that is reused across recordings (no allocation per command in
+// steady state). Cleared by vkBeginCommandBuffer, vkResetCommandBuffer and vkResetCommandPool.
 class CommandRefs {
  public:
   CommandRefs(DeviceState* device, bool secondary) : device_(device), secondary_(secondary) {}
@@ -63,5 +66,16 @@ class CommandRefsRegistry {
 
 // Bumped whenever a CommandRefs goes away, so per-thread caches never hand out a stale one.
 extern std::atomic<uint64_t> g_command_refs_generation;
+
+// The references list of a command buffer being recorded; null when the command buffer is not
+// tracked (the hooks then just call down). Cheap: a per-thread cache of the last one.
+CommandRefs* command_refs(DeviceState& device, VkCommandBuffer cb) noexcept;
+
+// Adds one reference (a handle the command uses). VK_NULL_HANDLE is ignored.
+void add_ref(CommandRefs* refs, ObjectType type, uint64_t handle) noexcept;
+
+// A secondary command buffer executed by a primary (vkCmdExecuteCommands): its references are
+// merged at submit.
+void add_secondary(CommandRefs* refs, VkCommandBuffer secondary) noexcept;
 
 }  // namespace vkleak

@@ -1,4 +1,4 @@
-#include "tracking/child_index.h"
+#include "store/child_index.h"
 
 #include <algorithm>
 #include <new>

@@ -1,10 +1,10 @@
-#include "graph/edge_store.h"
+#include "store/edge_store.h"
 
 #include <atomic>
 #include <new>
 #include <string>
 
-#include "tracking/names.h"
+#include "store/names.h"
 
 namespace vkleak {
 namespace {

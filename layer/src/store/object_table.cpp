@@ -1,4 +1,4 @@
-#include "tracking/object_table.h"
+#include "store/object_table.h"
 
 #include <new>
 

@@ -5,7 +5,7 @@
 // shards by a hash of the string, each behind its own mutex (intern_name, freeing an id). Free
 // ids go back to one lock-free stack, so that churn of unique names reuses them whatever shard
 // each name falls in.
-#include "tracking/names.h"
+#include "store/names.h"
 
 #include <atomic>
 #include <functional>

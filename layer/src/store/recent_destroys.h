@@ -14,8 +14,8 @@
 #include <string>
 
 #include "base/spin_lock.h"
-#include "tracking/creation_context.h"
-#include "tracking/names.h"
+#include "store/creation_context.h"
+#include "store/names.h"
 #include "vk_object_types.h"
 
 namespace vkleak {

@@ -18,7 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "tracking/object_table.h"
+#include "store/object_table.h"
 
 namespace vkleak {
 

@@ -1,10 +1,10 @@
-#include "graph/submissions.h"
+#include "tracking/submissions.h"
 
 #include <algorithm>
 #include <functional>
 
 #include "base/thread_box.h"
-#include "graph/command_refs.h"
+#include "tracking/command_refs.h"
 #include "tracking/state.h"
 #include "tracking/tracker.h"
 
