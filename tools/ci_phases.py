@@ -80,7 +80,7 @@ def rows(directory):
 def problems_of(table, budgets):
     problems = []
     for name, seconds, status, _ in table:
-        if status not in ("ok", "notrun"):
+        if status not in ("ok", "notrun", "disabled"):
             problems.append(f"phase {name} did not pass ({status}): see its output above")
         budget = budgets.get(name)
         if budget is not None and seconds > budget:
