@@ -39,10 +39,13 @@ phase deps tools/deps.sh test
 phase configure configure
 phase build cmake --build "$build" -j"$jobs"
 # A failing test phase does not stop the others (all failures show); ci.phase_budgets fails then.
+# Each ctest run's full log is kept beside its JUnit file (the next run replaces LastTest.log).
 phase ctest ctest --test-dir "$build" -LE '^(sanitizer|ci)$' --output-on-failure -j"$jobs" \
   --output-junit "$ci/junit-main.xml" || true
+cp "$build/Testing/Temporary/LastTest.log" "$ci/LastTest-main.log"
 phase sanitizers ctest --test-dir "$build" -L '^sanitizer$' --output-on-failure -j"$jobs" \
   --output-junit "$ci/junit-sanitizers.xml" || true
+cp "$build/Testing/Temporary/LastTest.log" "$ci/LastTest-sanitizers.log"
 echo
 python3 tools/ci_phases.py report --dir "$ci" --budgets tools/ci_budgets.txt
 echo
