@@ -85,7 +85,7 @@ def problems_of(table, budgets):
         budget = budgets.get(name)
         if budget is not None and seconds > budget:
             problems.append(f"phase {name} took {seconds:.0f} s, over its budget of {budget:.0f} s: "
-                            f"find what grew (the slowest tests below), make it faster, or raise "
+                            f"find what grew (for a test phase, the slowest tests above), make it faster, or raise "
                             f"the budget in tools/ci_budgets.txt saying why")
     return problems
 
