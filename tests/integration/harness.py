@@ -297,7 +297,20 @@ def xvfb():
 
 
 class TempDirTestCase(unittest.TestCase):
-    """Gives each test a fresh temporary directory (kept on failure when VKLEAK_KEEP_TMP=1)."""
+    """Gives each test a fresh temporary directory (kept on failure when VKLEAK_KEEP_TMP=1), and
+    the tests of a class runs they share (shared_run)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls._shared_runs = {}
+
+    @classmethod
+    def tearDownClass(cls):
+        if os.environ.get("VKLEAK_KEEP_TMP") != "1":
+            for tmp, _ in cls._shared_runs.values():
+                shutil.rmtree(tmp, ignore_errors=True)
+        super().tearDownClass()
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="vkleak-test-")
@@ -306,6 +319,27 @@ class TempDirTestCase(unittest.TestCase):
     def tearDown(self):
         if os.environ.get("VKLEAK_KEEP_TMP") != "1":
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def shared_run(self, key, start):
+        """A run the tests of this class share: only for tests that would each run the same
+        program with the same arguments and environment, and then only read what it wrote.
+        start(tmp, out) runs it once, given a temporary directory and snapshot directory of its
+        own (as setUp's), and returns its result (a process, a path); each call copies the
+        snapshots it wrote to self.out (which must not exist yet) and returns that result. A
+        run that fails is not kept: the next test runs it again."""
+        if key not in self._shared_runs:
+            tmp = tempfile.mkdtemp(prefix="vkleak-shared-")
+            try:
+                result = start(tmp, os.path.join(tmp, "snapshots"))
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            self._shared_runs[key] = (tmp, result)
+        tmp, result = self._shared_runs[key]
+        out = os.path.join(tmp, "snapshots")
+        if os.path.isdir(out):
+            shutil.copytree(out, self.out, symlinks=True)
+        return result
 
 
 def wait_bounded(proc, timeout, what):

@@ -16,14 +16,20 @@ def events(snaps, kind):
 
 
 class GraphTest(TempDirTestCase):
-    def run_scenario(self, name, args, mode_args=(), extra_env=None, display=None):
-        env = explicit_env(self.tmp, self.out)
+    def run_scenario(self, name, args, mode_args=(), extra_env=None, display=None, tmp=None,
+                     out=None):
+        env = explicit_env(tmp or self.tmp, out or self.out)
         if not mode_args:
             env["VKLEAK_FRAME_BOUNDARY"] = "submit"
         if display:
             env["DISPLAY"] = display
         env.update(extra_env or {})
         return run([scenario(name)] + list(args) + list(mode_args), env)
+
+    def run_edge_targets(self):
+        """edge_targets, headless: one run, which the three tests reading it share."""
+        return self.shared_run("edge_targets", lambda tmp, out: self.run_scenario(
+            "edge_targets", [], tmp=tmp, out=out))
 
     def in_modes(self, fn):
         for mode, mode_args in MODES:
@@ -66,7 +72,7 @@ class GraphTest(TempDirTestCase):
     def test_edges_name_their_target_as_it_was(self):
         # Targets come from a per-thread cache when the same image is referenced again: a
         # rename and a destroy must show in the edges made after them.
-        proc = self.run_scenario("edge_targets", [])
+        proc = self.run_edge_targets()
         [snap] = snapshots(self.out, "device_destroy")
         validate(snap)
         by_name = {o["name"]: o for o in snap["objects"] if o["name"]}
@@ -93,7 +99,7 @@ class GraphTest(TempDirTestCase):
         # A set keeps its layout in its own record; the snapshot makes its pSetLayouts edge,
         # pointing at the layout it was allocated with even after that layout was destroyed
         # and another one took its handle.
-        proc = self.run_scenario("edge_targets", [])
+        proc = self.run_edge_targets()
         [snap] = snapshots(self.out, "device_destroy")
         validate(snap)
         by_name = {o["name"]: o for o in snap["objects"] if o["name"]}
@@ -118,7 +124,7 @@ class GraphTest(TempDirTestCase):
         # A binding lives in the bound buffer's record; the snapshot makes its "memory" edge:
         # sub-allocations keep their offsets, and a buffer whose memory was freed still names
         # that memory (by id and handle), also when a new allocation took its handle.
-        proc = self.run_scenario("edge_targets", [])
+        proc = self.run_edge_targets()
         [snap] = snapshots(self.out, "device_destroy")
         validate(snap)
         by_name = {o["name"]: o for o in snap["objects"] if o["name"]}

@@ -78,11 +78,14 @@ class RealProgramsTest(TempDirTestCase):
         return with_layer
 
     def clip(self):
-        path = os.path.join(self.tmp, "clip.mkv")
-        run(["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
-             "testsrc=size=320x240:rate=25", "-t", "2", "-c:v", "libx264", "-preset",
-             "ultrafast", path], base_env(self.tmp))
-        return path
+        """A 2 s test clip, made once for the tests that play or filter it (only read)."""
+        def make(tmp, _):
+            path = os.path.join(tmp, "clip.mkv")
+            run(["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+                 "testsrc=size=320x240:rate=25", "-t", "2", "-c:v", "libx264", "-preset",
+                 "ultrafast", path], base_env(tmp))
+            return path
+        return self.shared_run("clip", make)
 
     def test_mpv(self):
         """libplacebo calls debug-utils functions it never enabled (the layer crashed there);

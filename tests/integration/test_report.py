@@ -37,8 +37,8 @@ def findings_of(doc, kind, object_type=None):
 
 
 class ReportTest(TempDirTestCase):
-    def run_scenario(self, name, args=(), swapchain=False, display=None):
-        env = explicit_env(self.tmp, self.out)
+    def run_scenario(self, name, args=(), swapchain=False, display=None, tmp=None, out=None):
+        env = explicit_env(tmp or self.tmp, out or self.out)
         env["VKLEAK_SNAPSHOT_EVERY"] = EVERY
         if swapchain:
             env["DISPLAY"] = display
@@ -46,6 +46,13 @@ class ReportTest(TempDirTestCase):
         else:
             env["VKLEAK_FRAME_BOUNDARY"] = "submit"  # headless: frames end at submits
         run([scenario(name)] + list(args), env)
+        self.assertGreater(len(snapshot_files(out or self.out)), 4)
+
+    def run_wrapper_growth(self):
+        """incident1_wrapper_growth for 150 frames, headless: one run, which the gate and format
+        tests share (each gets a copy of its snapshots)."""
+        self.shared_run("incident1_150", lambda tmp, out: self.run_scenario(
+            "incident1_wrapper_growth", ["--frames", "150"], tmp=tmp, out=out))
         self.assertGreater(len(snapshot_files(self.out)), 4)
 
     def report(self, *extra):
@@ -254,7 +261,7 @@ class ReportTest(TempDirTestCase):
     # --- Gate and formats ---------------------------------------------------------------------
 
     def test_gate_exit_codes_baseline_and_suppression(self):
-        self.run_scenario("incident1_wrapper_growth", ["--frames", "150"])
+        self.run_wrapper_growth()
         failed = vkleak(["gate", self.out, "--format", "json"], expect=1)
         doc = json.loads(failed.stdout)
         validate_findings(doc)
@@ -275,7 +282,7 @@ class ReportTest(TempDirTestCase):
         self.assertIn(corrupt, result.stderr)
 
     def test_every_output_format(self):
-        self.run_scenario("incident1_wrapper_growth", ["--frames", "150"])
+        self.run_wrapper_growth()
         files = {fmt: os.path.join(self.tmp, "out." + fmt) for fmt in
                  ("json", "sarif", "junit", "markdown", "html")}
         text = vkleak(["report", self.out, "--color", "never", "--json", files["json"],
