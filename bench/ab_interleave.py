@@ -4,6 +4,9 @@ under one vkleak_bench: for a hot-path change, before/after on this noisy shared
 
   bench/ab_interleave.py BEFORE_BUILD AFTER_BUILD ROUNDS FILTER [vkleak_bench flags...]
 
+A build written passthrough:BUILD runs that layer passing calls through only
+(VKLEAK_BENCH_PASSTHROUGH=1): the physical limit of a layer, for "where the nanoseconds go".
+
 The benchmark program is AFTER_BUILD's. Prints, per benchmark, the median CPU time per iteration
 (thread benchmarks: wall time per item of the aggregate) and the median and range of the
 per-round ratios to no layer. Call sites at the layer's default depth. On lavapipe unless
@@ -11,7 +14,10 @@ VK_DRIVER_FILES names another driver (bench/gpu/ab_on_device.sh: a real GPU), wh
 LD_LIBRARY_PATH may point at.
 """
 import json, os, subprocess, sys, statistics, tempfile
-before, after = (os.path.abspath(d) for d in sys.argv[1:3])
+def build_of(arg):  # (directory, passthrough?)
+    return (os.path.abspath(arg[len("passthrough:"):]), True) if arg.startswith("passthrough:") \
+        else (os.path.abspath(arg), False)
+(before, before_pt), (after, after_pt) = build_of(sys.argv[1]), build_of(sys.argv[2])
 bench = f"{after}/bench/vkleak_bench"
 work = tempfile.mkdtemp(prefix="vkleak-ab-")
 base_env = {"PATH": os.environ["PATH"], "HOME": work,
@@ -20,10 +26,10 @@ base_env = {"PATH": os.environ["PATH"], "HOME": work,
             "LD_LIBRARY_PATH": os.environ.get("LD_LIBRARY_PATH", ""),
             "VK_LOADER_LAYERS_DISABLE": "VK_LAYER_MESA_device_select",
             "XDG_DATA_HOME": f"{work}/empty", "MESA_SHADER_CACHE_DISABLE": "true"}
-def layer(d):
+def layer(d, passthrough):
     return {"VK_LAYER_PATH": f"{d}/manifest/build", "VK_INSTANCE_LAYERS": "VK_LAYER_VKLEAK_tracker",
-            "VKLEAK_OUTPUT_DIR": f"{work}/out"}
-configs = {"none": {}, "before": layer(before), "after": layer(after)}
+            "VKLEAK_OUTPUT_DIR": f"{work}/out", **({"VKLEAK_BENCH_PASSTHROUGH": "1"} if passthrough else {})}
+configs = {"none": {}, "before": layer(before, before_pt), "after": layer(after, after_pt)}
 rounds = int(sys.argv[3]); flt = sys.argv[4]; extra = sys.argv[5:]
 res = {}
 for r in range(rounds):
