@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 namespace vkleak {
@@ -99,6 +100,49 @@ TEST(RecentDestroys, NeverNamesAnOlderObjectOfAReusedHandle) {
   remember_destroy(scope + 1, handle, kSampler, 9000, 0, name_a, 5, 0);
   ASSERT_EQ(find_destroy(scope + 1, handle, kSampler, &d), DestroyLookup::kFound);
   EXPECT_EQ(d.name, "loader.A");
+  set_graveyard_size(4096);
+}
+
+// The owner writes its ring without a lock while another thread reads it: a lookup returns an
+// entry as one destroy wrote it (its id and name belong to its handle), never a mix of two, and
+// a name the ring gave back meanwhile still reads as it was (the reader pins names).
+TEST(RecentDestroys, ReadersSeeWholeEntriesWhileTheOwnerWrites) {
+  set_graveyard_size(64);
+  constexpr uint64_t scope = 501;
+  // Fewer handles than the smallest ring this test binary makes (8): the owner may adopt an
+  // older thread's ring, and each handle must stay in it.
+  constexpr uint64_t kHandles = 4;
+  uint32_t names[kHandles];
+  for (uint64_t h = 0; h < kHandles; ++h)
+    names[h] = intern_name(("concurrent-" + std::to_string(h)).c_str());
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> written{0};
+  std::thread owner([&] {
+    for (uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+      const uint64_t h = i % kHandles;
+      retain_name(names[h]);  // the ring takes one reference and gives it back when overwritten
+      // id = handle * 1000 + 1: a torn entry would break the relation. A later frame than other
+      // tests' destroys, whose forgotten entries may share a bucket (a lookup then says kReused).
+      remember_destroy(scope, 0x9000 + h, kSampler, h * 1000 + 1, 0, names[h], 1000, 0);
+      written.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  while (written.load(std::memory_order_relaxed) < 1000) std::this_thread::yield();
+  int found = 0;
+  for (int round = 0; round < 2000; ++round) {
+    const uint64_t h = static_cast<uint64_t>(round) % kHandles;
+    DestroyedInfo d;
+    const DestroyLookup lookup = find_destroy(scope, 0x9000 + h, kSampler, &d);
+    EXPECT_NE(lookup, DestroyLookup::kNotFound);
+    if (lookup != DestroyLookup::kFound) continue;
+    ++found;
+    EXPECT_EQ(d.id, h * 1000 + 1);
+    EXPECT_EQ(d.name, "concurrent-" + std::to_string(h));
+  }
+  stop = true;
+  owner.join();
+  EXPECT_GT(found, 0);
+  for (uint64_t h = 0; h < kHandles; ++h) release_name(names[h]);
   set_graveyard_size(4096);
 }
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <vector>
 
 #include "shared/setting_ranges.h"
@@ -68,8 +69,9 @@ DestroyRing* acquire_destroy_ring() noexcept {
     } else {
       r.all.reserve(r.all.size() + 1);
       auto* made = new (std::nothrow) DestroyRing;
-      auto* entries = made ? new (std::nothrow) DestroyedEntry[capacity] : nullptr;
-      auto* forgotten = entries ? new (std::nothrow) uint32_t[kForgottenBuckets]() : nullptr;
+      auto* entries = made ? new (std::nothrow) RingEntry[capacity] : nullptr;
+      auto* forgotten =
+          entries ? new (std::nothrow) std::atomic<uint32_t>[kForgottenBuckets]() : nullptr;
       if (!forgotten) {
         delete[] entries;
         delete made;
@@ -95,12 +97,47 @@ size_t destroy_ring_count() noexcept {
   return r.all.size();
 }
 
+namespace {
+
+// A consistent copy of a ring's entry, read while its owner may be rewriting it (a seqlock's
+// read: see RingEntry). The owner's rewrite is a few stores: wait it out.
+DestroyedEntry read_entry(const RingEntry& e) noexcept {
+  constexpr auto acq = std::memory_order_acquire;
+  for (int spins = 0;; ++spins) {
+    const uint32_t version = e.version.load(acq);
+    if ((version & 1) == 0) {
+      DestroyedEntry copy;
+      copy.scope = e.scope.load(acq);
+      copy.handle = e.handle.load(acq);
+      copy.id = e.id.load(acq);
+      copy.context = e.context.load(acq);
+      copy.name = e.name.load(acq);
+      copy.destroyed_frame = e.destroyed_frame.load(acq);
+      copy.destroy_callsite = e.destroy_callsite.load(acq);
+      copy.type = static_cast<ObjectType>(e.type.load(acq));
+      if (e.version.load(std::memory_order_relaxed) == version) return copy;
+    }
+    if (spins < 64)
+      __builtin_ia32_pause();
+    else
+      std::this_thread::yield();  // the owner was preempted mid-write
+  }
+}
+
+}  // namespace
+
 DestroyLookup find_destroy(uint64_t scope, uint64_t handle, ObjectType type,
                            DestroyedInfo* out) noexcept {
   // Per ring, its latest destroy of the handle (a ring is written in order, by one thread at a
   // time); across rings, the latest frame. Two rings' in the same frame cannot be ordered.
+  // Rings are read while their owners write them: an entry copied consistently held its
+  // context and name references when it was read, and the pins keep freed ids from being
+  // reused until the copy below is done. An entry rewritten during the scan was forgotten
+  // first, and its ring's `forgotten` (read after the entries) says so.
+  const ContextPin context_pin;
+  const NamePin name_pin;
   const DestroyRing* best_ring = nullptr;
-  uint32_t best_frame = 0;
+  DestroyedEntry best;
   bool tie = false;
   const uint32_t bucket = forgotten_bucket(scope, handle);
   uint32_t forgotten_elsewhere = 0;  // per ring: frame + 1 of its latest forgotten destroy
@@ -110,27 +147,25 @@ DestroyLookup find_destroy(uint64_t scope, uint64_t handle, ObjectType type,
     std::lock_guard<std::mutex> rings_lock(r.mutex);
     forgotten.reserve(r.all.size());
     for (DestroyRing* ring : r.all) {
-      std::lock_guard<SpinLock> lock(ring->lock);
-      forgotten.emplace_back(ring, ring->forgotten[bucket]);
       // From the newest entry back: the first match is this ring's latest.
+      const uint32_t next = ring->next.load(std::memory_order_acquire);
       for (uint32_t age = 0; age < ring->capacity; ++age) {
-        const uint32_t i = (ring->next + ring->capacity - 1 - age) % ring->capacity;
-        const DestroyedEntry& e = ring->entries[i];
+        const uint32_t i = (next + ring->capacity - 1 - age) % ring->capacity;
+        const RingEntry& slot = ring->entries[i];
+        // Most entries are of other handles: one load rejects them before the copy.
+        if (slot.handle.load(std::memory_order_relaxed) != handle) continue;
+        const DestroyedEntry e = read_entry(slot);
         if (e.id == 0 || e.handle != handle || e.type != type || e.scope != scope) continue;
-        if (best_ring == nullptr || e.destroyed_frame > best_frame) {
+        if (best_ring == nullptr || e.destroyed_frame > best.destroyed_frame) {
           best_ring = ring;
-          best_frame = e.destroyed_frame;
+          best = e;
           tie = false;
-          out->id = e.id;
-          out->made = context_of(e.context);
-          out->name = name_string(e.name);
-          out->destroyed_frame = e.destroyed_frame;
-          out->destroy_callsite = e.destroy_callsite;
-        } else if (e.destroyed_frame == best_frame) {
+        } else if (e.destroyed_frame == best.destroyed_frame) {
           tie = true;
         }
         break;
       }
+      forgotten.emplace_back(ring, ring->forgotten[bucket].load(std::memory_order_acquire));
     }
   } catch (...) {
     *out = DestroyedInfo();
@@ -142,9 +177,19 @@ DestroyLookup find_destroy(uint64_t scope, uint64_t handle, ObjectType type,
   for (const auto& [ring, frame_plus_one] : forgotten)
     if (ring != best_ring && frame_plus_one > forgotten_elsewhere)
       forgotten_elsewhere = frame_plus_one;
-  if (tie || forgotten_elsewhere >= best_frame + 1) {
+  if (tie || forgotten_elsewhere >= best.destroyed_frame + 1) {
     *out = DestroyedInfo();
     return DestroyLookup::kReused;
+  }
+  try {
+    out->id = best.id;
+    out->made = context_of(best.context);
+    out->name = name_string(best.name);
+    out->destroyed_frame = best.destroyed_frame;
+    out->destroy_callsite = best.destroy_callsite;
+  } catch (...) {
+    *out = DestroyedInfo();
+    return DestroyLookup::kNotFound;
   }
   return DestroyLookup::kFound;
 }

@@ -2,18 +2,22 @@
 // handle that is not live can say what the handle was: its type, debug name, creation and first
 // destroy. Only that rare path reads them; the hot path writes one entry into its own thread's
 // ring, handing over the record's creation-context and name references instead of dropping them
-// (the entry it overwrites gives its references back). A ring belongs to one thread at a time,
-// so its lock is only ever contended by a reader: rings shared by threads (sharded by thread)
-// made two threads that destroy at once three times slower (bench/RESULTS.md). A ring outlives
-// its thread and is handed to the next new thread, so the rings follow the most threads that
-// ever destroyed at once, not the run's history.
+// (the entry it overwrites gives its references back). A ring belongs to one thread at a time:
+// rings shared by threads (sharded by thread) made two threads that destroy at once three times
+// slower (bench/RESULTS.md). Its owner writes it without a lock or any atomic read-modify-write
+// (issue 28: the lock's exchange was ~4 ns of every destroy): each entry is a seqlock, its
+// version odd while the owner rewrites it, and a reader copies an entry and keeps it only if
+// the version did not move; the ids it copies stay readable because the reader pins contexts
+// and names (freed ones are not reused meanwhile). A ring outlives its thread and is handed to
+// the next new thread, so the rings follow the most threads that ever destroyed at once, not
+// the run's history.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "base/spin_lock.h"
 #include "store/creation_context.h"
 #include "store/names.h"
 #include "vk_object_types.h"
@@ -23,13 +27,30 @@ namespace vkleak {
 struct DestroyedEntry {
   uint64_t scope = 0;  // the owning VkDevice's or VkInstance's object id (run-unique)
   uint64_t handle = 0;
-  uint64_t id = 0;
+  uint64_t id = 0;        // 0: an empty entry
   ContextId context = 0;  // a reference the ring holds
   uint32_t name = 0;      // likewise
   uint32_t destroyed_frame = 0;
   uint32_t destroy_callsite = 0;  // 0 unless destroy_callstacks is on
   ObjectType type = ObjectType::kUnknown;
 };
+
+// A ring's entry: the fields above as atomics that only the ring's owner writes (plain stores
+// on x86; releases, so that a reader that sees one of them sees the odd version before it) and
+// readers load (acquires: the version's second load cannot move before them). No fences: TSan
+// does not model them.
+struct RingEntry {
+  std::atomic<uint32_t> version{0};  // odd while the owner rewrites the entry
+  std::atomic<uint32_t> type{0};
+  std::atomic<uint64_t> scope{0};
+  std::atomic<uint64_t> handle{0};
+  std::atomic<uint64_t> id{0};
+  std::atomic<uint32_t> context{0};
+  std::atomic<uint32_t> name{0};
+  std::atomic<uint32_t> destroyed_frame{0};
+  std::atomic<uint32_t> destroy_callsite{0};
+};
+static_assert(sizeof(RingEntry) == 48, "one entry in 48 bytes: rings are graveyard_size of them");
 
 // What a lookup found, copied while the ring's references still held it.
 struct DestroyedInfo {
@@ -54,11 +75,10 @@ inline uint32_t forgotten_bucket(uint64_t scope, uint64_t handle) noexcept {
 // A cache line of its own: the rings of two threads must not share one (their headers are
 // written on every destroy).
 struct alignas(64) DestroyRing {
-  SpinLock lock;
-  uint32_t next = 0;
+  std::atomic<uint32_t> next{0};  // the entry the owner writes next (written by the owner only)
   uint32_t capacity = 0;
-  DestroyedEntry* entries = nullptr;  // capacity of them
-  uint32_t* forgotten = nullptr;      // kForgottenBuckets of them
+  RingEntry* entries = nullptr;                // capacity of them
+  std::atomic<uint32_t>* forgotten = nullptr;  // kForgottenBuckets of them (owner writes)
 };
 
 // Entries per ring for rings made from now on (0: none are made, destroys keep nothing).
@@ -82,6 +102,7 @@ __attribute__((always_inline)) inline void give_back_references(ContextId contex
 }
 
 // Remembers a destroy; takes over `context` and `name` (references the destroyed record held).
+// The owner's stores only: no lock, no exchange.
 __attribute__((always_inline)) inline void remember_destroy(uint64_t scope, uint64_t handle,
                                                             ObjectType type, uint64_t id,
                                                             ContextId context, uint32_t name,
@@ -92,18 +113,32 @@ __attribute__((always_inline)) inline void remember_destroy(uint64_t scope, uint
     if (ring == nullptr) ring = acquire_destroy_ring();
     if (ring == no_ring()) return give_back_references(context, name);  // graveyard off
   }
-  ring->lock.lock();
-  DestroyedEntry& e = ring->entries[ring->next];
-  const ContextId old_context = e.context;
-  const uint32_t old_name = e.name;
-  if (e.id != 0) {
-    uint32_t& forgotten = ring->forgotten[forgotten_bucket(e.scope, e.handle)];
-    if (e.destroyed_frame + 1 > forgotten) forgotten = e.destroyed_frame + 1;
+  constexpr auto rel = std::memory_order_release;
+  constexpr auto own = std::memory_order_relaxed;  // what only this thread writes
+  const uint32_t next = ring->next.load(own);
+  RingEntry& e = ring->entries[next];
+  const uint32_t version = e.version.load(own);
+  const ContextId old_context = e.context.load(own);
+  const uint32_t old_name = e.name.load(own);
+  const uint64_t old_id = e.id.load(own);
+  e.version.store(version + 1, own);  // odd: the stores below are releases, ordered after it
+  if (old_id != 0) {
+    std::atomic<uint32_t>& forgotten =
+        ring->forgotten[forgotten_bucket(e.scope.load(own), e.handle.load(own))];
+    const uint32_t old_frame = e.destroyed_frame.load(own);
+    if (old_frame + 1 > forgotten.load(own)) forgotten.store(old_frame + 1, rel);
   }
-  e = {scope, handle, id, context, name, frame, destroy_callsite, type};
-  if (++ring->next == ring->capacity) ring->next = 0;
-  ring->lock.unlock();
-  give_back_references(old_context, old_name);
+  e.scope.store(scope, rel);
+  e.handle.store(handle, rel);
+  e.id.store(id, rel);
+  e.context.store(context, rel);
+  e.name.store(name, rel);
+  e.destroyed_frame.store(frame, rel);
+  e.destroy_callsite.store(destroy_callsite, rel);
+  e.type.store(static_cast<uint32_t>(type), rel);
+  e.version.store(version + 2, rel);
+  ring->next.store(next + 1 == ring->capacity ? 0 : next + 1, rel);
+  give_back_references(old_context, old_name);  // the entry no longer holds them
 }
 
 // Rings made so far (tests and budgets): the most threads that destroyed at once.
