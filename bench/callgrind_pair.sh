@@ -17,6 +17,7 @@
 #                                                    # EmptySubmit: vkQueueSubmit(queue, 0, ...)
 # LIVE=N: N other live objects (filler buffers; default 0).
 # CALLGRIND_KEEP=DIR keeps the larger run's callgrind file there (for callgrind_annotate).
+# BREAKDOWN=1 also prints the pair's instructions by part (bench/callgrind_breakdown.py).
 # Other VKLEAK_* settings in the environment are passed on (VKLEAK_GRAVEYARD_SIZE=0).
 # The layer comes from BUILD_DIR; the benchmark program from BENCH_BUILD_DIR (default BUILD_DIR),
 # so that an older layer runs under the same program.
@@ -53,8 +54,10 @@ count() {  # pairs -> "total layer_own"
     >/dev/null 2>&1
   local total own
   total=$(awk '/^totals:/ {print $2}' "$out")
-  own=$(callgrind_annotate --inclusive=no --tree=none --threshold=100 "$out" 2>/dev/null |
-        { grep -E "libVkLayer_vkleak|/layer/(src|generated)/|/layer/\.\./" || true; } |
+  # Inlined layer code is named by its source file (layer/src/..., <build>/layer/generated/...)
+  # without the library's name.
+  own=$(callgrind_annotate --inclusive=no --auto=no --tree=none --threshold=100 "$out" 2>/dev/null |
+        { grep -E "libVkLayer_vkleak|(^|[ /])layer/(src|generated)/|/layer/\.\./" || true; } |
         awk '{gsub(",", "", $1); s += $1} END {print s + 0}')
   if [ -n "${CALLGRIND_KEEP:-}" ]; then cp "$out" "$CALLGRIND_KEEP/"; fi
   echo "$total $own"
@@ -62,3 +65,6 @@ count() {  # pairs -> "total layer_own"
 read -r t1 o1 < <(count 2000)
 read -r t2 o2 < <(count 22000)
 echo "depth=$depth pair=$(( (t2 - t1) / 20000 )) layer_own=$(( (o2 - o1) / 20000 ))"
+if [ -n "${BREAKDOWN:-}" ]; then
+  python3 "$(dirname "$0")/callgrind_breakdown.py" "$work/2000.cg" "$work/22000.cg" 20000
+fi
