@@ -4,6 +4,9 @@ under one vkleak_bench: for a hot-path change, before/after on this noisy shared
 
   bench/ab_interleave.py BEFORE_BUILD AFTER_BUILD ROUNDS FILTER [vkleak_bench flags...]
 
+AB_PIN_CPU=N runs every process on CPU N alone (taskset): on a many-core machine whose cores
+differ in speed from call to call (the GPU host), so that rounds compare like with like.
+
 A build written passthrough:BUILD runs that layer passing calls through only
 (VKLEAK_BENCH_PASSTHROUGH=1): the physical limit of a layer, for "where the nanoseconds go".
 
@@ -36,7 +39,8 @@ for r in range(rounds):
     order = list(configs)[r % 3:] + list(configs)[:r % 3]
     for c in order:
         out = f"{work}/{c}.json"
-        subprocess.run([bench] + extra + [f"--benchmark_filter={flt}", "--benchmark_format=json", f"--benchmark_out={out}"],
+        pin = ["taskset", "-c", os.environ["AB_PIN_CPU"]] if os.environ.get("AB_PIN_CPU") else []
+        subprocess.run(pin + [bench] + extra + [f"--benchmark_filter={flt}", "--benchmark_format=json", f"--benchmark_out={out}"],
                        env={**base_env, **configs[c]}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         for b in json.load(open(out))["benchmarks"]:
             key = "real_time" if "threads" in b["name"] else "cpu_time"
