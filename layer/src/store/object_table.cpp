@@ -71,7 +71,7 @@ void ObjectTable::Shard::shift_back(uint32_t hole) noexcept {
 bool ObjectTable::lookup(uint64_t handle, ObjectType type, ObjectRecord* out) const noexcept {
   const uint64_t h = mix(handle, type);
   Shard& s = shard_of(h);
-  std::lock_guard<SpinLock> lock(s.mutex);
+  BiasedGuard lock(s.mutex);
   ObjectRecord* r = s.find(handle, type, h);
   if (!r) return false;
   if (out) *out = *r;
@@ -88,7 +88,7 @@ void ObjectTable::collect(std::vector<ObjectRecord>* out) const {
 uint64_t ObjectTable::live_count() const noexcept {
   uint64_t n = 0;
   for (uint32_t k = 0; k < kShards; ++k) {
-    std::lock_guard<SpinLock> lock(shards_[k].mutex);
+    BiasedGuard lock(shards_[k].mutex);
     n += shards_[k].live;
   }
   return n;
@@ -97,7 +97,7 @@ uint64_t ObjectTable::live_count() const noexcept {
 uint64_t ObjectTable::memory_bytes() const noexcept {
   uint64_t n = sizeof(Shard) * kShards;
   for (uint32_t k = 0; k < kShards; ++k) {
-    std::lock_guard<SpinLock> lock(shards_[k].mutex);
+    BiasedGuard lock(shards_[k].mutex);
     n += shards_[k].chunks.size() * kChunkRecords * sizeof(ObjectRecord);
     n += shards_[k].index.capacity() * sizeof(uint32_t);
   }
