@@ -98,8 +98,8 @@ uint32_t ChildIndex::Children::push(uint64_t child) {
   return i + 1;
 }
 
-void ChildIndex::Children::release(uint32_t slot) noexcept {
-  at(slot - 1).store(0, std::memory_order_relaxed);
+void ChildIndex::Children::release(std::atomic<uint64_t>& at_slot, uint32_t slot) noexcept {
+  at_slot.store(0, std::memory_order_relaxed);
   try {
     free_.push_back(slot);  // within its capacity in steady state
   } catch (...) {
@@ -108,18 +108,19 @@ void ChildIndex::Children::release(uint32_t slot) noexcept {
 }
 
 bool ChildIndex::Children::take(uint64_t child, uint32_t slot) noexcept {
-  if (slot == 0 || slot > used_.load(std::memory_order_relaxed) ||
-      at(slot - 1).load(std::memory_order_relaxed) != child)
-    return false;
-  release(slot);
+  if (slot == 0 || slot > used_.load(std::memory_order_relaxed)) return false;
+  std::atomic<uint64_t>& at_slot = at(slot - 1);
+  if (at_slot.load(std::memory_order_relaxed) != child) return false;
+  release(at_slot, slot);
   return true;
 }
 
 bool ChildIndex::Children::take_by_search(uint64_t child) noexcept {
   const uint32_t n = used_.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < n; ++i) {
-    if (at(i).load(std::memory_order_relaxed) == child) {
-      release(i + 1);
+    std::atomic<uint64_t>& at_slot = at(i);
+    if (at_slot.load(std::memory_order_relaxed) == child) {
+      release(at_slot, i + 1);
       return true;
     }
   }
@@ -155,19 +156,6 @@ ChildIndex::Children* ChildIndex::Shard::find_or_make(uint64_t parent) {
   return list;
 }
 
-ChildIndex::Children* ChildIndex::cached(uint64_t parent) const noexcept {
-  // A seqlock's read without fences (TSan has none): the data loads are acquires, so the second
-  // version load cannot move before them, and a pair written by a writer that had made the
-  // version odd (its stores are releases) shows that version.
-  const CacheEntry& e = cache_[cache_index(parent)];
-  const uint64_t v = e.version.load(std::memory_order_acquire);
-  if (e.parent.load(std::memory_order_acquire) != parent) return nullptr;
-  Children* list = e.list.load(std::memory_order_acquire);
-  // Unchanged and not being rewritten: the pair was read whole. A list in the cache is freed
-  // only by take_all of its parent, which the app does not run while it uses the parent.
-  return (v & 1) == 0 && e.version.load(std::memory_order_relaxed) == v ? list : nullptr;
-}
-
 void ChildIndex::cache(uint64_t parent, Children* list) noexcept {
   CacheEntry& e = cache_[cache_index(parent)];
   uint64_t v = e.version.load(std::memory_order_relaxed);
@@ -188,7 +176,7 @@ void ChildIndex::cache(uint64_t parent, Children* list) noexcept {
   e.version.store(v + 2, std::memory_order_release);
 }
 
-uint32_t ChildIndex::add(uint64_t parent, uint64_t child, bool synchronized_parent) {
+uint32_t ChildIndex::add_slow(uint64_t parent, uint64_t child, bool synchronized_parent) {
   Shard& s = shard_for(parent);
   if (synchronized_parent) {
     if (Children* list = cached(parent)) return list->push(child);  // no lock
@@ -204,8 +192,8 @@ uint32_t ChildIndex::add(uint64_t parent, uint64_t child, bool synchronized_pare
   return s.find_or_make(parent)->push(child);
 }
 
-void ChildIndex::remove(uint64_t parent, uint64_t child, uint32_t slot,
-                        bool synchronized_parent) noexcept {
+void ChildIndex::remove_slow(uint64_t parent, uint64_t child, uint32_t slot,
+                             bool synchronized_parent) noexcept {
   if (synchronized_parent) {
     if (Children* list = cached(parent)) {
       if (list->take(child, slot)) return;

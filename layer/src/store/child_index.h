@@ -59,10 +59,27 @@ class ChildIndex {
   ChildIndex(const ChildIndex&) = delete;
   ChildIndex& operator=(const ChildIndex&) = delete;
   // Adds `child` under `parent`; returns its slot. Throws std::bad_alloc (nothing added).
-  uint32_t add(uint64_t parent, uint64_t child, bool synchronized_parent = false);
+  // Inline, the pool's usual case: its list cached and a free slot to reuse (every allocate
+  // and free of a descriptor set comes here; out-of-line calls were a fifth of its cost).
+  __attribute__((always_inline)) uint32_t add(uint64_t parent, uint64_t child,
+                                              bool synchronized_parent = false) {
+    if (synchronized_parent) {
+      if (Children* list = cached(parent)) {
+        if (const uint32_t slot = list->push_free(child)) return slot;
+      }
+    }
+    return add_slow(parent, child, synchronized_parent);
+  }
   // Removes `child` from `parent`: at `slot` when it is there (O(1)), else found by a search.
-  void remove(uint64_t parent, uint64_t child, uint32_t slot = 0,
-              bool synchronized_parent = false) noexcept;
+  __attribute__((always_inline)) void remove(uint64_t parent, uint64_t child, uint32_t slot = 0,
+                                             bool synchronized_parent = false) noexcept {
+    if (synchronized_parent) {
+      if (Children* list = cached(parent)) {
+        if (list->take_fast(child, slot)) return;
+      }
+    }
+    remove_slow(parent, child, slot, synchronized_parent);
+  }
   // Calls f(parent, child) for every pair, shard by shard under its lock.
   template <typename F>
   void for_each(F&& f) const {
@@ -84,7 +101,26 @@ class ChildIndex {
     ~Children();
     uint32_t push(uint64_t child);                      // writer; throws std::bad_alloc
     bool take(uint64_t child, uint32_t slot) noexcept;  // writer; false: not at `slot`
-    bool take_by_search(uint64_t child) noexcept;       // writer
+    // push() when a freed slot can be reused (0: none, push instead).
+    __attribute__((always_inline)) uint32_t push_free(uint64_t child) noexcept {
+      if (free_.empty()) return 0;
+      const uint32_t slot = free_.back();
+      free_.pop_back();
+      at(slot - 1).store(child, std::memory_order_relaxed);
+      return slot;
+    }
+    // take() when the freed slot's number fits the free stack's capacity (false: take instead).
+    __attribute__((always_inline)) bool take_fast(uint64_t child, uint32_t slot) noexcept {
+      if (slot == 0 || slot > used_.load(std::memory_order_relaxed) ||
+          free_.size() == free_.capacity())
+        return false;
+      std::atomic<uint64_t>& at_slot = at(slot - 1);
+      if (at_slot.load(std::memory_order_relaxed) != child) return false;
+      at_slot.store(0, std::memory_order_relaxed);
+      free_.push_back(slot);  // within capacity: no allocation
+      return true;
+    }
+    bool take_by_search(uint64_t child) noexcept;  // writer
     template <typename F>
     void for_each(F&& f) const {
       const uint32_t n = used_.load(std::memory_order_acquire);
@@ -101,12 +137,14 @@ class ChildIndex {
       *offset = i - kFirst * ((1u << *segment) - 1);
     }
     std::atomic<uint64_t>& at(uint32_t i) const noexcept {
+      // Most pools hold fewer than kFirst children at once: their slots are all in segment 0.
+      if (__builtin_expect(i < kFirst, 1)) return segments_[0].load(std::memory_order_acquire)[i];
       int k;
       uint32_t off;
       locate(i, &k, &off);
       return segments_[k].load(std::memory_order_acquire)[off];
     }
-    void release(uint32_t slot) noexcept;
+    void release(std::atomic<uint64_t>& at_slot, uint32_t slot) noexcept;
     mutable std::atomic<std::atomic<uint64_t>*> segments_[kSegments] = {};
     std::atomic<uint32_t> used_{0};
     std::vector<uint32_t> free_;  // free slot numbers; the writer's only
@@ -134,7 +172,22 @@ class ChildIndex {
     return static_cast<uint32_t>((parent * 0x9e3779b97f4a7c15ull) >> 40) & (kCacheEntries - 1);
   }
   Shard& shard_for(uint64_t parent) const noexcept;
-  Children* cached(uint64_t parent) const noexcept;      // `parent`'s list, or null (a miss)
+  uint32_t add_slow(uint64_t parent, uint64_t child, bool synchronized_parent);
+  void remove_slow(uint64_t parent, uint64_t child, uint32_t slot,
+                   bool synchronized_parent) noexcept;
+  // `parent`'s list, or null (a miss). A seqlock's read without fences (TSan has none): the
+  // data loads are acquires, so the second version load cannot move before them, and a pair
+  // written by a writer that had made the version odd (its stores are releases) shows that
+  // version.
+  __attribute__((always_inline)) Children* cached(uint64_t parent) const noexcept {
+    const CacheEntry& e = cache_[cache_index(parent)];
+    const uint64_t v = e.version.load(std::memory_order_acquire);
+    if (e.parent.load(std::memory_order_acquire) != parent) return nullptr;
+    Children* list = e.list.load(std::memory_order_acquire);
+    // Unchanged and not being rewritten: the pair was read whole. A list in the cache is freed
+    // only by take_all of its parent, which the app does not run while it uses the parent.
+    return (v & 1) == 0 && e.version.load(std::memory_order_relaxed) == v ? list : nullptr;
+  }
   void cache(uint64_t parent, Children* list) noexcept;  // list null: forget `parent`
   std::unique_ptr<Shard[]> shards_;
   std::unique_ptr<CacheEntry[]> cache_;
