@@ -67,5 +67,42 @@ TEST(BiasedLock, ExcludesAcrossTheHandover) {
   }
 }
 
+// A snapshot's reader on another thread suspends the owner's bias while it reads and hands it
+// back: the owner keeps its fast path. Meanwhile the reader never sees the owner halfway.
+TEST(BiasedLock, AReaderSuspendsTheBiasAndHandsItBack) {
+  if (!biased_locks_enabled()) GTEST_SKIP() << "membarrier(2) unavailable: plain spin lock";
+  BiasedLock lock;
+  std::atomic<uint64_t> a{0}, b{0};  // equal outside the lock
+  lock.unlock(lock.lock());          // the bias is this thread's
+  ASSERT_TRUE(lock.biased_to_this_thread());
+  std::atomic<bool> stop{false};
+  std::atomic<int> torn{0}, reads{0};
+  std::thread reader([&] {
+    while (!stop) {
+      const bool fast = lock.lock_to_read();
+      if (a.load(std::memory_order_relaxed) != b.load(std::memory_order_relaxed)) ++torn;
+      lock.unlock_to_read(fast);
+      ++reads;
+    }
+  });
+  int fast_locks = 0;
+  for (int i = 0; i < 200000 || reads < 100; ++i) {
+    const bool fast = lock.lock();
+    fast_locks += fast;
+    a.store(a.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    for (int k = 0; k < 20; ++k) (void)a.load(std::memory_order_relaxed);  // widen the window
+    b.store(b.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    lock.unlock(fast);
+  }
+  stop = true;
+  reader.join();
+  EXPECT_EQ(torn, 0);
+  EXPECT_TRUE(lock.biased_to_this_thread());  // handed back
+  const bool fast = lock.lock();
+  EXPECT_TRUE(fast);
+  lock.unlock(fast);
+  EXPECT_GT(fast_locks, 0);
+}
+
 }  // namespace
 }  // namespace vkleak

@@ -46,7 +46,7 @@ bool biased_locks_enabled() noexcept {
   return barrier_registered();
 }
 
-void BiasedLock::lock_shared(uintptr_t me) noexcept {
+void BiasedLock::lock_shared(uintptr_t me, bool suspend) noexcept {
   spin_.lock();
   const uintptr_t owner = owner_.load(std::memory_order_relaxed);
   if (owner == 0) {
@@ -55,7 +55,9 @@ void BiasedLock::lock_shared(uintptr_t me) noexcept {
     return;
   }
   if (owner == kShared || owner == me) return;
-  // Another thread's: revoke it for good (see the header), then wait for its owner to leave.
+  // Another thread's: revoke it for good (see the header), or until unlock_to_read, then wait
+  // for its owner to leave.
+  if (suspend) suspended_ = owner;
   owner_.store(kShared, std::memory_order_relaxed);
   process_barrier();
   for (int spins = 0; busy_.load(std::memory_order_acquire) != 0; ++spins) {

@@ -45,6 +45,25 @@ class BiasedLock {
       spin_.unlock();
   }
 
+  // For a reader of the whole table from another thread (a snapshot collected by the writer
+  // thread): the owner's bias is suspended while it reads, and handed back after, rather than
+  // revoked for the rest of the run. Costs that reader one barrier per lock.
+  bool lock_to_read() noexcept {
+    const uintptr_t me = this_thread();
+    if (owner_.load(std::memory_order_relaxed) == me) return lock();
+    lock_shared(me, /*suspend=*/true);
+    return false;
+  }
+  void unlock_to_read(bool fast) noexcept {
+    if (fast) return unlock(true);
+    if (suspended_ != 0) {
+      // Release: the owner's next fast path (an acquire of owner_) comes after this read.
+      owner_.store(suspended_, std::memory_order_release);
+      suspended_ = 0;
+    }
+    spin_.unlock();
+  }
+
   // Tests: whether the calling thread holds the bias (its next lock is the fast path).
   bool biased_to_this_thread() const noexcept {
     return owner_.load(std::memory_order_relaxed) == this_thread();
@@ -57,12 +76,14 @@ class BiasedLock {
   static uintptr_t this_thread() noexcept {
     return reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
   }
-  // The spin lock's path: takes the bias when nobody had it, revokes another thread's.
-  void lock_shared(uintptr_t me) noexcept;
+  // The spin lock's path: takes the bias when nobody had it, revokes another thread's (only
+  // until unlock_to_read when `suspend`).
+  void lock_shared(uintptr_t me, bool suspend = false) noexcept;
 
   SpinLock spin_;
   std::atomic<uint32_t> busy_{0};    // the owner is inside (or checking)
   std::atomic<uintptr_t> owner_{0};  // 0: nobody yet; kShared; else the owner's this_thread()
+  uintptr_t suspended_ = 0;          // the owner a reader suspended (under spin_)
 };
 
 // std::lock_guard for a BiasedLock, always inline (the hot paths).
@@ -73,6 +94,19 @@ class BiasedGuard {
   __attribute__((always_inline)) ~BiasedGuard() { lock_.unlock(fast_); }
   BiasedGuard(const BiasedGuard&) = delete;
   BiasedGuard& operator=(const BiasedGuard&) = delete;
+
+ private:
+  BiasedLock& lock_;
+  const bool fast_;
+};
+
+// BiasedGuard for a reader of the whole table (BiasedLock::lock_to_read).
+class BiasedReadGuard {
+ public:
+  explicit BiasedReadGuard(BiasedLock& lock) noexcept : lock_(lock), fast_(lock.lock_to_read()) {}
+  ~BiasedReadGuard() { lock_.unlock_to_read(fast_); }
+  BiasedReadGuard(const BiasedReadGuard&) = delete;
+  BiasedReadGuard& operator=(const BiasedReadGuard&) = delete;
 
  private:
   BiasedLock& lock_;

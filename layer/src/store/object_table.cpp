@@ -88,7 +88,7 @@ void ObjectTable::collect(std::vector<ObjectRecord>* out) const {
 uint64_t ObjectTable::live_count() const noexcept {
   uint64_t n = 0;
   for (uint32_t k = 0; k < kShards; ++k) {
-    BiasedGuard lock(shards_[k].mutex);
+    BiasedReadGuard lock(shards_[k].mutex);
     n += shards_[k].live;
   }
   return n;
@@ -97,7 +97,7 @@ uint64_t ObjectTable::live_count() const noexcept {
 uint64_t ObjectTable::memory_bytes() const noexcept {
   uint64_t n = sizeof(Shard) * kShards;
   for (uint32_t k = 0; k < kShards; ++k) {
-    BiasedGuard lock(shards_[k].mutex);
+    BiasedReadGuard lock(shards_[k].mutex);
     n += shards_[k].chunks.size() * kChunkRecords * sizeof(ObjectRecord);
     n += shards_[k].index.capacity() * sizeof(uint32_t);
   }

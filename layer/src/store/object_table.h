@@ -246,7 +246,7 @@ class ObjectTable {
   void for_each(F&& f) const {
     for (uint32_t k = 0; k < kShards; ++k) {
       const Shard& s = shards_[k];
-      BiasedGuard lock(s.mutex);
+      BiasedReadGuard lock(s.mutex);  // a snapshot keeps the app thread's bias
       for (uint32_t i = 0; i < s.slab_used; ++i) {
         const ObjectRecord& r = s.record(i + 1);
         if (r.type != static_cast<uint64_t>(ObjectType::kUnknown)) f(r);
