@@ -12,9 +12,13 @@
 // the owner cleared. So a shard costs at most one barrier over the run, and a thread that locks
 // only its own shards never executes a locked instruction.
 //
-// Biasing is off where the barrier is not available (membarrier registration refused: old
-// kernel, seccomp) and under TSan (which cannot see the barrier): every lock is then the spin
-// lock. Not for locks taken in signal handlers (neither is the spin lock).
+// Biasing is off where the barrier is not available (a seccomp filter at the start, membarrier
+// registration refused: old kernel) and under TSan (which cannot see the barrier): every lock
+// is then the spin lock. A sandbox that starts later (a browser's GPU process) may kill a
+// process for a system call it does not expect: membarrier is called only while
+// /proc/self/status shows no filter; under one, the revoker fences and waits 200 us instead,
+// far longer than the owner's mark can stay unpublished. Not for locks taken in signal
+// handlers (neither is the spin lock).
 #pragma once
 
 #include <atomic>
