@@ -103,7 +103,8 @@ struct NameTable {
   }
 };
 
-NameTable& table() {
+// Inline: retain and release run for every named edge stored or replaced (issue 28).
+__attribute__((always_inline)) inline NameTable& table() {
   static auto* t = new NameTable;  // never destroyed: hooks may run while the process exits
   return *t;
 }
