@@ -238,9 +238,7 @@ std::vector<DescriptorInfo::TemplateEntry> template_entries(DeviceState& d, uint
 class WriteBatch {
  public:
   explicit WriteBatch(DeviceState& d) : d_(d) {}
-  ~WriteBatch() {  // after a throw: gathered edges hold their names' references
-    for (uint32_t i = 0; i < n_; ++i) release_name(edges_[i].dst_name);
-  }
+  ~WriteBatch() = default;
   WriteBatch(const WriteBatch&) = delete;
   WriteBatch& operator=(const WriteBatch&) = delete;
 
@@ -281,8 +279,7 @@ class WriteBatch {
     const KindId kind_id = kind == kDescriptor          ? kinds_.descriptor
                            : kind == kDescriptorSampler ? kinds_.sampler
                                                         : intern_kind(kind);
-    edges_[n_] = EdgeStore::pack(e, kind_id);
-    retain_name(name);  // the stored edge's reference (add_packed releases it if not)
+    edges_[n_] = EdgeStore::pack(e, kind_id);  // its name's reference is taken when stored
     n_++;
   }
   // Stores what gathered (throws std::bad_alloc, as EdgeStore::add).
@@ -495,7 +492,11 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(
       for (uint32_t w = 0; w < descriptorWriteCount; ++w) {
         const VkWriteDescriptorSet& write = pDescriptorWrites[w];
         const SlotMap& slots = batch.set(to_u64(write.dstSet));
-        const VkAccelerationStructureKHR* structures = write_structures(write);
+        // Only acceleration structures come in a pNext struct: no chain walk for the others.
+        const VkAccelerationStructureKHR* structures =
+            write.descriptorType == VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR
+                ? write_structures(write)
+                : nullptr;
         for (uint32_t i = 0; i < write.descriptorCount; ++i) {
           const uint32_t slot = slots.slot(write.dstBinding, write.dstArrayElement + i);
           for_each_descriptor(

@@ -227,15 +227,34 @@ void EdgeStore::Shard::give_spill(Spill* sp) noexcept {
   delete sp;
 }
 
-// Appends or replaces one edge of the entry. Throws std::bad_alloc (the entry stays valid).
+namespace {
+
+// Overwrites a stored edge with `pe`; the names' references follow. A rewrite with the same
+// name (often the same target) takes and gives none.
+void replace_edge(PackedEdge& old, const PackedEdge& pe) noexcept {
+  if (old.dst_name != pe.dst_name) {
+    retain_name(pe.dst_name);
+    release_name(old.dst_name);
+  }
+  old = pe;
+}
+
+}  // namespace
+
+// Appends or replaces one edge of the entry, taking a reference to its name when stored.
+// Throws std::bad_alloc (the entry stays valid, the edge not stored).
 uint32_t EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe, uint32_t hint) {
   const KindId kind = kind_of(pe);
   if (en.mode == kInline) {
     if (en.count == 0 ||
         (keyed(pe) && keyed(en.one) && en.one.slot == pe.slot && kind_of(en.one) == kind)) {
-      if (en.count) release_name(en.one.dst_name);
-      en.one = pe;
-      en.count = 1;
+      if (en.count) {
+        replace_edge(en.one, pe);
+      } else {
+        retain_name(pe.dst_name);
+        en.one = pe;
+        en.count = 1;
+      }
       return 0;
     }
     Spill* sp = s.take_spill();
@@ -247,6 +266,7 @@ uint32_t EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe, uint32_t 
     }
     sp->edges.push_back(en.one);
     sp->edges.push_back(pe);
+    retain_name(pe.dst_name);
     en.mode = kSpilled;
     en.count = 0;
     en.set_spill(sp);
@@ -260,16 +280,14 @@ uint32_t EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe, uint32_t 
     if (hint < sp->edges.size()) {
       PackedEdge& old = sp->edges[hint];
       if (keyed(old) && old.slot == pe.slot && kind_of(old) == kind) {
-        release_name(old.dst_name);
-        old = pe;
+        replace_edge(old, pe);
         return hint + 1;
       }
     }
     PackedEdge* replaced = nullptr;
     for_slot(sp, pe.slot, [&](PackedEdge& old) {
       if (kind_of(old) != kind) return false;
-      release_name(old.dst_name);
-      old = pe;
+      replace_edge(old, pe);
       replaced = &old;
       return true;
     });
@@ -288,8 +306,9 @@ uint32_t EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe, uint32_t 
       std::vector<uint32_t>().swap(sp->index);
   }
   sp->edges.push_back(pe);
+  retain_name(pe.dst_name);
   // The edge is stored: from here a failed index rebuild only leaves the list unindexed
-  // (searched linearly), so that a throw always means "not stored" (its name's reference).
+  // (searched linearly), so that a throw always means "not stored".
   if (sp->index.empty()) {
     if (sp->edges.size() > kIndexFrom) try_rebuild_index(sp);
   } else if (keyed(pe)) {
@@ -410,9 +429,7 @@ void EdgeStore::add(uint64_t src, ObjectType type, const Edge* edges, size_t cou
   }
   for (size_t i = 0; i < count; ++i) {
     const KindId kind = edges[i].kind_id ? edges[i].kind_id : intern_kind(edges[i].kind);
-    packed[i] = pack(edges[i], kind);
-    if (!kind) packed[i].dst_name = 0;  // kinds full: not stored
-    retain_name(packed[i].dst_name);    // a stored edge holds its target's name
+    packed[i] = pack(edges[i], kind);  // kind 0 (kinds full): not stored
   }
   add_packed(src, type, packed, count);
 }
@@ -421,22 +438,11 @@ void EdgeStore::add_packed(uint64_t src, ObjectType type, const PackedEdge* pack
   if (count == 0) return;
   const uint64_t hash = mix(src, type);
   Shard& s = shards_[hash >> (64 - kShardBits)];
-  size_t i = 0;
-  try {
-    std::lock_guard<SpinLock> lock(s.mutex);
-    Entry& en = s.find_or_insert(src, type, hash);
-    uint32_t hint = 0;
-    for (; i < count; ++i) {
-      if (packed[i].kind & ~kSlotKeyedBit) {
-        hint = add_one(s, en, packed[i], hint);
-      } else {
-        release_name(packed[i].dst_name);  // kinds full: not stored
-      }
-    }
-  } catch (...) {
-    for (; i < count; ++i) release_name(packed[i].dst_name);  // not stored
-    throw;
-  }
+  std::lock_guard<SpinLock> lock(s.mutex);
+  Entry& en = s.find_or_insert(src, type, hash);
+  uint32_t hint = 0;
+  for (size_t i = 0; i < count; ++i)
+    if (packed[i].kind & ~kSlotKeyedBit) hint = add_one(s, en, packed[i], hint);
 }
 
 void EdgeStore::release_names(const Entry& en) noexcept {

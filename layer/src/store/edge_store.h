@@ -56,9 +56,11 @@ class EdgeStore {
   // Throws std::bad_alloc on exhaustion.
   void add(uint64_t src, ObjectType type, const Edge* edges, size_t count);
   struct PackedEdge;
-  // add() for edges the caller packed (pack()), each holding a reference to its dst_name that
-  // passes to the store (released when not stored: on a throw, or for kind 0). Descriptor
-  // writes gather a set's edges this way, without an Edge in between.
+  // add() for edges the caller packed (pack()): descriptor writes gather a set's edges this
+  // way, without an Edge in between. A stored edge takes a reference to its dst_name (under the
+  // shard's lock; none when it replaces an edge with the same name): the caller must know the
+  // name alive (its target live). Throws std::bad_alloc (the edges from the failing one on are
+  // not stored).
   void add_packed(uint64_t src, ObjectType type, const PackedEdge* edges, size_t count);
   // Drops the slot-keyed edges of `kind` (and kinds under it) in `slot` (a descriptor copied
   // from an empty slot).
