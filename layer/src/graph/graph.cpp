@@ -30,7 +30,7 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
   Scope& target = target_scope(scope, type);
   // Read before the lookup: a change in between leaves the entry stale, never wrong.
   const uint32_t generation = g_target_generation.load(std::memory_order_acquire);
-  TargetCache* cache = TargetCacheBox::get();
+  TargetCache* cache = thread_target_cache();
   if (const TargetCache::Entry* c =
           cache ? cache->find(target, type, handle, generation) : nullptr) {
     e.dst_id = c->id;
@@ -53,7 +53,7 @@ void resolve_edge_target(Scope& scope, ObjectType type, uint64_t handle, uint64_
                          uint32_t* name) noexcept {
   Scope& target = target_scope(scope, type);
   const uint32_t generation = g_target_generation.load(std::memory_order_acquire);
-  TargetCache* cache = TargetCacheBox::get();
+  TargetCache* cache = thread_target_cache();
   if (const TargetCache::Entry* c =
           cache ? cache->find(target, type, handle, generation) : nullptr) {
     *id = c->id;
@@ -78,7 +78,7 @@ void resolve_uncached(Scope& target, ObjectType type, uint64_t handle, uint32_t 
 }
 
 EdgeTargets::EdgeTargets() noexcept
-    : cache_(TargetCacheBox::get()),
+    : cache_(thread_target_cache()),
       generation_(g_target_generation.load(std::memory_order_acquire)) {}
 
 namespace {

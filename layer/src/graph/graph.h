@@ -108,7 +108,36 @@ struct TargetCache {
   }
 };
 static_assert(TargetCache::kWays == 2, "put() moves one older entry");
-using TargetCacheBox = ThreadBox<TargetCache>;  // 2.5 KB: on the heap (thread_box.h)
+
+// This thread's copies of the bindings of the set layouts it wrote into last, so that a
+// descriptor write takes neither the device's descriptor mutex nor a copy of the bindings
+// (issue 28: the copy's malloc and free and the mutex were ~300 instructions of an 8-write
+// vkUpdateDescriptorSets). An entry holds while g_descriptor_layouts_generation is the one it
+// was copied under. Used by hooks_graph.cpp's SlotMap.
+struct LayoutCache {
+  static constexpr uint32_t kEntries = 4;
+  struct Entry {
+    const DeviceState* device = nullptr;  // null: empty
+    uint64_t layout = 0;
+    uint32_t generation = 0;
+    std::vector<DescriptorInfo::Binding> bindings;
+  } entries[kEntries];
+  static uint32_t index(uint64_t layout) noexcept {
+    return static_cast<uint32_t>((layout * 0x9e3779b97f4a7c15ull) >> 62);
+  }
+};
+
+// The per-thread caches of edge making, in one box: each box costs static TLS, of which the
+// layer has little (thread_box.h).
+struct EdgeCaches {
+  TargetCache targets;
+  LayoutCache layouts;
+};
+using EdgeCachesBox = ThreadBox<EdgeCaches>;  // ~2.7 KB: on the heap (thread_box.h)
+inline TargetCache* thread_target_cache() noexcept {
+  EdgeCaches* c = EdgeCachesBox::get();
+  return c ? &c->targets : nullptr;
+}
 
 // resolve_edge_target past the cache: looks the target up and caches it (`cache` may be null).
 void resolve_uncached(Scope& target, ObjectType type, uint64_t handle, uint32_t generation,

@@ -57,24 +57,6 @@ void bind_memory(DeviceState& d, ObjectType type, uint64_t resource, uint64_t me
                 size_of(d, type, resource));
 }
 
-// This thread's copies of the bindings of the set layouts it wrote into last, so that a write
-// takes neither the device's descriptor mutex nor a copy of the bindings (issue 28: the copy's
-// malloc and free and the mutex were ~300 instructions of an 8-write vkUpdateDescriptorSets).
-// An entry holds while g_descriptor_layouts_generation is the one it was copied under.
-struct LayoutCache {
-  static constexpr uint32_t kEntries = 4;
-  struct Entry {
-    const DeviceState* device = nullptr;  // null: empty
-    uint64_t layout = 0;
-    uint32_t generation = 0;
-    std::vector<DescriptorInfo::Binding> bindings;
-  } entries[kEntries];
-  static uint32_t index(uint64_t layout) noexcept {
-    return static_cast<uint32_t>((layout * 0x9e3779b97f4a7c15ull) >> 62);
-  }
-};
-using LayoutCacheBox = ThreadBox<LayoutCache>;  // on the heap (thread_box.h)
-
 // Where descriptors go: (binding, element) -> a dense slot of the set's layout, following the
 // spec's roll-over into the next binding when an update runs past a binding's end.
 class SlotMap {
@@ -100,14 +82,14 @@ class SlotMap {
     const uint64_t layout = mark_set(d, set);
     // Read before the copy: a layout added meanwhile leaves the entry stale, never wrong.
     const uint32_t generation = g_descriptor_layouts_generation.load(std::memory_order_acquire);
-    LayoutCache* cache = LayoutCacheBox::get();
-    if (!cache) {
+    EdgeCaches* caches = EdgeCachesBox::get();
+    if (!caches) {
       bindings_ = &own_;
       own_.clear();
       copy_bindings(d, layout, &own_);
       return;
     }
-    LayoutCache::Entry& c = cache->entries[LayoutCache::index(layout)];
+    LayoutCache::Entry& c = caches->layouts.entries[LayoutCache::index(layout)];
     if (c.device != &d || c.layout != layout || c.generation != generation) {
       c.device = nullptr;  // empty until copied (the copy may throw)
       c.bindings.clear();
