@@ -214,8 +214,8 @@ std::vector<DescriptorInfo::TemplateEntry> template_entries(DeviceState& d, uint
 }
 
 // The descriptor writes of one vkUpdateDescriptorSets, stored a set at a time: edges gather while
-// the writes go into the same set and reach the edge store in one add() (one lock and lookup of
-// the set's entry). A cleared descriptor (null handle) first stores what gathered, so that the
+// the writes go into the same set and reach the edge store in one add_packed() (one lock and lookup
+// of the set's entry). A cleared descriptor (null handle) first stores what gathered, so that the
 // slot's writes keep their order.
 class WriteBatch {
  public:
