@@ -441,19 +441,25 @@ void EdgeStore::add_packed(uint64_t src, ObjectType type, const PackedEdge* pack
   std::lock_guard<SpinLock> lock(s.mutex);
   Entry& en = s.find_or_insert(src, type, hash);
   uint32_t hint = 0;
-  for (size_t i = 0; i < count; ++i) {
-    const PackedEdge& pe = packed[i];
-    if (!(pe.kind & ~kSlotKeyedBit)) continue;  // kinds full: not stored
-    // add_one's first case inline (a set rewritten in its list's order): the call was ~20
-    // instructions an edge (issue 28).
-    if (en.mode == kSpilled && keyed(pe)) {
-      std::vector<PackedEdge>& list = en.spill()->edges;
-      if (hint < list.size() && list[hint].kind == pe.kind && list[hint].slot == pe.slot) {
-        replace_edge(list[hint++], pe);
-        continue;
+  size_t i = 0;
+  while (i < count) {
+    // add_one's first case inline: a set rewritten in its list's order. The list keeps its
+    // place and length while edges are only replaced, so it is read once for the run (the
+    // name calls in between would make the compiler reload it for every edge; issue 28).
+    if (en.mode == kSpilled) {
+      std::vector<PackedEdge>& edges = en.spill()->edges;
+      PackedEdge* const list = edges.data();
+      const size_t size = edges.size();
+      for (; i < count && hint < size; ++i, ++hint) {
+        const PackedEdge& pe = packed[i];
+        if (!(keyed(pe) && kind_of(pe) && list[hint].kind == pe.kind && list[hint].slot == pe.slot))
+          break;
+        replace_edge(list[hint], pe);
       }
+      if (i == count) break;
     }
-    hint = add_one(s, en, pe, hint);
+    const PackedEdge& pe = packed[i++];
+    if (kind_of(pe)) hint = add_one(s, en, pe, hint);  // kind 0 (kinds full): not stored
   }
 }
 
