@@ -103,10 +103,19 @@ struct NameTable {
   }
 };
 
-// Inline: retain and release run for every named edge stored or replaced (issue 28).
-__attribute__((always_inline)) inline NameTable& table() {
+std::atomic<NameTable*> g_table{nullptr};  // constant-initialized: no static constructor
+
+__attribute__((noinline)) NameTable& make_table() {
   static auto* t = new NameTable;  // never destroyed: hooks may run while the process exits
+  g_table.store(t, std::memory_order_release);
   return *t;
+}
+
+// Inline, with its first use out of line: retain and release run for every named edge stored
+// or replaced, and the function-static's guard inline made them save four registers (issue 28).
+inline NameTable& table() {
+  if (NameTable* t = g_table.load(std::memory_order_acquire)) return *t;
+  return make_table();
 }
 
 uint32_t shard_of(std::string_view name) noexcept {
