@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "store/names.h"
+
 namespace vkleak {
 namespace {
 
@@ -90,6 +92,47 @@ TEST(EdgeStore, SlotKeyedReplaceKeepsOrder) {
   Edge plain = make("descriptor", 1000, 2, false);
   s.add(5, ObjectType::kDescriptorSet, &plain, 1);
   EXPECT_EQ(edges_of(s, 5).size(), 7u);
+}
+
+// Descriptor writes come packed, a set's run at a time (add_packed): a rewrite in the list's
+// order, one in another order, short (unindexed) and long (indexed) lists; an edge holds its
+// name, a rewrite with the same name holds it once.
+TEST(EdgeStore, PackedRunsReplaceInPlaceAndHoldNames) {
+  const KindId kind = intern_kind("descriptor");
+  for (uint32_t n : {8u, 12u}) {
+    EdgeStore s;
+    const size_t names_before = live_name_count();
+    const uint32_t a = intern_name("edge_store_test.packed.a");
+    const uint32_t b = intern_name("edge_store_test.packed.b");
+    auto run = [&](const std::vector<uint32_t>& slots, uint64_t base, uint32_t name) {
+      std::vector<EdgeStore::PackedEdge> packed;
+      for (uint32_t slot : slots) {
+        Edge e = make("descriptor", base + slot, slot, true);
+        e.dst_name = name;
+        packed.push_back(EdgeStore::pack(e, kind));
+      }
+      s.add_packed(7, ObjectType::kDescriptorSet, packed.data(), packed.size());
+    };
+    std::vector<uint32_t> all, odd_down;
+    for (uint32_t slot = 0; slot < n; ++slot) all.push_back(slot);
+    for (uint32_t slot = n; slot-- > 0;)
+      if (slot % 2) odd_down.push_back(slot);
+    run(all, 100, a);
+    run(all, 200, a);       // in the list's order, the same name
+    run(odd_down, 300, b);  // another order, another name
+    auto got = edges_of(s, 7);
+    ASSERT_EQ(got.size(), n);
+    for (uint32_t slot = 0; slot < n; ++slot) {
+      EXPECT_EQ(got[slot].slot, slot);  // replaced in place: the first run's order
+      EXPECT_EQ(got[slot].dst_handle, (slot % 2 ? 300u : 200u) + slot);
+      EXPECT_EQ(got[slot].dst_name, slot % 2 ? b : a);
+    }
+    release_name(a);  // this test's references: the store's keep both names
+    release_name(b);
+    EXPECT_EQ(live_name_count(), names_before + 2);
+    s.erase(7, ObjectType::kDescriptorSet);
+    EXPECT_EQ(live_name_count(), names_before);
+  }
 }
 
 TEST(EdgeStore, InlineReplaceAndSecondEdge) {

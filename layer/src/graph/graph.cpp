@@ -17,31 +17,6 @@ void mark_has_edges(Scope& scope, ObjectType type, uint64_t handle) noexcept {
   scope.table.update(handle, type, [](ObjectRecord& r) { r.has_edges = 1; });
 }
 
-namespace {
-
-// The edge targets this thread resolved last (a set's layout, a view's image, the memory that
-// buffers are bound to): most edges point at a few objects again and again. An entry holds while
-// no referenced object was destroyed or renamed and no device went away since (the generation).
-struct TargetCache {
-  // 64: a frame's descriptor writes go round more targets than 8 (a set of 8 descriptors
-  // rewritten with other buffers and views missed an 8-entry cache every time; issue 28).
-  static constexpr uint32_t kEntries = 64;
-  struct Entry {
-    const Scope* scope;
-    uint64_t handle;
-    uint64_t id;
-    uint32_t generation;
-    uint32_t name;
-    ObjectType type;
-  } entries[kEntries];
-  static uint32_t index(uint64_t handle) noexcept {
-    return static_cast<uint32_t>((handle * 0x9e3779b97f4a7c15ull) >> 58);
-  }
-};
-using TargetCacheBox = ThreadBox<TargetCache>;  // 2.5 KB: on the heap (thread_box.h)
-
-}  // namespace
-
 Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind, uint32_t slot,
                bool slot_keyed, uint64_t offset, uint64_t size) noexcept {
   Edge e{};
@@ -55,10 +30,9 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
   Scope& target = target_scope(scope, type);
   // Read before the lookup: a change in between leaves the entry stale, never wrong.
   const uint32_t generation = g_target_generation.load(std::memory_order_acquire);
-  TargetCache* cache = TargetCacheBox::get();
-  TargetCache::Entry* c = cache ? &cache->entries[TargetCache::index(handle)] : nullptr;
-  if (c && c->handle == handle && c->type == type && c->scope == &target &&
-      c->generation == generation) {
+  TargetCache* cache = thread_target_cache();
+  if (const TargetCache::Entry* c =
+          cache ? cache->find(target, type, handle, generation) : nullptr) {
     e.dst_id = c->id;
     e.dst_name = c->name;
     return e;
@@ -68,7 +42,7 @@ Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind,
     e.dst_id = r.id;
     e.dst_name = r.name;
   });
-  if (live && c) *c = {&target, handle, e.dst_id, generation, e.dst_name, type};
+  if (live && cache) cache->put({&target, handle, e.dst_id, generation, e.dst_name, type});
   return e;
 }
 
@@ -79,14 +53,18 @@ void resolve_edge_target(Scope& scope, ObjectType type, uint64_t handle, uint64_
                          uint32_t* name) noexcept {
   Scope& target = target_scope(scope, type);
   const uint32_t generation = g_target_generation.load(std::memory_order_acquire);
-  TargetCache* cache = TargetCacheBox::get();
-  TargetCache::Entry* c = cache ? &cache->entries[TargetCache::index(handle)] : nullptr;
-  if (c && c->handle == handle && c->type == type && c->scope == &target &&
-      c->generation == generation) {
+  TargetCache* cache = thread_target_cache();
+  if (const TargetCache::Entry* c =
+          cache ? cache->find(target, type, handle, generation) : nullptr) {
     *id = c->id;
     *name = c->name;
     return;
   }
+  resolve_uncached(target, type, handle, generation, cache, id, name);
+}
+
+void resolve_uncached(Scope& target, ObjectType type, uint64_t handle, uint32_t generation,
+                      TargetCache* cache, uint64_t* id, uint32_t* name) noexcept {
   uint64_t found_id = 0;
   uint32_t found_name = 0;
   const bool live = target.table.update(handle, type, [&](ObjectRecord& r) {
@@ -94,10 +72,14 @@ void resolve_edge_target(Scope& scope, ObjectType type, uint64_t handle, uint64_
     found_id = r.id;
     found_name = r.name;
   });
-  if (live && c) *c = {&target, handle, found_id, generation, found_name, type};
+  if (live && cache) cache->put({&target, handle, found_id, generation, found_name, type});
   *id = found_id;
   *name = found_name;
 }
+
+EdgeTargets::EdgeTargets() noexcept
+    : cache_(thread_target_cache()),
+      generation_(g_target_generation.load(std::memory_order_acquire)) {}
 
 namespace {
 

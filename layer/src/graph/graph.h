@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/passthrough.h"
+#include "base/thread_box.h"
 #include "store/edge_store.h"
 #include "store/names.h"
 #include "tracking/tracker.h"
@@ -68,6 +69,103 @@ void on_edges(Scope& scope, ObjectType src_type, uint64_t src_handle,
 void on_create_with_edge_list(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
                               uint64_t parent_handle, ObjectType parent_type, uint64_t size,
                               CallsiteId callsite, const EdgeSink& edges) noexcept;
+
+// The edge targets this thread resolved last (a set's layout, a view's image, the memory that
+// buffers are bound to): most edges point at a few objects again and again. An entry holds while
+// no referenced object was destroyed or renamed and no device went away since (the generation).
+struct TargetCache {
+  // 64: a frame's descriptor writes go round more targets than 8 (a set of 8 descriptors
+  // rewritten with other buffers and views missed an 8-entry cache every time; issue 28).
+  // Two ways a set: 16 targets (two groups of a set's 8 descriptors) collided in a direct-mapped
+  // cache one or two times a call (issue 28).
+  static constexpr uint32_t kEntries = 64;
+  static constexpr uint32_t kWays = 2;
+  struct Entry {
+    const Scope* scope;
+    uint64_t handle;
+    uint64_t id;
+    uint32_t generation;
+    uint32_t name;
+    ObjectType type;
+  } entries[kEntries];
+  static uint32_t set_of(uint64_t handle) noexcept {  // index of the set's first way
+    return static_cast<uint32_t>((handle * 0x9e3779b97f4a7c15ull) >> 59) * kWays;
+  }
+  const Entry* find(const Scope& target, ObjectType type, uint64_t handle,
+                    uint32_t generation) const noexcept {
+    const Entry* e = &entries[set_of(handle)];
+    for (uint32_t w = 0; w < kWays; ++w, ++e)
+      if (e->handle == handle && e->type == type && e->scope == &target &&
+          e->generation == generation)
+        return e;
+    return nullptr;
+  }
+  // The newest entry goes first in its set; the older one moves to the second way.
+  void put(const Entry& fresh) noexcept {
+    Entry* e = &entries[set_of(fresh.handle)];
+    e[1] = e[0];
+    e[0] = fresh;
+  }
+};
+static_assert(TargetCache::kWays == 2, "put() moves one older entry");
+
+// This thread's copies of the bindings of the set layouts it wrote into last, so that a
+// descriptor write takes neither the device's descriptor mutex nor a copy of the bindings
+// (issue 28: the copy's malloc and free and the mutex were ~300 instructions of an 8-write
+// vkUpdateDescriptorSets). An entry holds while g_descriptor_layouts_generation is the one it
+// was copied under. Used by hooks_graph.cpp's SlotMap.
+struct LayoutCache {
+  static constexpr uint32_t kEntries = 4;
+  struct Entry {
+    const DeviceState* device = nullptr;  // null: empty
+    uint64_t layout = 0;
+    uint32_t generation = 0;
+    std::vector<DescriptorInfo::Binding> bindings;
+  } entries[kEntries];
+  static uint32_t index(uint64_t layout) noexcept {
+    return static_cast<uint32_t>((layout * 0x9e3779b97f4a7c15ull) >> 62);
+  }
+};
+
+// The per-thread caches of edge making, in one box: each box costs static TLS, of which the
+// layer has little (thread_box.h).
+struct EdgeCaches {
+  TargetCache targets;
+  LayoutCache layouts;
+};
+using EdgeCachesBox = ThreadBox<EdgeCaches>;  // ~2.7 KB: on the heap (thread_box.h)
+inline TargetCache* thread_target_cache() noexcept {
+  EdgeCaches* c = EdgeCachesBox::get();
+  return c ? &c->targets : nullptr;
+}
+
+// resolve_edge_target past the cache: looks the target up and caches it (`cache` may be null).
+void resolve_uncached(Scope& target, ObjectType type, uint64_t handle, uint32_t generation,
+                      TargetCache* cache, uint64_t* id, uint32_t* name) noexcept;
+
+// resolve_edge_target for a run of edges made in one call (a vkUpdateDescriptorSets): the
+// thread's cache and the generation are read once for the run, and a hit is inline. A target
+// destroyed or renamed by another thread during the call may then be named as it was when the
+// call began (as if the call had run first).
+class EdgeTargets {
+ public:
+  EdgeTargets() noexcept;
+  // `target`: target_scope(scope, type), which the caller may know.
+  void resolve(Scope& target, ObjectType type, uint64_t handle, uint64_t* id,
+               uint32_t* name) noexcept {
+    if (const TargetCache::Entry* c =
+            cache_ ? cache_->find(target, type, handle, generation_) : nullptr) {
+      *id = c->id;
+      *name = c->name;
+      return;
+    }
+    resolve_uncached(target, type, handle, generation_, cache_, id, name);
+  }
+
+ private:
+  TargetCache* cache_;
+  uint32_t generation_;
+};
 
 // What an edge to (type, handle) from `scope` names: the target's id and name (0 when it is not
 // live), through make_edge's per-thread cache; the target is marked as referenced. make_edge

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "base/passthrough.h"
+#include "base/thread_box.h"
 #include "graph/graph.h"
 #include "graph_walkers.h"
 #include "manual_hooks.h"
@@ -60,39 +61,81 @@ void bind_memory(DeviceState& d, ObjectType type, uint64_t resource, uint64_t me
 // spec's roll-over into the next binding when an update runs past a binding's end.
 class SlotMap {
  public:
-  // Marks the set as having edges: what is written next goes into its EdgeStore entry.
+  // Marks the set as having edges: what is written next goes into its EdgeStore entry. This
+  // map holds its own copy of the bindings (a copy between two sets needs two maps).
   SlotMap(DeviceState& d, uint64_t set) { load(d, set); }
   SlotMap() = default;
-  // The map of `set` (reuses this one's storage).
+  SlotMap(const SlotMap&) = delete;
+  SlotMap& operator=(const SlotMap&) = delete;
+  // The map of `set` in this map's own storage.
   void load(DeviceState& d, uint64_t set) {
-    bindings_.clear();
+    bindings_ = &own_;
+    own_.clear();
+    const uint64_t layout = mark_set(d, set);
+    std::lock_guard<std::mutex> lock(d.descriptors.mutex);
+    auto it = d.descriptors.layouts.find(layout);
+    if (it != d.descriptors.layouts.end()) own_ = it->second;
+  }
+  // The map of `set` in this thread's LayoutCache: valid until the thread's next
+  // load_cached() (the caller uses one such map at a time).
+  void load_cached(DeviceState& d, uint64_t set) {
+    const uint64_t layout = mark_set(d, set);
+    // Read before the copy: a layout added meanwhile leaves the entry stale, never wrong.
+    const uint32_t generation = g_descriptor_layouts_generation.load(std::memory_order_acquire);
+    EdgeCaches* caches = EdgeCachesBox::get();
+    if (!caches) {
+      bindings_ = &own_;
+      own_.clear();
+      copy_bindings(d, layout, &own_);
+      return;
+    }
+    LayoutCache::Entry& c = caches->layouts.entries[LayoutCache::index(layout)];
+    if (c.device != &d || c.layout != layout || c.generation != generation) {
+      c.device = nullptr;  // empty until copied (the copy may throw)
+      c.bindings.clear();
+      copy_bindings(d, layout, &c.bindings);
+      c.device = &d;
+      c.layout = layout;
+      c.generation = generation;
+    }
+    bindings_ = &c.bindings;
+  }
+  uint32_t slot(uint32_t binding, uint32_t element) const {
+    const std::vector<DescriptorInfo::Binding>& bindings = *bindings_;
+    // Bindings are sorted; most layouts number them 0, 1, 2, ...: then binding i is at i.
+    auto it = binding < bindings.size() && bindings[binding].binding == binding
+                  ? bindings.begin() + binding
+                  : std::lower_bound(
+                        bindings.begin(), bindings.end(), binding,
+                        [](const DescriptorInfo::Binding& b, uint32_t v) { return b.binding < v; });
+    if (it == bindings.end() || it->binding != binding) return binding * 65536u + element;
+    while (it != bindings.end() && element >= it->count && it->count) {
+      element -= it->count;
+      ++it;
+    }
+    if (it == bindings.end()) return binding * 65536u + element;
+    return it->first_slot + element;
+  }
+
+ private:
+  // Marks the set as having edges; returns its layout (0: unknown).
+  static uint64_t mark_set(DeviceState& d, uint64_t set) noexcept {
     uint64_t layout = 0;
     d.table.update(set, ObjectType::kDescriptorSet, [&](ObjectRecord& r) {
       layout = set_layout(r);
       r.has_edges = 1;
     });
+    return layout;
+  }
+  static void copy_bindings(DeviceState& d, uint64_t layout,
+                            std::vector<DescriptorInfo::Binding>* out) {
     std::lock_guard<std::mutex> lock(d.descriptors.mutex);
     auto it = d.descriptors.layouts.find(layout);
-    if (it != d.descriptors.layouts.end()) bindings_ = it->second;
-  }
-  uint32_t slot(uint32_t binding, uint32_t element) const {
-    // Bindings are sorted; most layouts number them 0, 1, 2, ...: then binding i is at i.
-    auto it = binding < bindings_.size() && bindings_[binding].binding == binding
-                  ? bindings_.begin() + binding
-                  : std::lower_bound(
-                        bindings_.begin(), bindings_.end(), binding,
-                        [](const DescriptorInfo::Binding& b, uint32_t v) { return b.binding < v; });
-    if (it == bindings_.end() || it->binding != binding) return binding * 65536u + element;
-    while (it != bindings_.end() && element >= it->count && it->count) {
-      element -= it->count;
-      ++it;
-    }
-    if (it == bindings_.end()) return binding * 65536u + element;
-    return it->first_slot + element;
+    if (it != d.descriptors.layouts.end()) *out = it->second;
   }
 
- private:
-  std::vector<DescriptorInfo::Binding> bindings_;
+  std::vector<DescriptorInfo::Binding> own_;
+  const std::vector<DescriptorInfo::Binding>* bindings_ = &own_;
 };
 
 // Calls f(type, handle, kind, offset, size) for each handle in descriptor i of a write.
@@ -171,8 +214,8 @@ std::vector<DescriptorInfo::TemplateEntry> template_entries(DeviceState& d, uint
 }
 
 // The descriptor writes of one vkUpdateDescriptorSets, stored a set at a time: edges gather while
-// the writes go into the same set and reach the edge store in one add() (one lock and lookup of
-// the set's entry). A cleared descriptor (null handle) first stores what gathered, so that the
+// the writes go into the same set and reach the edge store in one add_packed() (one lock and lookup
+// of the set's entry). A cleared descriptor (null handle) first stores what gathered, so that the
 // slot's writes keep their order.
 class WriteBatch {
  public:
@@ -187,20 +230,38 @@ class WriteBatch {
     flush();
     loaded_ = false;
     set_ = set;
-    slots_.load(d_, set);
+    slots_.load_cached(d_, set);
     loaded_ = true;
     return slots_;
   }
-  void add(uint32_t slot, ObjectType type, uint64_t handle, const char* kind, uint64_t offset,
-           uint64_t size) {
+  // Inline into each descriptor type's case: a call per descriptor was ~30 instructions of
+  // register saves and argument moves (issue 28).
+  __attribute__((always_inline)) void add(uint32_t slot, ObjectType type, uint64_t handle,
+                                          const char* kind, uint64_t offset, uint64_t size) {
     if (handle == 0) {
       flush();
       d_.edges.remove_slot(set_, ObjectType::kDescriptorSet, kind, slot);
       return;
     }
     if (n_ == kMax) flush();
-    Edge* e = ::new (&edges_[n_]) Edge(make_edge(d_, type, handle, kind, slot, true, offset, size));
-    e->kind_id = kind == kDescriptor ? descriptor_kind() : 0;  // interned once, not per edge
+    // make_edge's edge, packed here rather than in the store: no Edge array written and read
+    // back, and the target cache's hit inline (issue 28).
+    uint64_t id = 0;
+    uint32_t name = 0;
+    targets_.resolve(d_, type, handle, &id, &name);  // descriptors are device objects
+    Edge e{};
+    e.dst_type = type;
+    e.dst_handle = handle;
+    e.dst_id = id;
+    e.dst_name = name;
+    e.slot = slot;
+    e.slot_keyed = true;
+    e.offset = offset;
+    e.size = size;
+    const KindId kind_id = kind == kDescriptor          ? kinds_.descriptor
+                           : kind == kDescriptorSampler ? kinds_.sampler
+                                                        : intern_kind(kind);
+    edges_[n_] = EdgeStore::pack(e, kind_id);  // its name's reference is taken when stored
     n_++;
   }
   // Stores what gathered (throws std::bad_alloc, as EdgeStore::add).
@@ -208,21 +269,27 @@ class WriteBatch {
     if (n_ == 0) return;
     const uint32_t n = n_;
     n_ = 0;
-    d_.edges.add(set_, ObjectType::kDescriptorSet, edges_, n);
+    d_.edges.add_packed(set_, ObjectType::kDescriptorSet, edges_, n);
   }
 
  private:
-  static KindId descriptor_kind() noexcept {
-    static const KindId id = intern_kind(kDescriptor);
-    return id;
+  struct Kinds {  // interned once, not per edge
+    KindId descriptor = intern_kind(kDescriptor);
+    KindId sampler = intern_kind(kDescriptorSampler);
+  };
+  static const Kinds& kinds() noexcept {
+    static const Kinds k;
+    return k;
   }
   static constexpr uint32_t kMax = 32;
   DeviceState& d_;
+  const Kinds& kinds_ = kinds();
+  EdgeTargets targets_;
   SlotMap slots_;
   bool loaded_ = false;
   uint64_t set_ = 0;
   uint32_t n_ = 0;
-  Edge edges_[kMax];
+  EdgeStore::PackedEdge edges_[kMax];
 };
 
 void write_descriptor(DeviceState& d, uint64_t set, uint32_t slot, ObjectType type, uint64_t handle,
@@ -357,6 +424,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(
     }
     std::lock_guard<std::mutex> lock(state->descriptors.mutex);
     state->descriptors.layouts[to_u64(*pSetLayout)] = std::move(bindings);
+    // After the write: a thread that copied the old bindings under the old generation
+    // copies again.
+    g_descriptor_layouts_generation.fetch_add(1, std::memory_order_release);
   } catch (...) {
     state->degraded.store(true, std::memory_order_relaxed);
   }
@@ -404,13 +474,18 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(
       for (uint32_t w = 0; w < descriptorWriteCount; ++w) {
         const VkWriteDescriptorSet& write = pDescriptorWrites[w];
         const SlotMap& slots = batch.set(to_u64(write.dstSet));
-        const VkAccelerationStructureKHR* structures = write_structures(write);
+        // Only acceleration structures come in a pNext struct: no chain walk for the others.
+        const VkAccelerationStructureKHR* structures =
+            write.descriptorType == VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR
+                ? write_structures(write)
+                : nullptr;
         for (uint32_t i = 0; i < write.descriptorCount; ++i) {
           const uint32_t slot = slots.slot(write.dstBinding, write.dstArrayElement + i);
-          for_each_descriptor(write.descriptorType, write.pImageInfo, write.pBufferInfo,
-                              write.pTexelBufferView, structures, i,
-                              [&](ObjectType t, uint64_t h, const char* kind, uint64_t off,
-                                  uint64_t size) { batch.add(slot, t, h, kind, off, size); });
+          for_each_descriptor(
+              write.descriptorType, write.pImageInfo, write.pBufferInfo, write.pTexelBufferView,
+              structures, i,
+              [&](ObjectType t, uint64_t h, const char* kind, uint64_t off, uint64_t size)
+                  __attribute__((always_inline)) { batch.add(slot, t, h, kind, off, size); });
         }
       }
       batch.flush();
@@ -450,7 +525,8 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplate(
   if (!passthrough() && pData) {
     try {
       const uint64_t set = to_u64(descriptorSet);
-      SlotMap slots(*state, set);
+      SlotMap slots;
+      slots.load_cached(*state, set);
       for_each_template_descriptor(
           template_entries(*state, to_u64(descriptorUpdateTemplate)), pData,
           [&](uint32_t binding, uint32_t element, ObjectType t, uint64_t h, const char* kind,

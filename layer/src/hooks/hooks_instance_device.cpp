@@ -268,6 +268,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device,
   std::shared_ptr<DeviceState> owner = unregister_device(dispatch_key(device));
   g_command_refs_generation.fetch_add(1, std::memory_order_release);  // per-thread caches
   edge_targets_changed();  // a later device may reuse this one's address and handle values
+  g_descriptor_layouts_generation.fetch_add(1, std::memory_order_release);  // the same
   if (next_destroy) next_destroy(device, pAllocator);
 }
 

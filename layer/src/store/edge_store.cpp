@@ -114,17 +114,6 @@ bool kind_under(KindId kind, KindId prefix) noexcept {
 // --- Packing ---
 namespace {
 
-constexpr uint64_t k48 = (uint64_t{1} << 48) - 1;
-
-// Offsets and sizes past 2^48 do not occur (memory heaps are smaller); all ones stays all ones
-// (VK_WHOLE_SIZE).
-uint64_t clamp48(uint64_t v) noexcept {
-  return v >= k48 ? k48 : v;
-}
-uint64_t widen48(uint64_t v) noexcept {
-  return v == k48 ? ~uint64_t{0} : v;
-}
-
 constexpr uint32_t kIndexFrom = 8;     // lists longer than this get a slot index
 constexpr uint32_t kSpareSpills = 64;  // pooled lists per shard
 constexpr uint32_t kSpareCapacity = 16;
@@ -134,24 +123,6 @@ uint32_t slot_home(uint32_t slot) noexcept {
 }
 
 }  // namespace
-
-EdgeStore::PackedEdge EdgeStore::pack(const Edge& e, KindId kind) noexcept {
-  PackedEdge p;
-  p.handle_lo = static_cast<uint32_t>(e.dst_handle);
-  p.handle_hi = static_cast<uint32_t>(e.dst_handle >> 32);
-  p.id_lo = static_cast<uint32_t>(e.dst_id);
-  p.id_hi = static_cast<uint8_t>(e.dst_id >> 32);
-  p.dst_type = static_cast<uint8_t>(e.dst_type);
-  p.kind = static_cast<uint16_t>(kind | (e.slot_keyed ? kSlotKeyedBit : 0));
-  p.slot = e.slot;
-  p.dst_name = e.dst_name;
-  const uint64_t offset = clamp48(e.offset), size = clamp48(e.size);
-  p.offset_lo = static_cast<uint32_t>(offset);
-  p.offset_hi = static_cast<uint16_t>(offset >> 32);
-  p.size_lo = static_cast<uint32_t>(size);
-  p.size_hi = static_cast<uint16_t>(size >> 32);
-  return p;
-}
 
 Edge EdgeStore::unpack(const PackedEdge& p) noexcept {
   Edge e;
@@ -256,16 +227,35 @@ void EdgeStore::Shard::give_spill(Spill* sp) noexcept {
   delete sp;
 }
 
-// Appends or replaces one edge of the entry. Throws std::bad_alloc (the entry stays valid).
-void EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe) {
+namespace {
+
+// Overwrites a stored edge with `pe`; the names' references follow. A rewrite with the same
+// name (often the same target) takes and gives none.
+void replace_edge(PackedEdge& old, const PackedEdge& pe) noexcept {
+  if (old.dst_name != pe.dst_name) {
+    retain_name(pe.dst_name);
+    release_name(old.dst_name);
+  }
+  old = pe;
+}
+
+}  // namespace
+
+// Appends or replaces one edge of the entry, taking a reference to its name when stored.
+// Throws std::bad_alloc (the entry stays valid, the edge not stored).
+uint32_t EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe, uint32_t hint) {
   const KindId kind = kind_of(pe);
   if (en.mode == kInline) {
     if (en.count == 0 ||
         (keyed(pe) && keyed(en.one) && en.one.slot == pe.slot && kind_of(en.one) == kind)) {
-      if (en.count) release_name(en.one.dst_name);
-      en.one = pe;
-      en.count = 1;
-      return;
+      if (en.count) {
+        replace_edge(en.one, pe);
+      } else {
+        retain_name(pe.dst_name);
+        en.one = pe;
+        en.count = 1;
+      }
+      return 0;
     }
     Spill* sp = s.take_spill();
     try {
@@ -276,21 +266,32 @@ void EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe) {
     }
     sp->edges.push_back(en.one);
     sp->edges.push_back(pe);
+    retain_name(pe.dst_name);
     en.mode = kSpilled;
     en.count = 0;
     en.set_spill(sp);
-    return;
+    return 2;
   }
   Spill* sp = en.spill();
   if (keyed(pe)) {
-    bool replaced = false;
+    // A list holds at most one live slot-keyed edge of a kind in a slot (this function
+    // replaces it), so the one at the hint is the one for_slot would find. A set rewritten
+    // slot by slot in its list's order finds it there, without a search.
+    if (hint < sp->edges.size()) {
+      PackedEdge& old = sp->edges[hint];
+      if (keyed(old) && old.slot == pe.slot && kind_of(old) == kind) {
+        replace_edge(old, pe);
+        return hint + 1;
+      }
+    }
+    PackedEdge* replaced = nullptr;
     for_slot(sp, pe.slot, [&](PackedEdge& old) {
       if (kind_of(old) != kind) return false;
-      release_name(old.dst_name);
-      old = pe;
-      return replaced = true;
+      replace_edge(old, pe);
+      replaced = &old;
+      return true;
     });
-    if (replaced) return;
+    if (replaced) return static_cast<uint32_t>(replaced - sp->edges.data()) + 1;
   }
   if (sp->removed > kIndexFrom && sp->removed * 2 > sp->edges.size()) {
     // Mostly removed edges (descriptors cleared by copies): compact, keeping the order.
@@ -305,8 +306,9 @@ void EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe) {
       std::vector<uint32_t>().swap(sp->index);
   }
   sp->edges.push_back(pe);
+  retain_name(pe.dst_name);
   // The edge is stored: from here a failed index rebuild only leaves the list unindexed
-  // (searched linearly), so that a throw always means "not stored" (its name's reference).
+  // (searched linearly), so that a throw always means "not stored".
   if (sp->index.empty()) {
     if (sp->edges.size() > kIndexFrom) try_rebuild_index(sp);
   } else if (keyed(pe)) {
@@ -320,6 +322,7 @@ void EdgeStore::add_one(Shard& s, Entry& en, const PackedEdge& pe) {
       sp->index_used++;
     }
   }
+  return static_cast<uint32_t>(sp->edges.size());
 }
 
 // --- The table ---
@@ -426,21 +429,37 @@ void EdgeStore::add(uint64_t src, ObjectType type, const Edge* edges, size_t cou
   }
   for (size_t i = 0; i < count; ++i) {
     const KindId kind = edges[i].kind_id ? edges[i].kind_id : intern_kind(edges[i].kind);
-    packed[i] = pack(edges[i], kind ? kind : 0);
-    if (!kind) packed[i].dst_name = 0;  // kinds full: not stored
-    retain_name(packed[i].dst_name);    // a stored edge holds its target's name
+    packed[i] = pack(edges[i], kind);  // kind 0 (kinds full): not stored
   }
+  add_packed(src, type, packed, count);
+}
+
+void EdgeStore::add_packed(uint64_t src, ObjectType type, const PackedEdge* packed, size_t count) {
+  if (count == 0) return;
   const uint64_t hash = mix(src, type);
   Shard& s = shards_[hash >> (64 - kShardBits)];
+  std::lock_guard<SpinLock> lock(s.mutex);
+  Entry& en = s.find_or_insert(src, type, hash);
+  uint32_t hint = 0;
   size_t i = 0;
-  try {
-    std::lock_guard<SpinLock> lock(s.mutex);
-    Entry& en = s.find_or_insert(src, type, hash);
-    for (; i < count; ++i)
-      if (packed[i].kind & ~kSlotKeyedBit) add_one(s, en, packed[i]);
-  } catch (...) {
-    for (; i < count; ++i) release_name(packed[i].dst_name);  // not stored
-    throw;
+  while (i < count) {
+    // add_one's first case inline: a set rewritten in its list's order. The list keeps its
+    // place and length while edges are only replaced, so it is read once for the run (the
+    // name calls in between would make the compiler reload it for every edge; issue 28).
+    if (en.mode == kSpilled) {
+      std::vector<PackedEdge>& edges = en.spill()->edges;
+      PackedEdge* const list = edges.data();
+      const size_t size = edges.size();
+      for (; i < count && hint < size; ++i, ++hint) {
+        const PackedEdge& pe = packed[i];
+        if (!(keyed(pe) && kind_of(pe) && list[hint].kind == pe.kind && list[hint].slot == pe.slot))
+          break;
+        replace_edge(list[hint], pe);
+      }
+      if (i == count) break;
+    }
+    const PackedEdge& pe = packed[i++];
+    if (kind_of(pe)) hint = add_one(s, en, pe, hint);  // kind 0 (kinds full): not stored
   }
 }
 

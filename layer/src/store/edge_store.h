@@ -55,6 +55,13 @@ class EdgeStore {
   // Adds edges of `src`; slot-keyed ones replace an existing edge of the same kind and slot.
   // Throws std::bad_alloc on exhaustion.
   void add(uint64_t src, ObjectType type, const Edge* edges, size_t count);
+  struct PackedEdge;
+  // add() for edges the caller packed (pack()): descriptor writes gather a set's edges this
+  // way, without an Edge in between. A stored edge takes a reference to its dst_name (under the
+  // shard's lock; none when it replaces an edge with the same name): the caller must know the
+  // name alive (its target live). Throws std::bad_alloc (the edges from the failing one on are
+  // not stored).
+  void add_packed(uint64_t src, ObjectType type, const PackedEdge* edges, size_t count);
   // Drops the slot-keyed edges of `kind` (and kinds under it) in `slot` (a descriptor copied
   // from an empty slot).
   void remove_slot(uint64_t src, ObjectType type, const char* kind, uint32_t slot) noexcept;
@@ -91,6 +98,12 @@ class EdgeStore {
   uint64_t memory_bytes() const noexcept;
 
   // 36 bytes, 4-aligned: dst_id in 40 bits (like ObjectRecord::id), offset and size in 48.
+  static constexpr uint16_t kSlotKeyedBit = 0x8000;
+  // Offsets and sizes past 2^48 do not occur (memory heaps are smaller); all ones stays all ones
+  // (VK_WHOLE_SIZE).
+  static constexpr uint64_t k48 = (uint64_t{1} << 48) - 1;
+  static uint64_t clamp48(uint64_t v) noexcept { return v >= k48 ? k48 : v; }
+  static uint64_t widen48(uint64_t v) noexcept { return v == k48 ? ~uint64_t{0} : v; }
   struct PackedEdge {
     uint32_t handle_lo, handle_hi;
     uint32_t id_lo;
@@ -104,12 +117,30 @@ class EdgeStore {
   };
   static_assert(sizeof(PackedEdge) == 36, "keep edges compact");
 
+  // The stored form of `e` as of kind `kind` (its interned kind; 0: not stored).
+  static PackedEdge pack(const Edge& e, KindId kind) noexcept {
+    PackedEdge p;
+    p.handle_lo = static_cast<uint32_t>(e.dst_handle);
+    p.handle_hi = static_cast<uint32_t>(e.dst_handle >> 32);
+    p.id_lo = static_cast<uint32_t>(e.dst_id);
+    p.id_hi = static_cast<uint8_t>(e.dst_id >> 32);
+    p.dst_type = static_cast<uint8_t>(e.dst_type);
+    p.kind = static_cast<uint16_t>(kind | (e.slot_keyed ? kSlotKeyedBit : 0));
+    p.slot = e.slot;
+    p.dst_name = e.dst_name;
+    const uint64_t offset = clamp48(e.offset), size = clamp48(e.size);
+    p.offset_lo = static_cast<uint32_t>(offset);
+    p.offset_hi = static_cast<uint16_t>(offset >> 32);
+    p.size_lo = static_cast<uint32_t>(size);
+    p.size_hi = static_cast<uint16_t>(size >> 32);
+    return p;
+  }
+
  private:
   static constexpr uint32_t kShardBits = 6;
   static constexpr uint32_t kShards = 1u << kShardBits;
   static constexpr uint32_t kChunkEntries = 512;
   static constexpr uint32_t kEmpty = 0;
-  static constexpr uint16_t kSlotKeyedBit = 0x8000;
   enum : uint8_t { kFree = 0, kInline = 1, kSpilled = 2 };
 
   // More than one edge: insertion order, removed edges (kind 0) until compaction, and past a
@@ -177,9 +208,10 @@ class EdgeStore {
   Shard& shard_for(uint64_t handle, ObjectType type) const noexcept {
     return shards_[mix(handle, type) >> (64 - kShardBits)];
   }
-  static PackedEdge pack(const Edge& e, KindId kind) noexcept;
   static Edge unpack(const PackedEdge& p) noexcept;
-  static void add_one(Shard& s, Entry& en, const PackedEdge& pe);
+  // Stores one edge; `hint`: where the edge of its slot probably is (a run of writes into
+  // consecutive slots). Returns the hint for the next edge.
+  static uint32_t add_one(Shard& s, Entry& en, const PackedEdge& pe, uint32_t hint);
   static void release_names(const Entry& en) noexcept;  // of its live edges
 
   std::unique_ptr<Shard[]> shards_;

@@ -103,9 +103,19 @@ struct NameTable {
   }
 };
 
-NameTable& table() {
+std::atomic<NameTable*> g_table{nullptr};  // constant-initialized: no static constructor
+
+__attribute__((noinline)) NameTable& make_table() {
   static auto* t = new NameTable;  // never destroyed: hooks may run while the process exits
+  g_table.store(t, std::memory_order_release);
   return *t;
+}
+
+// Inline, with its first use out of line: retain and release run for every named edge stored
+// or replaced, and the function-static's guard inline made them save four registers (issue 28).
+inline NameTable& table() {
+  if (NameTable* t = g_table.load(std::memory_order_acquire)) return *t;
+  return make_table();
 }
 
 uint32_t shard_of(std::string_view name) noexcept {
@@ -149,6 +159,20 @@ void retain_named(uint32_t id) noexcept {
   if (Entry* e = table().find(id)) e->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+
+// release_named's last reference: free the name under its shard's lock, unless named again
+// meanwhile. Out of line, so that the common release saves no registers (issue 28).
+__attribute__((noinline)) void release_last(NameTable& t, Entry* e, uint32_t id) noexcept {
+  const uint32_t k = e->shard.load(std::memory_order_acquire);
+  if (k >= kShards) return;
+  Shard& s = t.shards[k];
+  std::lock_guard<std::mutex> lock(s.mutex);
+  t.drop(s, k, id);
+}
+
+}  // namespace
+
 void release_named(uint32_t id) noexcept {
   NameTable& t = table();
   Entry* e = t.find(id);
@@ -158,13 +182,7 @@ void release_named(uint32_t id) noexcept {
     if (refs == 0) return;  // not held (a stray release): as before, ignored
   } while (!e->refs.compare_exchange_weak(refs, refs - 1, std::memory_order_acq_rel,
                                           std::memory_order_relaxed));
-  if (refs != 1) return;
-  // The last reference: free it under its shard's lock, unless named again meanwhile.
-  const uint32_t k = e->shard.load(std::memory_order_acquire);
-  if (k >= kShards) return;
-  Shard& s = t.shards[k];
-  std::lock_guard<std::mutex> lock(s.mutex);
-  t.drop(s, k, id);
+  if (refs == 1) release_last(t, e, id);
 }
 
 std::string name_string(uint32_t id) {

@@ -90,6 +90,10 @@ struct Scope {
   }
 };
 
+// Bumped after any device's DescriptorInfo::layouts changes and when a device goes away: the
+// per-thread copies of layouts' bindings (vkUpdateDescriptorSets) are then stale.
+extern std::atomic<uint32_t> g_descriptor_layouts_generation;
+
 // Descriptor bookkeeping the graph needs to give each (binding, element) a slot: the bindings of
 // each set layout and the entries of each update template (a set's layout is its edge
 // "pSetLayouts"), and the images of each swapchain in order.
@@ -154,8 +158,22 @@ inline uint32_t reported_creation_frame(const Scope& scope, uint32_t stamped) no
   return scope.frames_were_submits.load(std::memory_order_relaxed) ? stamped & ~kUndecidedFrame : 0;
 }
 
-// Where objects of `type` referenced from `scope` live (instance-level targets).
-Scope& target_scope(Scope& scope, ObjectType type) noexcept;
+// Where objects of `type` referenced from `scope` live: instance-level targets (surfaces,
+// displays) live in the instance's table. Inline: every edge made asks.
+inline Scope& target_scope(Scope& scope, ObjectType type) noexcept {
+  if (scope.type != ObjectType::kDevice) return scope;
+  switch (type) {
+    case ObjectType::kSurfaceKHR:
+    case ObjectType::kDisplayKHR:
+    case ObjectType::kDisplayModeKHR:
+    case ObjectType::kPhysicalDevice:
+    case ObjectType::kInstance:
+      if (auto* inst = static_cast<DeviceState&>(scope).instance) return *inst;
+      return scope;
+    default:
+      return scope;
+  }
+}
 
 // The object table's owner (inline: every generated hook calls it).
 inline Scope& scope_of(InstanceState& s) noexcept {
