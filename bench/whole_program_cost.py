@@ -163,8 +163,9 @@ def cmd_instr(args, build, work, display):
               f"{res[False, p.short][3]}/{res[False, p.long][3]} without the layer, "
               f"{res[True, p.short][3]}/{res[True, p.long][3]} with it")
         print(f"  no layer        {base:14,.0f}")
-        print(f"  vkleak          {with_layer:14,.0f}  ({100 * (with_layer / base - 1):+.2f}%; "
-              "glmark2 animates by the clock, so its frames differ between runs)")
+        varies = "; its frames follow the clock and differ between runs" if p.frame_fn else ""
+        print(f"  vkleak          {with_layer:14,.0f}  ({100 * (with_layer / base - 1):+.2f}%"
+              f"{varies})")
         print(f"  layer's own     {own:14,.0f}  ({100 * own / base:.2f}% of the no-layer frame: "
               f"library {per_frame(True, 1):,.0f}, its calls into libc/libstdc++/libunwind "
               f"{per_frame(True, 4):,.0f})")
