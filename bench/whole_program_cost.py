@@ -20,8 +20,11 @@ ways that hold on a small shared machine. Not a timed test: it prints figures, j
       own share, not differences of others'.
   bench/whole_program_cost.py wall [--build-dir build] [--apps ...] [--rounds 20]
       Wall time and CPU time per frame, no layer and the layer interleaved (the order
-      alternating every round): the median and range of the per-round ratios, and the machine's
-      load while it ran. Take it when the machine is quiet.
+      alternating every round): the median, quartiles and range of the per-round ratios and of
+      the ratios per pair of rounds (one in each order: cancels a bias for a position in the
+      sequence), and the machine's load while it ran. On 2 cores shared with other work these
+      scatter by several percent from run to run: take it when the machine is quiet, and hold
+      a small budget to the instructions and sample shares instead.
 
 Every process runs with the loader isolated as in compare.py (benchlib/configs.py base_env), the
 layer from BUILD/manifest/build with its default settings (call sites at depth 8), windows on a
@@ -249,7 +252,7 @@ def cmd_wall(args, build, work, display):
         for k, v in ratios.items():
             summary(f"{k} per round", v)
             # Two consecutive rounds ran the two configurations in both orders: their geometric
-            # mean cancels whatever favours a position in the sequence (on this machine every
+            # mean cancels whatever favours a position in the sequence (in one run here every
             # other vkcube process ran ~20% slower, whichever configuration it was).
             pairs = [(v[i] * v[i + 1]) ** 0.5 for i in range(0, len(v) - 1, 2)]
             if pairs:
