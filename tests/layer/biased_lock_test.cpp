@@ -109,6 +109,19 @@ TEST(BiasedLock, AReaderSuspendsTheBiasAndHandsItBack) {
   EXPECT_GT(fast_locks, 0);
 }
 
+// A reader of the whole table (a snapshot on the writer thread) that locks a shard first does
+// not take its bias: the app's thread, which locks it next, gets it.
+TEST(BiasedLock, AReaderDoesNotTakeTheBias) {
+  if (!biased_locks_enabled()) GTEST_SKIP() << "membarrier(2) unavailable: plain spin lock";
+  BiasedLock lock;
+  std::thread([&] {
+    lock.unlock_to_read(lock.lock_to_read());
+    EXPECT_FALSE(lock.biased_to_this_thread());
+  }).join();
+  lock.unlock(lock.lock());
+  EXPECT_TRUE(lock.biased_to_this_thread());
+}
+
 // A sandbox that starts after the bias was taken (a browser's GPU process) and kills the
 // process on membarrier: a revocation then must not call it. The child installs such a filter
 // and revokes; killed by SIGSYS, it would not exit 0.

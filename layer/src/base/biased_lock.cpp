@@ -88,8 +88,9 @@ void BiasedLock::lock_shared(uintptr_t me, bool suspend) noexcept {
   spin_.lock();
   const uintptr_t owner = owner_.load(std::memory_order_relaxed);
   if (owner == 0) {
-    // Nobody had it: the bias goes to this thread, which takes the fast path from its next lock.
-    if (barrier_registered()) owner_.store(me, std::memory_order_relaxed);
+    // Nobody had it: the bias goes to this thread, which takes the fast path from its next lock
+    // (not to a reader of the whole table: the app's thread would then have to revoke it).
+    if (!suspend && barrier_registered()) owner_.store(me, std::memory_order_relaxed);
     return;
   }
   if (owner == kShared || owner == me) return;
