@@ -19,14 +19,7 @@ void mark_has_edges(Scope& scope, ObjectType type, uint64_t handle) noexcept {
 
 Edge make_edge(Scope& scope, ObjectType type, uint64_t handle, const char* kind, uint32_t slot,
                bool slot_keyed, uint64_t offset, uint64_t size) noexcept {
-  Edge e{};
-  e.kind = kind;
-  e.dst_type = type;
-  e.dst_handle = handle;
-  e.slot = slot;
-  e.slot_keyed = slot_keyed;
-  e.offset = offset;
-  e.size = size;
+  Edge e = unresolved_edge(type, handle, kind, slot, slot_keyed, offset, size);
   Scope& target = target_scope(scope, type);
   // Read before the lookup: a change in between leaves the entry stale, never wrong.
   const uint32_t generation = g_target_generation.load(std::memory_order_acquire);

@@ -249,15 +249,9 @@ class WriteBatch {
     uint64_t id = 0;
     uint32_t name = 0;
     targets_.resolve(d_, type, handle, &id, &name);  // descriptors are device objects
-    Edge e{};
-    e.dst_type = type;
-    e.dst_handle = handle;
+    Edge e = unresolved_edge(type, handle, kind, slot, true, offset, size);
     e.dst_id = id;
     e.dst_name = name;
-    e.slot = slot;
-    e.slot_keyed = true;
-    e.offset = offset;
-    e.size = size;
     const KindId kind_id = kind == kDescriptor          ? kinds_.descriptor
                            : kind == kDescriptorSampler ? kinds_.sampler
                                                         : intern_kind(kind);

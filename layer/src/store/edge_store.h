@@ -45,6 +45,23 @@ struct Edge {
   KindId kind_id;   // intern_kind(kind); filled by the store, optional in add()
 };
 
+// An edge to (type, handle) whose target is yet to be resolved (dst_id, dst_name: make_edge, or
+// the descriptor writes' own inline lookup).
+__attribute__((always_inline)) inline Edge unresolved_edge(ObjectType type, uint64_t handle,
+                                                           const char* kind, uint32_t slot,
+                                                           bool slot_keyed, uint64_t offset,
+                                                           uint64_t size) noexcept {
+  Edge e{};
+  e.kind = kind;
+  e.dst_type = type;
+  e.dst_handle = handle;
+  e.slot = slot;
+  e.slot_keyed = slot_keyed;
+  e.offset = offset;
+  e.size = size;
+  return e;
+}
+
 class EdgeStore {
  public:
   EdgeStore();

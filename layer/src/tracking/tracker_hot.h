@@ -74,6 +74,16 @@ static_assert(!kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kBuffer)])
 static_assert(kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kCommandPool)]);
 static_assert(kDestroyKeepsMore.of[static_cast<uint32_t>(ObjectType::kDisplayModeKHR)]);
 
+// Whether a destroyed record leaves more than its context behind: a submission that used it,
+// edges, something that references it, a name (its own or its inline edge's). Such a destroy
+// copies the whole record and takes the out-of-line path; the rest only drop the record. The
+// type is a constant in each hook, so the view check folds away for other types.
+__attribute__((always_inline)) inline bool leaves_more(const ObjectRecord& r,
+                                                       ObjectType type) noexcept {
+  return r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) || r.name != 0 ||
+         (keeps_inline_edge(type) && inline_edge_name_of_view(r) != 0);
+}
+
 // record_object's body (tracker.h). `link`: memory_slot | memory_offset << 32 of the new record
 // (0 but for views' inline edges and pool children's slots: see ObjectRecord).
 __attribute__((always_inline)) inline uint64_t record(Scope& scope, ObjectType type,
@@ -175,8 +185,7 @@ __attribute__((always_inline)) inline void free_from_pool(Scope& scope, ObjectTy
   const ObjectTable::EraseResult result = scope.table.erase_with(
       child, child_type, [&](const ObjectRecord& r) __attribute__((always_inline)) {
         slot = child_slot(r);
-        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
-            r.name != 0) {
+        if (whole || leaves_more(r, child_type)) {
           removed = r;
           whole = true;
         } else {
@@ -224,8 +233,7 @@ __attribute__((always_inline)) inline void on_destroy(Scope& scope, ObjectType t
   const ObjectTable::EraseResult result = scope.table.erase_with(
       handle, type, [&](const ObjectRecord& r) __attribute__((always_inline)) {
         // Names' references (the object's, its inline edge's) go in forget().
-        if (whole || r.use_serial != 0 || (r.meta & (kMetaHasEdges | kMetaReferenced)) ||
-            r.name != 0 || (keeps_inline_edge(type) && inline_edge_name_of_view(r) != 0)) {
+        if (whole || hot::leaves_more(r, type)) {
           removed = r;
           whole = true;
         } else {
