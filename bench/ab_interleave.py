@@ -16,36 +16,17 @@ per-round ratios to no layer. Call sites at the layer's default depth. On lavapi
 VK_DRIVER_FILES names another driver (bench/gpu/ab_on_device.sh: a real GPU), whose libraries
 LD_LIBRARY_PATH may point at.
 """
-import json, os, subprocess, sys, statistics, tempfile
+import os, statistics, sys
+from benchlib.interleave import Interleave
 def build_of(arg):  # (directory, passthrough?)
     return (os.path.abspath(arg[len("passthrough:"):]), True) if arg.startswith("passthrough:") \
         else (os.path.abspath(arg), False)
 (before, before_pt), (after, after_pt) = build_of(sys.argv[1]), build_of(sys.argv[2])
-bench = f"{after}/bench/vkleak_bench"
-work = tempfile.mkdtemp(prefix="vkleak-ab-")
-base_env = {"PATH": os.environ["PATH"], "HOME": work,
-            "VK_DRIVER_FILES": os.environ.get("VK_DRIVER_FILES",
-                                              "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"),
-            "LD_LIBRARY_PATH": os.environ.get("LD_LIBRARY_PATH", ""),
-            "VK_LOADER_LAYERS_DISABLE": "VK_LAYER_MESA_device_select",
-            "XDG_DATA_HOME": f"{work}/empty", "MESA_SHADER_CACHE_DISABLE": "true"}
+runner = Interleave(f"{after}/bench/vkleak_bench", "vkleak-ab-")
 def layer(d, passthrough):
-    return {"VK_LAYER_PATH": f"{d}/manifest/build", "VK_INSTANCE_LAYERS": "VK_LAYER_VKLEAK_tracker",
-            "VKLEAK_OUTPUT_DIR": f"{work}/out", **({"VKLEAK_BENCH_PASSTHROUGH": "1"} if passthrough else {})}
+    return runner.layer(d, **({"VKLEAK_BENCH_PASSTHROUGH": "1"} if passthrough else {}))
 configs = {"none": {}, "before": layer(before, before_pt), "after": layer(after, after_pt)}
-rounds = int(sys.argv[3]); flt = sys.argv[4]; extra = sys.argv[5:]
-res = {}
-for r in range(rounds):
-    order = list(configs)[r % 3:] + list(configs)[:r % 3]
-    for c in order:
-        out = f"{work}/{c}.json"
-        pin = ["taskset", "-c", os.environ["AB_PIN_CPU"]] if os.environ.get("AB_PIN_CPU") else []
-        subprocess.run(pin + [bench] + extra + [f"--benchmark_filter={flt}", "--benchmark_format=json", f"--benchmark_out={out}"],
-                       env={**base_env, **configs[c]}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        for b in json.load(open(out))["benchmarks"]:
-            key = "real_time" if "threads" in b["name"] else "cpu_time"
-            val = b[key] if "threads" not in b["name"] else 1e9 / b["items_per_second"]
-            res.setdefault(b["name"], {}).setdefault(c, []).append(val)
+res = runner.run(configs, int(sys.argv[3]), sys.argv[4], sys.argv[5:])
 for n, d in res.items():
     none = d.get("none")
     line = f"{n:70s}"

@@ -13,23 +13,12 @@ the median CPU time per iteration, its ratio to no layer (median and range of pe
 and what each rung adds over the one before (median of per-round differences). AB_PIN_CPU as in
 ab_interleave.py.
 """
-import json, os, statistics, subprocess, sys, tempfile
+import os, statistics, sys
+from benchlib.interleave import Interleave
 
 build = os.path.abspath(sys.argv[1])
-rounds, flt, extra = int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-bench = f"{build}/bench/vkleak_bench"
-work = tempfile.mkdtemp(prefix="vkleak-ladder-")
-base = {"PATH": os.environ["PATH"], "HOME": work,
-        "VK_DRIVER_FILES": os.environ.get("VK_DRIVER_FILES",
-                                          "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"),
-        "LD_LIBRARY_PATH": os.environ.get("LD_LIBRARY_PATH", ""),
-        "VK_LOADER_LAYERS_DISABLE": "VK_LAYER_MESA_device_select",
-        "XDG_DATA_HOME": f"{work}/empty", "MESA_SHADER_CACHE_DISABLE": "true"}
-
-def layer(d, **settings):
-    return {"VK_LAYER_PATH": f"{d}/manifest/build", "VK_INSTANCE_LAYERS": "VK_LAYER_VKLEAK_tracker",
-            "VKLEAK_OUTPUT_DIR": f"{work}/out", **settings}
-
+runner = Interleave(f"{build}/bench/vkleak_bench", "vkleak-ladder-")
+layer = runner.layer
 rungs = {
     "none": {},
     "passthrough": layer(build, VKLEAK_BENCH_PASSTHROUGH="1"),
@@ -40,16 +29,7 @@ rungs = {
 if os.environ.get("EXTRA_BUILD"):
     rungs["extra"] = layer(os.path.abspath(os.environ["EXTRA_BUILD"]))
 names = list(rungs)
-pin = ["taskset", "-c", os.environ["AB_PIN_CPU"]] if os.environ.get("AB_PIN_CPU") else []
-res = {}
-for r in range(rounds):
-    for c in names[r % len(names):] + names[:r % len(names)]:
-        out = f"{work}/{c}.json"
-        subprocess.run(pin + [bench] + extra + [f"--benchmark_filter={flt}", "--benchmark_format=json",
-                       f"--benchmark_out={out}"], env={**base, **rungs[c]},
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        for b in json.load(open(out))["benchmarks"]:
-            res.setdefault(b["name"], {}).setdefault(c, []).append(b["cpu_time"])
+res = runner.run(rungs, int(sys.argv[2]), sys.argv[3], sys.argv[4:])
 for n, d in res.items():
     print(n)
     none = d["none"]
