@@ -4,8 +4,13 @@
   ci_phases.py report --dir BUILD/ci --budgets tools/ci_budgets.txt
       the table of phases (seconds, budget) and the 10 slowest tests of every tree
   ci_phases.py check --dir BUILD/ci --budgets tools/ci_budgets.txt
-      the same, and exit 1 when a phase failed or outgrew its budget (the test ci.phase_budgets);
-      77 when there are no phase times (ctest without tools/test.sh)
+      the same, and exit 1 when a phase failed (the test ci.phase_budgets); 77 when there are no
+      phase times (ctest without tools/test.sh)
+
+A phase over its budget is a warning, never a failure: wall time says how fast the machine was,
+not whether vkleak works, and a slow or busy machine must not fail the suite (issue 41). The
+warning is printed in capitals after the table. Set VKLEAK_ENFORCE_CI_BUDGETS=1 to make `check`
+fail on it too (opt-in, for a machine whose speed is known; .ci/run never sets it).
 
 BUILD/ci holds what test.sh wrote: phases.txt ("name seconds exit-status", one phase a line, in
 order) and ctest's JUnit files: junit-main.xml, junit-sanitizers.xml (whose tests, the sanitizer
@@ -21,6 +26,7 @@ TREES = (("junit-main.xml", "main"), ("junit-sanitize-address.xml", "asan"),
          ("junit-sanitize-thread.xml", "tsan"))
 SUBPHASES = "junit-sanitizers.xml"
 SLOWEST = 10
+ENFORCE_VARIABLE = "VKLEAK_ENFORCE_CI_BUDGETS"
 
 
 def read_budgets(path):
@@ -77,17 +83,35 @@ def rows(directory):
     return result
 
 
-def problems_of(table, budgets):
-    problems = []
-    for name, seconds, status, _ in table:
-        if status not in ("ok", "notrun", "disabled"):
-            problems.append(f"phase {name} did not pass ({status}): see its output above")
+def failures_of(table):
+    """Phases that did not pass: these fail `check` always."""
+    return [f"phase {name} did not pass ({status}): see its output above"
+            for name, _, status, _ in table if status not in ("ok", "notrun", "disabled")]
+
+
+def overruns_of(table, budgets):
+    """Phases that took longer than their budget: a warning unless budgets are enforced."""
+    overruns = []
+    for name, seconds, _, _ in table:
         budget = budgets.get(name)
         if budget is not None and seconds > budget:
-            problems.append(f"phase {name} took {seconds:.0f} s, over its budget of {budget:.0f} s: "
-                            f"find what grew (for a test phase, the slowest tests above), make it faster, or raise "
-                            f"the budget in tools/ci_budgets.txt saying why")
-    return problems
+            overruns.append(f"phase {name} took {seconds:.0f} s, over its budget of {budget:.0f} s")
+    return overruns
+
+
+def print_overruns(overruns, enforced):
+    """The lines a person reading a CI log cannot miss."""
+    if not overruns:
+        return
+    label = "ci.phase_budgets: OVER BUDGET" if enforced else "WARNING: OVER BUDGET"
+    for overrun in overruns:
+        print(f"{label}: {overrun}")
+    if enforced:
+        print(f"ci.phase_budgets: {ENFORCE_VARIABLE}=1, so this fails the run")
+    else:
+        print(f"WARNING: not a failure (a slow or busy machine); if it is not the machine, find "
+              f"what grew (the slowest tests above) and make it faster, or raise the budget in "
+              f"tools/ci_budgets.txt saying why. {ENFORCE_VARIABLE}=1 makes it fail.")
 
 
 def print_report(directory, budgets, table):
@@ -123,16 +147,18 @@ def main():
     table = rows(args.dir)
     unknown = sorted(set(budgets) - {name for name, _, _, _ in table})
     print_report(args.dir, budgets, table)
+    enforced = os.environ.get(ENFORCE_VARIABLE, "") not in ("", "0")
+    overruns = overruns_of(table, budgets)
+    print_overruns(overruns, enforced)
     if args.mode == "report":
         return 0
-    problems = problems_of(table, budgets)
+    problems = failures_of(table)
     if unknown:
         problems.append(f"tools/ci_budgets.txt budgets phases that did not run: {unknown} "
                         f"(renamed? update the file)")
     for problem in problems:
         print(f"ci.phase_budgets: {problem}")
-    return 1 if problems else 0
-
+    return 1 if problems or (enforced and overruns) else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,9 +5,11 @@
 #   tools/test.sh [BUILD_DIR]
 # In phases, each timed into BUILD_DIR/ci/phases.txt: deps, configure, build, ctest (the main
 # tree's tests, longest first), sanitizers (the ASan/UBSan and TSan trees, each building only
-# what it runs, then running it). Then the table of phase times and the 10 slowest tests, and
-# last the test ci.phase_budgets, alone: it fails when a phase failed or outgrew its budget in
-# tools/ci_budgets.txt. Ends with ctest's summary (of that last run; a failing phase fails it).
+# what it runs, then running it). Then the table of phase times and the 10 slowest tests, a
+# WARNING line for each phase over its budget in tools/ci_budgets.txt (never a failure: a slow
+# machine must not fail the suite; VKLEAK_ENFORCE_CI_BUDGETS=1 makes it one), and last the test
+# ci.phase_budgets, alone: it fails when a phase failed. Ends with ctest's summary (of that last
+# run; a failing phase fails it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-test}
