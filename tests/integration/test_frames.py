@@ -33,9 +33,10 @@ class FrameBoundaryTest(TempDirTestCase):
         for s in snaps:
             validate(s)
         frames = snapshots(self.out, "frame")
-        # 64 submits without a present switch the device to submits; the frame jumps to the
-        # submits made so far (crossing 50), then one frame per submit.
-        self.assertEqual([s["frame"] for s in frames], [64, 100, 150, 200])
+        # 50 submits without a present (--every 50, fewer than auto's 64) switch the device to
+        # submits: the first periodic snapshot is at frame 50 (issue 36, point 7), then one frame
+        # per submit.
+        self.assertEqual([s["frame"] for s in frames], [50, 100, 150, 200])
         for s in frames:
             self.assertEqual(s["settings"]["frame_boundary"], "auto")
             self.assertEqual(s["frame_boundary"], "submit")
@@ -48,7 +49,7 @@ class FrameBoundaryTest(TempDirTestCase):
 
         report = vkleak(["report", self.out])
         self.assertIn(FRAMES_AT_SUBMITS, report)
-        self.assertIn("frames 64-200", report)
+        self.assertIn("frames 50-200", report)
         self.assertNotIn("--every", report)
         doc = json.loads(vkleak(["report", self.out, "--format", "json"]))
         [r] = doc["runs"]
@@ -74,6 +75,23 @@ class FrameBoundaryTest(TempDirTestCase):
         self.assertEqual(auto, submit)
         self.assertEqual([f for f, _ in auto[:5]], [0, 1, 2, 3, 4])
         self.assertEqual(len({f for f, _ in auto if f < 64}), 64)
+
+    def test_every_n_takes_its_first_snapshot_at_frame_n(self):
+        # Issue 36, point 7: --every 25 on a compute program took its first snapshot at frame 64.
+        for every in (25, 10, 1):
+            out = os.path.join(self.tmp, f"every{every}")
+            env = explicit_env(self.tmp, out)
+            env["VKLEAK_SNAPSHOT_EVERY"] = str(every)
+            run([scenario("clean_app"), "--frames", "100"], env)
+            frames = [s["frame"] for s in snapshots(out, "frame")]
+            self.assertEqual(frames[:3], [every, 2 * every, 3 * every], f"--every {every}")
+            self.assertEqual(frames, sorted(set(frames)), f"--every {every}")
+        # Beyond auto's 64 submits the device decides at 64 and --every counts from there.
+        out = os.path.join(self.tmp, "every80")
+        env = explicit_env(self.tmp, out)
+        env["VKLEAK_SNAPSHOT_EVERY"] = "80"
+        run([scenario("clean_app"), "--frames", "200"], env)
+        self.assertEqual([s["frame"] for s in snapshots(out, "frame")], [80, 160])
 
     def test_explicit_present_keeps_frame_zero_and_says_why(self):
         env = self.env(50)
@@ -137,7 +155,8 @@ class FrameBoundaryTest(TempDirTestCase):
         self.assertEqual(exit_snap["frame"], dev_end["frame"])
         self.assertEqual(exit_snap["frame_boundary"], "submit")
         report = vkleak(["report", self.out])
-        self.assertIn(f"frames 64-{dev_end['frame']})", report)
+        # --every 25: the first periodic snapshot at frame 25 (issue 36, point 7).
+        self.assertIn(f"frames 25-{dev_end['frame']})", report)
 
 
 def snapshot_path(out_dir, sequence):

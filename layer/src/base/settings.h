@@ -17,8 +17,8 @@
 
 namespace vkleak {
 
-// What ends a frame. kAuto: presents, except on a device that has made kAutoSubmitFrames
-// successful submits without ever presenting (compute, headless, GL on zink without a Vulkan
+// What ends a frame. kAuto: presents, except on a device that has made kAutoSubmitFrames (or
+// snapshot_every, when fewer: tracking/state.h auto_submit_frames) successful submits without ever presenting (compute, headless, GL on zink without a Vulkan
 // swapchain): from then on each submit ends a frame, until it presents (then presents again).
 enum class FrameBoundary : uint8_t { kAuto, kPresent, kSubmit };
 

@@ -49,11 +49,12 @@ void after_submit(DeviceState& state, VkResult result) noexcept {
     end_frame(state, 1);
   } else if (state.frame_boundary == FrameBoundary::kAuto &&
              state.presents.load(std::memory_order_relaxed) == 0) {
-    if (submits < kAutoSubmitFrames) {
+    const uint64_t decide_at = auto_submit_frames(state);
+    if (submits < decide_at) {
       // Not decided yet: what is made now is stamped with the submit count (Scope).
       state.creation_frame.store(kUndecidedFrame | static_cast<uint32_t>(submits),
                                  std::memory_order_relaxed);
-    } else if (submits == kAutoSubmitFrames) {
+    } else if (submits == decide_at) {
       log().info(
           "device {:#x}: {} submits and no present: frames end at submits "
           "(frame_boundary=auto)",
@@ -296,7 +297,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue,
   const uint64_t presents = state->presents.fetch_add(1, std::memory_order_relaxed);
   if (state->frame_boundary != FrameBoundary::kSubmit) {
     if (presents == 0 && state->frame_boundary == FrameBoundary::kAuto &&
-        state->submits.load(std::memory_order_relaxed) >= kAutoSubmitFrames)
+        state->submits.load(std::memory_order_relaxed) >= auto_submit_frames(*state))
       log().info("device {:#x} presents: frames end at presents again (frame_boundary=auto)",
                  state->handle);
     end_frame(*state, 1);

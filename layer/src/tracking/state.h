@@ -67,7 +67,7 @@ struct Scope {
   EventLog events;
   std::atomic<uint64_t> frame{0};
   // What new objects are stamped with: the frame, or while frame_boundary=auto has not decided
-  // (a device's first kAutoSubmitFrames submits without a present) kUndecidedFrame | submits,
+  // (a device's first auto_submit_frames() submits without a present) kUndecidedFrame | submits,
   // which snapshots read as the submit count if the device then counts frames at submits, else
   // as frame 0 (reported_creation_frame). So a program that never presents is numbered by
   // submits from its first submit, and one that presents keeps its present-counted frames.
@@ -140,12 +140,21 @@ struct DeviceState : Scope {
   HeapBudget heap_budget;      // the driver's view of the heaps (heap_budget.h)
 };
 
+// How many submits without a present make frame_boundary=auto count frames at submits:
+// kAutoSubmitFrames, or snapshot_every when that is fewer, so that `--every N` takes its first
+// periodic snapshot at frame N whatever the boundary turns out to be (a program that presents
+// after N start-up submits has its frames continue from N, as after kAutoSubmitFrames).
+inline uint64_t auto_submit_frames(const DeviceState& d) noexcept {
+  return d.snapshot_every != 0 && d.snapshot_every < kAutoSubmitFrames ? d.snapshot_every
+                                                                       : kAutoSubmitFrames;
+}
+
 // What ends this device's frames now: the setting, or for kAuto, submits while the device has
-// made kAutoSubmitFrames submits and no present (derived from the counters: nothing to keep).
+// made auto_submit_frames() submits and no present (derived from the counters: nothing to keep).
 inline FrameBoundary boundary_in_effect(const DeviceState& d) noexcept {
   if (d.frame_boundary != FrameBoundary::kAuto) return d.frame_boundary;
   return d.presents.load(std::memory_order_relaxed) == 0 &&
-                 d.submits.load(std::memory_order_relaxed) >= kAutoSubmitFrames
+                 d.submits.load(std::memory_order_relaxed) >= auto_submit_frames(d)
              ? FrameBoundary::kSubmit
              : FrameBoundary::kPresent;
 }
