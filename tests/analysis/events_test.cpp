@@ -128,7 +128,9 @@ TEST(EventsTest, HeadlineNamesAreEscapedOnceByEachOutput) {
 }
 
 // Issue 26: a group's distinct names were kept by sorted insertion, quadratic in the events
-// (200k events took 27 s). The analysis must stay near linear in a snapshot's events.
+// (200k events took 27 s). The analysis must stay near linear in a snapshot's events. Its time
+// is recorded (analysis_ms in the JUnit file), not asserted: a wall-clock limit fails on a slow
+// or busy machine (issue 41); a quadratic regression shows there and in bench/report_scale.py.
 TEST(EventsTest, ManyEventsOfOneGroupAreGroupedInLinearTime) {
   constexpr uint64_t kEvents = 200000;
   SnapshotBuilder s(kPid, 1, format::Reason::kFrame, 100);
@@ -154,7 +156,6 @@ TEST(EventsTest, ManyEventsOfOneGroupAreGroupedInLinearTime) {
   EXPECT_EQ(f->names.size() + f->names_omitted, kEvents) << "every name is distinct";
   ASSERT_FALSE(f->names.empty());
   EXPECT_EQ(f->names.front(), "staging.1") << "names are shown in natural order";
-  EXPECT_LT(seconds, 2.0) << "analysing " << kEvents << " events";
   RecordProperty("analysis_ms", static_cast<int>(seconds * 1000));
 }
 

@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -189,12 +188,12 @@ TEST(EdgeStore, RemoveSlotByPrefix) {
 
 TEST(EdgeStore, BindlessReplaceIsLinear) {
   // 100k descriptors written one by one, then all rewritten, then half cleared and rewritten:
-  // quadratic replace would take minutes.
+  // quadratic replace would take minutes, past the test's timeout. No wall-clock assertion:
+  // it would fail on a slow or busy machine (issue 41); bench/ measures the speed.
   constexpr uint32_t kSlots = 100000;
   EdgeStore s;
   const Edge layout = make("pSetLayouts", 1, 0, true, 0, ObjectType::kDescriptorSetLayout);
   s.add(77, ObjectType::kDescriptorSet, &layout, 1);
-  const auto start = std::chrono::steady_clock::now();
   for (int round = 0; round < 2; ++round)
     for (uint32_t slot = 0; slot < kSlots; ++slot) {
       Edge e = make("descriptor", 1000000 * (round + 1) + slot, slot, true);
@@ -206,9 +205,6 @@ TEST(EdgeStore, BindlessReplaceIsLinear) {
     Edge e = make("descriptor", 5000000 + slot, slot, true);
     s.add(77, ObjectType::kDescriptorSet, &e, 1);
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 20.0);
   auto got = edges_of(s, 77);
   ASSERT_EQ(got.size(), kSlots + 1);
   EXPECT_STREQ(got[0].kind, "pSetLayouts");

@@ -91,10 +91,12 @@ class SlowMachine(unittest.TestCase):
         self.assertEqual(run("report", self.dir, enforce="1").returncode, 0)
 
     def test_ci_never_enforces(self):
-        with open(os.path.join(SOURCE, ".ci", "run")) as f:
-            self.assertNotIn("VKLEAK_ENFORCE_CI_BUDGETS", f.read())
-        with open(os.path.join(SOURCE, "tools", "test.sh")) as f:
-            self.assertNotIn("VKLEAK_ENFORCE_CI_BUDGETS=", f.read())
+        # No command of .ci/run or tools/test.sh sets it (comments may name it).
+        for script in (os.path.join(".ci", "run"), os.path.join("tools", "test.sh")):
+            with open(os.path.join(SOURCE, script)) as f:
+                commands = [line for line in f if not line.lstrip().startswith("#")]
+            self.assertFalse([line for line in commands if "VKLEAK_ENFORCE_CI_BUDGETS" in line],
+                             script)
 
 
 if __name__ == "__main__":
