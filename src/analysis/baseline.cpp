@@ -14,6 +14,7 @@
 #include "analysis/problems.h"
 #include "core/input_file.h"
 #include "core/module_map.h"
+#include "core/symbolizer.h"
 #include "shared/text.h"
 
 namespace vkleak::analysis {
@@ -63,10 +64,12 @@ std::vector<std::string> sorted_distinct(std::vector<std::string> v) {
   return v;
 }
 
-// Where the objects were made, for people: the innermost frame, its source file by its name.
+// Where the objects were made, for people: the innermost frame (its source file by its name),
+// or module+offset.
 std::string made_at(const std::vector<Frame>& callsite) {
   for (const Frame& frame : callsite) {
-    if (frame.function.empty()) continue;
+    if (frame.function.empty()) break;
+    if (is_startup_frame(frame.function)) continue;
     std::string out = printable(frame.function);
     if (!frame.file.empty()) {
       out += " (" + printable(base_name(frame.file)) + ":" + std::to_string(frame.line) + ")";
@@ -130,18 +133,40 @@ void sort_and_merge(std::vector<BaselineEntry>* entries) {
                  entries->end());
 }
 
-// How far apart two paths of one shape are: the sum of the differences of their module+offset
-// frames' offsets.
-uint64_t offset_distance(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+// How far apart two paths of one shape are, to compare: per frame from the innermost out, how
+// much its offset from the next inner frame of its module differs (a rebuild that adds code before
+// a function moves all of it alike, but not the distance between two of its calls), then the
+// sum of how much the offsets differ. Compared element by element: the innermost frame that
+// tells two call sites apart decides.
+std::vector<uint64_t> offset_distance(const std::vector<std::string>& a,
+                                      const std::vector<std::string>& b) {
+  auto offset = [](const std::string& frame) {
+    return std::strtoull(frame.c_str() + frame.rfind("+0x") + 3, nullptr, 16);
+  };
+  auto module = [](const std::string& frame) { return frame.substr(0, frame.rfind("+0x")); };
+  auto difference = [](uint64_t x, uint64_t y) { return x > y ? x - y : y - x; };
+  std::vector<uint64_t> out;
   uint64_t sum = 0;
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (!is_unnamed_frame(a[i]) || !is_unnamed_frame(b[i]) || a[i] == "?" || b[i] == "?") continue;
-    const uint64_t x = std::strtoull(a[i].c_str() + a[i].rfind("+0x") + 3, nullptr, 16);
-    const uint64_t y = std::strtoull(b[i].c_str() + b[i].rfind("+0x") + 3, nullptr, 16);
-    const uint64_t d = x > y ? x - y : y - x;
+    if (!is_unnamed_frame(a[i]) || !is_unnamed_frame(b[i]) || a[i] == "?" || b[i] == "?") {
+      out.push_back(0);
+      continue;
+    }
+    const uint64_t d = difference(offset(a[i]), offset(b[i]));
     sum = sum > UINT64_MAX - d ? UINT64_MAX : sum + d;
+    uint64_t relative = 0;
+    for (size_t j = i; j-- > 0;) {
+      if (!is_unnamed_frame(a[j]) || !is_unnamed_frame(b[j]) || a[j] == "?" || b[j] == "?" ||
+          module(a[j]) != module(a[i])) {
+        continue;
+      }
+      relative = difference(offset(a[i]) - offset(a[j]), offset(b[i]) - offset(b[j]));
+      break;
+    }
+    out.push_back(relative);
   }
-  return sum;
+  out.push_back(sum);
+  return out;
 }
 
 // --- Reading -----------------------------------------------------------------------------------
@@ -460,10 +485,10 @@ std::vector<bool> Baseline::match_run(const RunReport& run, std::vector<bool>* o
     }
     return true;
   };
-  // Of several entries of the shape, the nearest one (offsets closest): a rebuild moves a call
-  // site by a little, so a known leak keeps its own entry, not its neighbour's.
+  // Of several entries of the shape, the nearest one (offset_distance): a rebuild moves a call
+  // site, so a known leak keeps its own entry, not its neighbour's.
   struct Candidate {
-    uint64_t distance;
+    std::vector<uint64_t> distance;
     size_t problem;
     size_t entry;
   };
@@ -478,11 +503,12 @@ std::vector<bool> Baseline::match_run(const RunReport& run, std::vector<bool>* o
       const std::vector<std::string> path = callsite_path(f.callsite);
       for (size_t e : it->second) {
         if (taken[e] || !moved(entries_[e])) continue;
-        uint64_t nearest = UINT64_MAX;
+        std::vector<uint64_t> nearest;
         for (const BaselineFacet& facet : entries_[e].facets) {
           if (facet.type == f.object_type && facet.name_pattern == f.name_pattern &&
               path_shape(facet.callsite) == path_shape(path)) {
-            nearest = std::min(nearest, offset_distance(facet.callsite, path));
+            const std::vector<uint64_t> d = offset_distance(facet.callsite, path);
+            if (nearest.empty() || d < nearest) nearest = d;
           }
         }
         candidates.push_back(Candidate{nearest, p, e});

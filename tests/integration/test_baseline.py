@@ -86,9 +86,10 @@ int main(int argc, char** argv) {
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
   if (vkCreateDevice(gpu, &dci, NULL, &device) != VK_SUCCESS) return 4;
-  for (int i = 0; i < 3; ++i) leak_a();
+  /* volatile: one call each, not a loop the compiler unrolls into several return addresses */
+  for (volatile int i = 0; i < 3; ++i) leak_a();
 #ifndef NO_B
-  for (int i = 0; i < 2; ++i) leak_b();
+  for (volatile int i = 0; i < 2; ++i) leak_b();
 #endif
   vkDestroyDevice(device, NULL);
   vkDestroyInstance(instance, NULL);
