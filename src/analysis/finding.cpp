@@ -1,7 +1,10 @@
 #include "analysis/finding.h"
 
 #include <algorithm>
+#include <cctype>
 #include <tuple>
+
+#include "core/symbolizer.h"
 
 namespace vkleak::analysis {
 
@@ -43,8 +46,17 @@ std::string FindingKey::identity() const {
   return object_type + "|" + where + "|" + name_pattern;
 }
 
+std::string FindingKey::shape_identity() const {
+  if (shape == where) return "";
+  FindingKey weaker = *this;
+  weaker.where = shape;
+  return weaker.identity();
+}
+
 FindingKey Finding::key() const {
-  return FindingKey{kind_name(kind), object_type, callsite_identity(callsite), name_pattern};
+  const std::vector<std::string> path = callsite_path(callsite);
+  return FindingKey{kind_name(kind), object_type, path_identity(path), name_pattern,
+                    path_shape(path)};
 }
 
 std::string Finding::fingerprint() const {
@@ -55,29 +67,72 @@ std::string Finding::identity() const {
   return key().identity();
 }
 
-std::string callsite_identity(const std::vector<Frame>& callsite) {
-  std::string out;
-  if (callsite.empty()) return out;
-  if (!callsite.front().function.empty()) {
-    // The innermost call with what was inlined into it, and the calls above it, up to
-    // kIdentityCalls calls in all (inlined frames do not count), main or libc's start code.
-    size_t calls = 0;
-    for (const Frame& frame : callsite) {
-      if (frame.function.empty() || frame.function.rfind("__libc_start", 0) == 0 ||
-          frame.function == "_start")
-        break;
-      out = out.empty() ? frame.function : frame.function + " > " + out;
-      if (frame.function == "main" || (!frame.inlined && ++calls == kIdentityCalls)) break;
-    }
-    return out;
-  }
-  // No symbols: each frame as module+offset (its text up to the first space; a frame that has
-  // a function among unsymbolized ones by its function).
+namespace {
+
+// "module+0x1f" from a frame no symbol names: its text starts with it ("app+0x1f (build-id
+// mismatch)", "app+0x1f [Vulkan stack]"); a frame outside any module is "?" (its absolute address
+// moves with every run).
+std::string unnamed_frame(const Frame& frame) {
+  if (frame.module.empty()) return "?";
+  const std::string prefix = frame.module + "+0x";
+  if (frame.text.compare(0, prefix.size(), prefix) != 0) return frame.module + "+?";
+  size_t end = prefix.size();
+  while (end < frame.text.size() && std::isxdigit(static_cast<unsigned char>(frame.text[end])))
+    ++end;
+  return frame.text.substr(0, end);
+}
+
+}  // namespace
+
+std::vector<std::string> callsite_path(const std::vector<Frame>& callsite) {
+  std::vector<std::string> out;
   for (const Frame& frame : callsite) {
-    if (!out.empty()) out += ';';
-    out += !frame.function.empty() ? frame.function : frame.text.substr(0, frame.text.find(' '));
+    if (!frame.function.empty() && is_startup_frame(frame.function)) continue;
+    out.push_back(frame.function.empty() ? unnamed_frame(frame) : frame.function);
+    // What calls main is the C runtime's, whatever --startup-frames shows.
+    if (frame.function == "main") break;
   }
   return out;
+}
+
+bool is_unnamed_frame(const std::string& frame) {
+  if (frame == "?") return true;
+  // A function's name never ends in +0x<hex> with no parenthesis in it (C++ names have their
+  // parameters; C names no '+').
+  const size_t plus = frame.rfind("+0x");
+  if (plus == std::string::npos || plus == 0 || frame.find('(') != std::string::npos) return false;
+  if (frame.size() == plus + 3) return false;
+  for (size_t i = plus + 3; i < frame.size(); ++i) {
+    if (!std::isxdigit(static_cast<unsigned char>(frame[i]))) return false;
+  }
+  return true;
+}
+
+std::string path_identity(const std::vector<std::string>& path) {
+  std::string out;
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    if (!out.empty()) out += " > ";
+    out += *it;
+  }
+  return out;
+}
+
+std::string path_shape(const std::vector<std::string>& path) {
+  std::vector<std::string> shape;
+  for (const std::string& frame : path) {
+    shape.push_back(is_unnamed_frame(frame) && frame != "?"
+                        ? frame.substr(0, frame.rfind("+0x")) + "+?"
+                        : frame);
+  }
+  return path_identity(shape);
+}
+
+std::string callsite_identity(const std::vector<Frame>& callsite) {
+  return path_identity(callsite_path(callsite));
+}
+
+std::string callsite_shape(const std::vector<Frame>& callsite) {
+  return path_shape(callsite_path(callsite));
 }
 
 void rank_findings(std::vector<Finding>* findings) {

@@ -116,19 +116,26 @@ constexpr bool kind_is_event(FindingKind kind) {
 std::vector<std::string> kind_names();
 
 // The fields a finding's fingerprint and identity are made of: one definition for the writer
-// (Finding::key(), JSON's "fingerprint") and the baseline reader, which builds it from a findings
-// document's fields (baseline.h says why it never reads a stored fingerprint).
+// (Finding::key(), JSON's "fingerprint") and the baseline reader, which builds it from a baseline's
+// fields (baseline.h).
 struct FindingKey {
   std::string kind;  // kind_name(), or as a baseline spells it (perhaps a kind unknown here)
   std::string object_type;
-  std::string where;  // callsite_identity() of the call site
+  std::string where;  // callsite_identity() of the call site: its whole path
   std::string name_pattern;
+  // callsite_shape() of the call site: where with the offsets of frames no symbol names left
+  // out; equal to where when every frame has a function.
+  std::string shape;
 
   // kind|type|where|name pattern.
   std::string fingerprint() const;
   // type|where|name pattern, without the kind; a misuse kind's (events, not objects: a double
   // destroy is never a facet of a leak) is its fingerprint.
   std::string identity() const;
+  // identity() with shape for where: the weaker key the gate falls back on for a call site with
+  // frames no symbol names (a stripped program rebuilt moves every offset); "" when every frame
+  // of the call site has a function (then there is no weaker key: identity() is the whole story).
+  std::string shape_identity() const;
 };
 
 // One frame of a symbolized creation call site.
@@ -299,15 +306,28 @@ struct Finding {
   std::string identity() const;
 };
 
-// Where objects were made, as baselines match it across runs: the functions of the innermost
-// kIdentityCalls calls, outermost first, each with what was inlined into it ("main >
-// capture_stats > make_buffer"), so that a new caller of a shared helper is a new problem, while
-// line numbers may change; without symbols, the whole application stack as module+offset
-// ("app+0x1234;app+0x5678"), since a module alone would make every leak of a stripped program
-// one. Shared by Finding::key() and the baseline reader, which rebuilds the frames from the
-// JSON's callsite_frames.
-inline constexpr size_t kIdentityCalls = 3;
+// Where objects were made, as the gate matches it across runs and builds: the whole path of the
+// call site, never a suffix of it (a new caller of a shared helper, however far out, is a new
+// problem), from the innermost frame out to main (the C runtime's start-up frames are no part of
+// it), outermost first, " > " between frames: "main > capture_stats() > make_buffer(int)". Each
+// frame is frame_identity(): its function where debug info or a symbol table names one (inline
+// chains included, each inlined function a frame; whether it was inlined is not part of it, nor
+// its line or its offset inside the function, which an edit elsewhere moves), else module+offset.
+// Shared by Finding::key() and the baseline reader.
 std::string callsite_identity(const std::vector<Frame>& callsite);
+// callsite_identity() with each frame no symbol names as its module alone ("app+?"): the shape of
+// the stack, which an unrelated rebuild of a stripped program keeps (baseline.h: the trade-off).
+std::string callsite_shape(const std::vector<Frame>& callsite);
+
+// The frames of a call site as the gate knows them, innermost first: each frame's function, else
+// "module+0xoffset" ("?" outside any module); start-up frames and what is above main left out.
+// The baseline file's "callsite".
+std::vector<std::string> callsite_path(const std::vector<Frame>& callsite);
+// A path (innermost first) as callsite_identity() spells it, and as callsite_shape() does.
+std::string path_identity(const std::vector<std::string>& path);
+std::string path_shape(const std::vector<std::string>& path);
+// Whether a path's frame is one no symbol names ("module+0xoffset" or "?").
+bool is_unnamed_frame(const std::string& frame);
 
 // The innermost frame's function and, while it was inlined, the functions it was inlined into,
 // outermost first: "draw > make_buffer". Empty when the innermost frame has no function.
@@ -408,6 +428,10 @@ struct GateSummary {
   uint64_t max_findings = 0;                 // new problems allowed
   std::vector<std::string> fail_on;          // kinds that count
   std::vector<SuppressionUse> suppressions;  // every rule, in file order
+  // The baseline's problems that no run has any more (fixed, or no longer reached): their one-line
+  // descriptions, in the baseline's order. The gate names them so that the baseline ratchets down
+  // (`vkleak baseline --update` removes them); they do not change the verdict.
+  std::vector<std::string> fixed;
 
   // Pass, fail (new problems over the limit) or incomplete (a run not checked whole, unless
   // allowed; takes precedence: the findings of a run cut short are not its whole story).

@@ -1,5 +1,7 @@
 #include "analysis/gate.h"
 
+#include <vector>
+
 #include "analysis/problems.h"
 
 namespace vkleak::analysis {
@@ -21,14 +23,20 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
     }
   }
   // Problems, not findings: one missing free judged as three kinds is one problem, new or
-  // known as a whole. A problem is known when any finding of it is in the baseline (a new
-  // facet of a known problem, such as the retained judgement a finer snapshot cadence adds, is
-  // not new); a suppression rule silences the findings it matches, and the problem when it
-  // matches all of them; --fail-on counts a problem when one of its unsuppressed kinds is listed.
+  // known as a whole. A problem is known when the baseline has it (Baseline::match_run: any
+  // finding of it by its identity, a new facet of a known problem such as the retained judgement
+  // a finer snapshot cadence adds is not new; a stripped program's by its shape); a suppression
+  // rule silences the findings it matches, and the problem when it matches all of them; --fail-on
+  // counts a problem when one of its unsuppressed kinds is listed.
+  std::vector<bool> occurring(baseline != nullptr ? baseline->size() : 0, false);
   for (RunReport& run : doc->runs) {
     if (run.problems.empty() && !run.findings.empty()) assign_problems(&run);
-    for (Problem& p : run.problems) {
-      bool known = false;
+    const std::vector<bool> matched = baseline != nullptr
+                                          ? baseline->match_run(run, &occurring)
+                                          : std::vector<bool>(run.problems.size(), false);
+    for (size_t pi = 0; pi < run.problems.size(); ++pi) {
+      Problem& p = run.problems[pi];
+      const bool known = matched[pi];
       for (size_t i : p.findings) {
         Finding& f = run.findings[i];
         f.status = GateStatus::kNone;
@@ -42,11 +50,9 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
           ++use.findings;
           use.objects += f.count;
           use.bytes += f.bytes;
-        } else if (baseline != nullptr && baseline->contains(f)) {
-          known = true;
         }
       }
-      bool any_new = false, any_suppressed = false;
+      bool any_new = false, any_suppressed = false, any_known = false;
       p.suppressed_by.clear();
       for (size_t i : p.findings) {
         Finding& f = run.findings[i];
@@ -57,6 +63,7 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
         }
         if (known) {
           f.status = GateStatus::kBaseline;
+          any_known = true;
         } else if (!policy.fail_on.empty() && !policy.fail_on.count(f.kind)) {
           f.status = GateStatus::kIgnored;
         } else {
@@ -65,7 +72,7 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
         }
       }
       p.status = any_new          ? GateStatus::kNew
-                 : known          ? GateStatus::kBaseline
+                 : any_known      ? GateStatus::kBaseline
                  : any_suppressed ? GateStatus::kSuppressed
                                   : GateStatus::kIgnored;
       if (p.status != GateStatus::kSuppressed) p.suppressed_by.clear();
@@ -73,6 +80,11 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
       if (p.status == GateStatus::kBaseline) ++summary.baseline;
       if (p.status == GateStatus::kSuppressed) ++summary.suppressed;
     }
+  }
+  // What the baseline knows that no run has any more: fixed, to be removed so it ratchets down
+  // (a suppressed problem still occurs).
+  for (size_t e = 0; e < occurring.size(); ++e) {
+    if (!occurring[e]) summary.fixed.push_back(baseline->entries()[e].description);
   }
   summary.allow_incomplete = policy.allow_incomplete;
   for (const RunReport& run : doc->runs) summary.incomplete_runs += run.incomplete.empty() ? 0 : 1;

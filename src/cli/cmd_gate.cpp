@@ -14,13 +14,17 @@ CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
   CLI::App* gate = app->add_subcommand(
       "gate",
       "Decide pass or fail for CI: exit 0 when clean, 1 on new problems, 2 on errors, 3 on a "
-      "run not checked whole");
+      "run not checked whole, 4 on a baseline of another program");
   gate->set_version_flag("--version", std::string("vkleak ") + VKLEAK_VERSION);
   add_input_flags(gate, &flags->report, "What to check");
   gate->add_option("--baseline", flags->baseline,
-                   "Findings JSON of an earlier run (vkleak report --format json): only problems "
-                   "not in it fail, whatever kinds it saw them as")
+                   "The known problems (vkleak baseline writes the file; a findings JSON of "
+                   "vkleak report --format json is read too): only problems not in it fail, "
+                   "whatever kinds it saw them as")
       ->option_text("FILE");
+  gate->add_flag("--baseline-any-program", flags->baseline_any_program,
+                 "Use a baseline made from runs of another program (its executable's file name "
+                 "differs) instead of exit code 4");
   gate->add_option("--suppressions", flags->suppressions,
                    "Suppression rules, one per line (syntax: FINDINGS.md)")
       ->option_text("FILE");
@@ -42,8 +46,10 @@ CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
       "Exit codes: 0 pass, 1 fail (new problems over --max-findings), 2 bad flags or input "
       "(a corrupt snapshot, no snapshots, an unreadable baseline or suppression file), 3 "
       "incomplete: a run was not checked whole (it crashed or was killed, a snapshot is missing "
-      "or the layer could not write one; the reason is printed; --allow-incomplete accepts it). "
-      "3 wins over 1.");
+      "or the layer could not write one; the reason is printed; --allow-incomplete accepts it), "
+      "4 the baseline is of another program (--baseline-any-program accepts it). 3 wins over 1. "
+      "Known problems that no longer occur are named (fixed: remove them from the baseline with "
+      "vkleak baseline --update); they do not change the exit code.");
   return gate;
 }
 
@@ -94,6 +100,20 @@ int gate_command(const GateFlags& flags) {
     print_error(e.what());
     return kExitUsage;
   }
+  if (baseline) {
+    // A baseline of another program would call this program's leaks known, or none of them.
+    const std::string mismatch = analysis::program_mismatch(*baseline, doc);
+    if (!mismatch.empty() && !flags.baseline_any_program) {
+      print_error(printable(flags.baseline) + ": " + mismatch +
+                  "; make one for this program with vkleak baseline, or pass "
+                  "--baseline-any-program to use it anyway");
+      return kExitOtherProgram;
+    }
+    if (!mismatch.empty()) {
+      print_warning(printable(flags.baseline) + ": " + mismatch +
+                    " (used anyway: --baseline-any-program)");
+    }
+  }
   analysis::GatePolicy policy;
   policy.max_findings = static_cast<uint64_t>(flags.max_findings);
   policy.allow_incomplete = flags.allow_incomplete;
@@ -105,6 +125,13 @@ int gate_command(const GateFlags& flags) {
   const int written = write_outputs(doc, flags.report);
   if (written != kExitOk) return written;
   print_suppressions_used(summary);
+  // The text output lists them; for the other formats, stderr does, so that a CI log shows them.
+  if (flags.report.format != report::kDefaultFormat) {
+    for (const std::string& fixed : summary.fixed) {
+      print_note("fixed: " + printable(fixed) +
+                 " (remove from the baseline with `vkleak baseline --update`)");
+    }
+  }
   for (const analysis::RunReport& run : doc.runs) {
     for (const std::string& problem : run.incomplete) {
       const std::string line =

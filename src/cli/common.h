@@ -15,6 +15,9 @@ inline constexpr int kExitUsage = 2;  // bad flags or unusable input
 // `gate`: a run its snapshots do not cover whole (crashed, killed, a snapshot missing or not
 // written): nothing may pass that was not checked. Wins over kExitFindings.
 inline constexpr int kExitIncomplete = 3;
+// `gate` and `baseline --update`: the baseline is of another program (no executable's file name
+// in common with the runs'); --baseline-any-program accepts it.
+inline constexpr int kExitOtherProgram = 4;
 
 enum class OutputFormat { kText, kJson };
 

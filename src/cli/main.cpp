@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "cli/cmd_baseline.h"
 #include "cli/cmd_diff.h"
 #include "cli/cmd_gate.h"
 #include "cli/cmd_report.h"
@@ -62,12 +63,15 @@ int main(int argc, char** argv) {
   CLI::App* report = vkleak::cli::add_report_command(&app, &report_flags);
   CLI::App* diff = vkleak::cli::add_diff_command(&app, &diff_flags);
   CLI::App* gate = vkleak::cli::add_gate_command(&app, &gate_flags);
+  vkleak::cli::BaselineFlags baseline_flags;
+  CLI::App* baseline = vkleak::cli::add_baseline_command(&app, &baseline_flags);
   // Set after the subcommands are added, which would otherwise inherit it.
   app.footer(
       "Examples:\n"
       "  vkleak run -- ./my_app --level 3   run under the layer, snapshots in ./vkleak-snapshots\n"
       "  vkleak show vkleak-snapshots/run-*/vkleak-1234-0002-exit.json\n"
       "  vkleak report vkleak-snapshots/run-*        findings of a run\n"
+      "  vkleak baseline out -o base.json           known problems, for the gate (--update)\n"
       "  vkleak gate out --baseline base.json       pass/fail for CI (exit 0/1)");
 
   try {
@@ -82,6 +86,7 @@ int main(int argc, char** argv) {
     if (report->parsed()) return vkleak::cli::report_command(report_flags);
     if (diff->parsed()) return vkleak::cli::diff_command(diff_flags);
     if (gate->parsed()) return vkleak::cli::gate_command(gate_flags);
+    if (baseline->parsed()) return vkleak::cli::baseline_command(baseline_flags);
   } catch (const std::bad_alloc&) {
     vkleak::cli::print_error("out of memory");
     return vkleak::cli::kExitUsage;

@@ -315,7 +315,8 @@ std::optional<report::SparklineOptions> sparkline_options(const ReportFlags& fla
   return options;
 }
 
-// Writes all of content to fd; 0 or the errno of the failure.
+}  // namespace
+
 int write_all(int fd, const std::string& content) {
   for (size_t done = 0; done < content.size();) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -325,6 +326,8 @@ int write_all(int fd, const std::string& content) {
   }
   return 0;
 }
+
+namespace {
 
 bool write_file(const std::string& path, const std::string& content) {
   // open/write rather than a stream: the error says why (ENOSPC, EACCES, EISDIR...).

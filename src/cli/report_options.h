@@ -53,6 +53,9 @@ std::vector<std::string> resolve_run_inputs(const std::vector<std::string>& inpu
 // Reads and analyses every run. Throws SnapshotError (unusable input).
 analysis::ReportDocument analyse_inputs(const ReportFlags& flags);
 
+// Writes all of content to fd; 0 or the errno of the failure.
+int write_all(int fd, const std::string& content);
+
 // Writes the document to stdout in --format and to each requested file. Returns kExitOk, or
 // kExitUsage (after saying why) when something could not be written.
 int write_outputs(const analysis::ReportDocument& doc, const ReportFlags& flags);

@@ -336,7 +336,13 @@ std::string render_text(const ReportDocument& doc, const Style& style,
     }
     out += plural(g.new_findings, "new problem", "new problems") + " (" +
            format_count(g.max_findings) + " allowed), " + format_count(g.baseline) +
-           " in the baseline, " + format_count(g.suppressed) + " suppressed\n";
+           " in the baseline, " + format_count(g.suppressed) + " suppressed" +
+           (g.fixed.empty() ? "" : ", " + format_count(g.fixed.size()) + " fixed") + "\n";
+    // What the baseline knows that no longer occurs: so that it ratchets down.
+    for (const std::string& fixed : g.fixed) {
+      out += "  fixed: " + printable(fixed) +
+             style.dim("  (remove from the baseline with `vkleak baseline --update`)") + '\n';
+    }
   }
   return out;
 }

@@ -141,6 +141,54 @@ TEST_F(CommandsTest, GateExitCodes) {
   EXPECT_EQ(doc["findings"][0]["status"], "new");
 }
 
+// vkleak baseline (issue 36): writes the known problems, the gate passes on them, --update is
+// stable, a fixed problem is named, and a baseline of another program is exit code 4.
+TEST_F(CommandsTest, BaselineWritesUpdatesAndTheGateReadsIt) {
+  const std::string path = file("vkleak-baseline.json");
+  const ProcessResult written = vkleak({"baseline", leaky(), "-o", path});
+  ASSERT_EQ(written.exit_code, 0) << describe(written);
+  const std::string text = read_file(path);
+  const json doc = json::parse(text);
+  EXPECT_EQ(doc["format"], "vkleak-baseline");
+  EXPECT_EQ(doc["programs"], json::array({"app"}));
+  EXPECT_FALSE(doc["entries"].empty());
+  EXPECT_EQ(text.find(dir_.file("")), std::string::npos) << "no run paths";
+  const ProcessResult pass = vkleak({"gate", leaky(), "--baseline", path, "--format", "json"});
+  EXPECT_EQ(pass.exit_code, 0) << describe(pass);
+  EXPECT_EQ(json::parse(pass.out)["gate"]["fixed"], json::array());
+
+  // --update of the same problems: the same bytes, nothing added or removed.
+  const ProcessResult same = vkleak({"baseline", leaky(), "-o", path, "--update"});
+  EXPECT_EQ(same.exit_code, 0) << describe(same);
+  EXPECT_EQ(read_file(path), text);
+  EXPECT_NE(same.err.find("(0 added, 0 removed)"), std::string::npos) << same.err;
+
+  // Against a clean run every entry is fixed: named by the gate, removed by --update.
+  const ProcessResult fixed = vkleak({"gate", clean(), "--baseline", path, "--format", "json"});
+  EXPECT_EQ(fixed.exit_code, 0) << describe(fixed);
+  EXPECT_EQ(json::parse(fixed.out)["gate"]["fixed"].size(), doc["entries"].size());
+  EXPECT_NE(fixed.err.find("fixed: "), std::string::npos) << fixed.err;
+  const ProcessResult removed = vkleak({"baseline", clean(), "-o", path, "--update"});
+  EXPECT_EQ(removed.exit_code, 0) << describe(removed);
+  EXPECT_NE(removed.err.find("removed (fixed): "), std::string::npos) << removed.err;
+  EXPECT_TRUE(json::parse(read_file(path))["entries"].empty());
+
+  // Another program's baseline: refused, unless asked for.
+  json other = doc;
+  other["programs"] = json::array({"editor"});
+  write_file(file("other.json"), other.dump());
+  const ProcessResult refused = vkleak({"gate", leaky(), "--baseline", file("other.json")});
+  EXPECT_EQ(refused.exit_code, 4) << describe(refused);
+  EXPECT_NE(refused.err.find("the baseline is of \"editor\", the snapshots are of \"app\""),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(vkleak({"gate", leaky(), "--baseline", file("other.json"), "--baseline-any-program"})
+                .exit_code,
+            0);
+  EXPECT_EQ(vkleak({"baseline", leaky(), "-o", file("other.json"), "--update"}).exit_code, 4);
+  EXPECT_EQ(vkleak({"baseline", leaky(), "-o", file("missing.json"), "--update"}).exit_code, 2);
+}
+
 TEST_F(CommandsTest, GateUsageAndInputErrorsAreExitCode2) {
   EXPECT_EQ(vkleak({"gate"}).exit_code, 2);
   EXPECT_EQ(vkleak({"gate", clean(), "--bogus"}).exit_code, 2);

@@ -277,12 +277,21 @@ TEST(BaselineTest, AStrippedProgramIsMatchedOnItsModuleAndOffsetStack) {
   Finding other = known;
   other.callsite = stripped({"libxul.so+0x9999", "libxul.so+0x3c4d", "firefox+0x77"});
   EXPECT_EQ(known.fingerprint(),
-            "stale_view|VkImageView|libxul.so+0x1a2b;libxul.so+0x3c4d;firefox+0x77|");
+            "stale_view|VkImageView|firefox+0x77 > libxul.so+0x3c4d > libxul.so+0x1a2b|");
   EXPECT_NE(known.identity(), other.identity());
   const analysis::Baseline baseline =
       analysis::Baseline::parse(report::findings_json(document({known})).dump(), "base.json");
   EXPECT_TRUE(baseline.contains(known));
   EXPECT_FALSE(baseline.contains(other)) << "another call site of the same module is new";
+  // So is it for the gate, which matches by the stack's shape only what moved (baseline_test).
+  analysis::ReportDocument doc = document({known, other});
+  other.objects = {{2, 0}};
+  doc.runs[0].findings[0].objects = {{1, 0}};
+  doc.runs[0].findings[1].objects = {{2, 0}};
+  const analysis::GateSummary s =
+      analysis::apply_gate(&doc, nullptr, &baseline, analysis::GatePolicy{});
+  EXPECT_EQ(s.baseline, 1u);
+  EXPECT_EQ(s.new_findings, 1u);
 }
 
 // Baselines written before problems (findings version 1 without "problems", "identity", and with

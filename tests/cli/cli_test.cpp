@@ -139,7 +139,7 @@ TEST(CliTest, UnknownCommandIsNamed) {
   EXPECT_EQ(r.exit_code, 2) << describe(r);
   EXPECT_TRUE(contains(r.err,
                        "vkleak: error: unknown command \"bogus\"; the commands are run, "
-                       "show, report, diff and gate"))
+                       "show, report, diff, gate and baseline"))
       << describe(r);
   EXPECT_FALSE(contains(r.err, "A subcommand is required")) << describe(r);
   EXPECT_EQ(r.out, "");

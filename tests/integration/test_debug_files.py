@@ -154,8 +154,9 @@ class DebugFileByBuildIdTest(TempDirTestCase):
         doc = json.loads(run([VKLEAK, "report", "--format", "json", out],
                              base_env(self.tmp)).stdout)
         [lam] = [f for f in doc["findings"] if f["name_pattern"] == "lambda.*"]
+        # The whole path, outermost first (issue 36), ending in the program's unnamed frame.
         self.assertRegex(lam["fingerprint"],
-                         rf"^leak_at_exit\|VkBuffer\|{PROGRAM}\+0x[0-9a-f]+(;[^|;]+)+\|lambda\.\*$")
+                         rf"^leak_at_exit\|VkBuffer\|([^|]+ > )+{PROGRAM}\+0x[0-9a-f]+\|lambda\.\*$")
 
         def gate(known):
             path = os.path.join(self.tmp, "baseline.json")
