@@ -94,7 +94,8 @@ class RecallTwinsTest(unittest.TestCase):
             lines.append(f"  {pattern:17} {'leak ' if leak else 'clean'} every {every:3} "
                          f"frames {frames}: {n:2} findings, {false:2} false {status}")
         table = ["  every  frames  findings  false  precision  planted  found  recall"]
-        for key, (n, false, planted, found) in sorted(totals.items(), key=str):
+        order = sorted(totals.items(), key=lambda kv: (1,) + kv[0] if kv[0] != "all" else (0,))
+        for key, (n, false, planted, found) in order:
             precision = (n - false) / n if n else 1.0
             recall = found / planted if planted else 1.0
             every, frames = key if key != "all" else ("all", "")
