@@ -91,6 +91,7 @@ void RunAnalyzer::add(Snapshot snapshot) {
     // Whole-run evidence for the last snapshot's judgement (judge_last_snapshot): rings and
     // pools in steady use, free lists of descriptor sets rewritten later, and the series.
     reuse_.observe(*index, options_.thresholds);
+    if (last_index_) note_sets_freed_one_by_one(*last_index_, *index);
     const RetainedMarks none{std::vector<uint8_t>(index->size(), 0), {}};
     std::vector<uint8_t> dangling;
     find_stale_views(*index, none, {}, options_, &dangling);  // every dangling referrer
@@ -104,6 +105,23 @@ void RunAnalyzer::add(Snapshot snapshot) {
   if (!teardown) {
     last_index_ = std::move(index);  // before the snapshot it points into
     last_ = std::move(snap);
+  }
+}
+
+void RunAnalyzer::note_sets_freed_one_by_one(const SnapshotIndex& before,
+                                             const SnapshotIndex& now) {
+  // Per live pool: one of its sets still alive, one gone. A reset or a pool that never frees
+  // (Qt releases sets to await the pool's reset: no FREE_DESCRIPTOR_SET_BIT) frees all or none.
+  std::unordered_map<int64_t, std::pair<bool, bool>> pools;  // pool id -> (one kept, one freed)
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (!is_set_in_pool(before, i)) continue;
+    const int64_t pool = before.object(i).parent;
+    if (now.find(pool) == kNotFound) continue;
+    auto& [kept, freed] = pools[pool];
+    (now.find(static_cast<int64_t>(before.object(i).id)) != kNotFound ? kept : freed) = true;
+  }
+  for (const auto& [pool, seen] : pools) {
+    if (seen.first && seen.second) frees_sets_one_by_one_.insert(pool);
   }
 }
 
@@ -340,22 +358,25 @@ void RunAnalyzer::judge_accumulation_of_groups() {
         periodic_snapshots_hint(frame_counting_) + ")");
     return;
   }
-  // When the objects alive at the last snapshot were created, per group. Descriptor sets in
-  // their pool are bounded by it (maxSets): engines free them a pool at a time, never one by
-  // one (Qt), and sets that pile up without bound take more pools, whose group is judged.
+  // When the objects alive at the last snapshot were created, per group. Descriptor sets are
+  // judged as every other object where they are their own unit: in pools seen freeing sets one
+  // by one. Elsewhere the pool is the unit (Qt releases sets to await their pool's reset, a
+  // WebGPU implementation allocates every set of a pool up front), and its group is judged.
   std::unordered_map<uint32_t, std::vector<uint64_t>> created;
-  std::unordered_set<uint32_t> bounded_by_pools;
+  std::unordered_set<uint32_t> pool_is_the_unit;
   if (last_index_) {
     for (size_t i = 0; i < last_index_->size(); ++i) {
       if (last_index_->attached(i)) continue;
       created[last_index_->group(i)].push_back(last_index_->object(i).frame);
-      if (is_set_in_pool(*last_index_, i)) bounded_by_pools.insert(last_index_->group(i));
+      if (is_set_in_pool(*last_index_, i) &&
+          frees_sets_one_by_one_.count(last_index_->object(i).parent) == 0)
+        pool_is_the_unit.insert(last_index_->group(i));
     }
   }
   const std::vector<uint64_t> frames(frames_.begin() + static_cast<std::ptrdiff_t>(first_point_),
                                      frames_.end());
   for (const auto& [group, series_points] : group_series_) {
-    if (bounded_by_pools.count(group) != 0) continue;
+    if (pool_is_the_unit.count(group) != 0) continue;
     std::vector<uint64_t> live(frames_.size(), 0);
     for (const Point& p : series_points) live[p.point] = p.live;
     live.erase(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(first_point_));
@@ -492,22 +513,33 @@ void RunAnalyzer::judge_last_snapshot(std::vector<Finding>* findings) {
                          (is_pool_child(index, i) && busy_pools.count(index.object(i).parent));
     if (!evidence[i] || (waiting && !outlived)) marks.retained[i] = 0;
   }
-  // Dangling references not judged: the sets of an engine's free list (rewritten later, not
-  // piling up), and descriptor sets in their pool, which engines that free sets a pool at a
-  // time leave dangling until the pool is reset: those are a leak only when they outlive their
-  // device with the pool.
+  // What stale_view does not judge (rules.h: kOnFreeList, kDanglingUnjudged, kUnpinnable): the
+  // sets of an engine's free list (rewritten later, not piling up) wait to be handed out again,
+  // pinning nothing; a descriptor set in its pool dangles with the evidence of every heuristic
+  // kind only (engines that free sets a pool at a time leave the released ones dangling until
+  // the pool is reset), where its pools' accumulation counts for sets allocated up front (the
+  // pool is the unit); and an object that outlived its device is a leak of its own, which nothing
+  // pins (a view of a leaked image is part of that leak).
+  // Allocated in the frame its pool was made (every set of the pool up front), in a pool whose
+  // group accumulates.
+  const auto allocated_up_front_with_evidence = [&](size_t i) {
+    const size_t pool = pool_of(index, i);
+    return evidence[pool] && index.object(i).frame == index.object(pool).frame;
+  };
   std::unordered_map<uint32_t, bool> recycled;
-  std::vector<uint8_t> unjudged(index.size(), 0);
+  std::vector<uint8_t> exempt(index.size(), 0);
   for (size_t i = 0; i < index.size(); ++i) {
     const uint32_t g = index.group(i);
     auto it = recycled.find(g);
     if (it == recycled.end())
       it = recycled.emplace(g, stale_recycling_.recycled(g, options_.thresholds)).first;
-    unjudged[i] =
-        it->second || (is_set_in_pool(index, i) && outlived_.count(index.object(i).id) == 0);
+    if (it->second) exempt[i] |= kOnFreeList;
+    if (is_set_in_pool(index, i) && !evidence[i] && !allocated_up_front_with_evidence(i))
+      exempt[i] |= kDanglingUnjudged;
+    if (outlived_.count(index.object(i).id) != 0) exempt[i] |= kUnpinnable;
   }
   std::vector<uint8_t> referrers;
-  GroupHits stale = find_stale_views(index, marks, unjudged, options_, &referrers);
+  GroupHits stale = find_stale_views(index, marks, exempt, options_, &referrers);
   GroupHits retained = collect_retained(index, marks, referrers, options_);
   GroupHits orphaned = find_orphaned_memory(index, evidence, options_);
   for (auto& [group, h] : retained) {

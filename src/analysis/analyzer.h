@@ -47,6 +47,8 @@ class RunAnalyzer {
 
   void note_incident(const Snapshot& snap);  // crash and error snapshots
   void record_series(const SnapshotIndex& index);
+  // Pools seen freeing sets one by one (FREE_DESCRIPTOR_SET_BIT) between two snapshots.
+  void note_sets_freed_one_by_one(const SnapshotIndex& before, const SnapshotIndex& now);
   void record_lifetimes(const SnapshotIndex& index, size_t report_index);
   void finish_lifetimes();
   // Which groups accumulate over the snapshots after the warm-up (accumulating_).
@@ -65,8 +67,10 @@ class RunAnalyzer {
   RunReport report_;
   std::unordered_map<uint32_t, Hits> leaks_;  // summed over teardown snapshots
   EventRule events_;
-  ReuseTracker reuse_;                        // rings and pools: retained and growth
-  StaleRecycleTracker stale_recycling_;       // recycled descriptor sets: stale_view
+  ReuseTracker reuse_;                   // rings and pools: retained and growth
+  StaleRecycleTracker stale_recycling_;  // recycled descriptor sets: stale_view
+  // Descriptor pools whose sets are their own unit: one freed while another stayed.
+  std::unordered_set<int64_t> frees_sets_one_by_one_;
   std::unordered_set<uint32_t> at_teardown_;  // groups with members alive at teardown
   std::unordered_set<uint64_t> outlived_;     // ids alive at teardown or in the exit snapshot
   size_t first_point_ = 0;                    // the first snapshot after the warm-up

@@ -81,6 +81,12 @@ TEST(JudgeAccumulationTest, ObjectsThatStayAndPileUp) {
   // Emitters: the count ends high, but its floor stays and the kept ones are all new.
   const std::vector<uint64_t> emitters{2, 5, 3, 6, 4, 2, 5, 6};
   EXPECT_FALSE(analysis::judge_accumulation(emitters, {0, 0, 0, 0, 0, 0, 2, 6}, t).accumulating);
+  // Emitters whose floor steps up by chance near the end (issue 36, at 450 frames every 25): the
+  // survivors were all made in the last 4 of 18 snapshots, not kept over the run.
+  const std::vector<uint64_t> late{2, 3, 5, 4, 4, 4, 5, 4, 6, 5, 4, 3, 4, 4, 5, 4, 5, 5};
+  std::vector<uint64_t> late_kept(14, 0);
+  late_kept.insert(late_kept.end(), {1, 2, 2, 5});
+  EXPECT_FALSE(analysis::judge_accumulation(late, late_kept, t).accumulating);
   // Resize-recreated targets: one alive at a time, made at the last resize.
   EXPECT_FALSE(
       analysis::judge_accumulation({1, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 1}, t).accumulating);

@@ -52,11 +52,32 @@ SPECS = {
                            {"growth", "retained"}),
     "job_plateau": Spec("VkBuffer", {"job.staging.*"}, "stage_job_input", {"leak_at_exit"},
                         {"growth", "retained"}),
+    # Descriptor sets in pools that live until exit (issue 36; test_recall_twins runs these): the
+    # leaked sets point at destroyed buffers or views, and pile up. `type` may list several types:
+    # webgpu_bindgroups' allocator grows by pools, made only for the kept sets.
+    "rare_path_sets": Spec("VkDescriptorSet", {"rare.paused.*.set"}, "draw_paused_overlay",
+                           {"stale_view"}, {"growth", "retained"}),
+    "webgpu_bindgroups": Spec(("VkDescriptorSet", "VkDescriptorPool"), {"wgpu.set.*",
+                                                                        "wgpu.pool.*"},
+                              "PreallocatedSets::grow", {"stale_view"}, {"growth", "retained"}),
+    "gallery": Spec("VkDescriptorSet", {"gallery.set.*"}, "make_gallery_bind_group",
+                    {"stale_view"}, {"growth", "retained"}),
+    "job_batches": Spec("VkDescriptorSet", {"batch.*.job.*.set"}, "make_job", {"stale_view"},
+                        {"growth", "retained"}),
+    "scene_cache": Spec("VkDescriptorSet", {"scene.*.set"}, "SceneCache::get", {"stale_view"},
+                        {"growth", "retained"}),
 }
+# The patterns this module runs (at 500 frames, every 10, 50 and 100).
+PATTERNS = ("resize_targets", "emitters", "texture_cache", "deletion_queue", "buffer_factory",
+            "job_plateau")
+
+
+def types_of(spec):
+    return spec.type if isinstance(spec.type, tuple) else (spec.type,)
 
 PLANTED_RE = re.compile(r"^plant-leak: (\w+) (\S+)$", re.M)
 
-Run = collections.namedtuple("Run", "pattern leak every doc planted seconds stderr")
+Run = collections.namedtuple("Run", "pattern leak every doc planted seconds stderr frames")
 
 _tmp = None
 _runs = {}
@@ -83,22 +104,23 @@ def vkleak(args):
     return proc
 
 
-def get_run(pattern, leak, every):
-    """Runs the pattern once per (leak, cadence) for the whole module and reports it."""
+def get_run(pattern, leak, every, frames=FRAMES):
+    """Runs the pattern once per (leak, cadence, length) for the whole module and reports it."""
     global _tmp
-    key = (pattern, leak, every)
+    key = (pattern, leak, every, frames)
     if key in _runs:
         return _runs[key]
     if _tmp is None:
         _tmp = tempfile.mkdtemp(prefix="vkleak-precision-")
-    label = f"scen-{pattern}{'-leak' if leak else ''}-every{every}"
+    length = "" if frames == FRAMES else f"-f{frames}"
+    label = f"scen-{pattern}{'-leak' if leak else ''}{length}-every{every}"
     tmp = os.path.join(_tmp, label)
     out = os.path.join(tmp, "snapshots")
     os.makedirs(tmp)
     env = explicit_env(tmp, out)
     env["VKLEAK_SNAPSHOT_EVERY"] = str(every)
     env["VKLEAK_FRAME_BOUNDARY"] = "submit"
-    args = [scenario(PROGRAM), "--pattern", pattern, "--frames", str(FRAMES)]
+    args = [scenario(PROGRAM), "--pattern", pattern, "--frames", str(frames)]
     if leak:
         args.append("--plant-leak")
     start = time.monotonic()
@@ -116,7 +138,7 @@ def get_run(pattern, leak, every):
     planted = {name: type_ for type_, name in PLANTED_RE.findall(proc.stderr)}
     if leak and not planted:
         raise AssertionError(f"{label}: the program announced no planted leak\n{proc.stderr}")
-    result = Run(pattern, leak, every, doc, planted, seconds, proc.stderr)
+    result = Run(pattern, leak, every, doc, planted, seconds, proc.stderr, frames)
     _runs[key] = result
     return result
 
@@ -148,7 +170,7 @@ def verdict(run_, finding):
         return f"also about correct objects: {', '.join(correct[:5])}"
     if finding["kind"] not in spec.kinds | spec.also:
         return f"planted objects, unexpected kind {finding['kind']}"
-    if finding["object_type"] != spec.type:
+    if finding["object_type"] not in types_of(spec):
         return f"planted objects, unexpected type {finding['object_type']}"
     return None
 
@@ -194,7 +216,8 @@ class PrecisionScenariosTest(unittest.TestCase):
             with self.subTest(pattern=pattern, every=every):
                 r = get_run(pattern, True, every)
                 self.assertTrue(r.doc["runs"][0]["complete"], r.doc["runs"][0].get("incomplete"))
-                self.assertTrue(all(t in (spec.type, "VkDeviceMemory") for t in r.planted.values()))
+                self.assertTrue(all(t in types_of(spec) + ("VkDeviceMemory",)
+                                    for t in r.planted.values()))
                 found, first, missing = planted_found(r)
                 listing = "\n".join(describe(f, verdict(r, f)) for f in r.doc["findings"])
                 self.assertTrue(found, f"{pattern} --plant-leak --every {every}: the planted "
@@ -246,7 +269,7 @@ class PrecisionScenariosTest(unittest.TestCase):
     def test_suite_precision(self):
         true = total = 0
         lines = []
-        for pattern in SPECS:
+        for pattern in PATTERNS:
             for leak in (False, True):
                 for every in CADENCES:
                     r = get_run(pattern, leak, every)

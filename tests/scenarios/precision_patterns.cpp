@@ -23,6 +23,22 @@
 //                  demand at frames ~30, 60, 90, then is reused round-robin. Planted: every 23rd
 //                  job leaks its staging buffer.
 //
+// Descriptor-set patterns (issue 36: sets in pools that live until exit; each program destroys its
+// pools at exit, so a set leak shows only during the run). Planted: one line changed.
+//  rare_path_sets  per-frame sets and, on paused frames (1 in 4), an overlay's set, from a
+//                  FREE_DESCRIPTOR_SET_BIT pool, freed with their buffers once the frame completed.
+//                  Planted: the overlay's set is never freed (its buffer is destroyed).
+//  webgpu_bindgroups  a WebGPU-style allocator that allocates every set of a pool up front, hands
+//                  them out from its own free list and grows by pools, under a bind-group cache
+//                  keyed by texture view; a texture is replaced every 8 frames. Planted: the cache
+//                  never evicts (pools 1 -> 2 -> ..., sets pointing at destroyed views).
+//  gallery         a bind group per image view in one long-lived pool; the gallery scrolls every 6
+//                  frames. Planted: a scrolled-out image's set is never freed.
+//  job_batches     a batch of 3 jobs every 5 frames, their sets from a second pool (pools 1 -> 2).
+//                  Planted: each batch's reduce set is never freed.
+//  scene_cache     a scene every 32 frames, its set in a scene cache. Planted: entries never
+//  erased.
+//
 // Three frames in flight everywhere; objects a frame used are destroyed once that frame's fence was
 // waited (the deferred deletion queue). Every object leaked by --plant-leak is announced on stderr
 // as `plant-leak: <VkType> <debug name>` (the tests read these lines).
@@ -662,11 +678,11 @@ void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkIma
 // TextureCache::preload, or from TextureCache::get while streaming).
 __attribute__((noinline)) Texture load_texture(const Context& ctx, uint32_t asset, uint32_t serial,
                                                VkCommandBuffer cmd, DeletionQueue& deletions,
-                                               uint64_t frame) {
+                                               uint64_t frame, const std::string& prefix = "tex.") {
   Texture t;
   t.asset = asset;
   t.serial = serial;
-  const std::string name = numbered("tex.", serial);
+  const std::string name = numbered(prefix, serial);
   const uint32_t size = texture_size(asset);
   t.bytes = VkDeviceSize{size} * size * 4;
 
@@ -1370,6 +1386,514 @@ int run_job_plateau(Context& ctx, FrameLoop& loop, uint32_t frames, bool plant_l
 }
 
 // ---------------------------------------------------------------------------------------------
+// Descriptor-set patterns (issue 36): sets in pools that live until exit. Each program destroys
+// its pools at exit, so a set leak is seen only during the run; with --plant-leak one line
+// changes (a set not freed, a cache entry not evicted).
+
+// Frees `set` of `pool` (a FREE_DESCRIPTOR_SET_BIT pool).
+void free_set(const Context& ctx, VkDescriptorPool pool, VkDescriptorSet set) {
+  VK_CHECK(vkFreeDescriptorSets(ctx.device, pool, 1, &set));
+}
+
+void destroy_texture(VkDevice device, const Texture& t) {
+  vkDestroyImageView(device, t.view, nullptr);
+  vkDestroyImage(device, t.image, nullptr);
+  vkFreeMemory(device, t.memory, nullptr);
+}
+
+// A storage buffer and the set of `layout` that binds it, allocated right here from `pool`.
+struct BoundBuffer {
+  scenario::Buffer buffer;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+};
+
+__attribute__((noinline)) BoundBuffer bind_new_buffer(const Context& ctx, VkDescriptorPool pool,
+                                                      VkDescriptorSetLayout layout,
+                                                      const std::string& name) {
+  BoundBuffer b;
+  b.buffer = scenario::create_buffer(ctx, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, name);
+  b.set = scenario::allocate_set(ctx, pool, layout, name + ".set");
+  scenario::write_buffer_descriptor(ctx, b.set, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                    b.buffer.buffer);
+  return b;
+}
+
+// rare_path_sets: every frame fills a per-frame buffer through a per-frame set; on paused frames
+// (1 in 4) the overlay path does the same with its own buffer and set. Both are released once the
+// frame completed. Planted: the overlay path frees its buffer but not its set.
+constexpr uint32_t kPausedEvery = 4;
+
+__attribute__((noinline)) BoundBuffer draw_paused_overlay(const Context& ctx, VkDescriptorPool pool,
+                                                          const FillPipeline& fill,
+                                                          VkCommandBuffer cmd, uint32_t i) {
+  BoundBuffer b = bind_new_buffer(ctx, pool, fill.set_layout, numbered("rare.paused.", i));
+  record_fill(cmd, fill, b.set, 256, i);
+  return b;
+}
+
+int run_rare_path_sets(Context& ctx, FrameLoop& loop, uint32_t frames, bool plant_leak) {
+  FillPipeline fill = create_fill_pipeline(ctx, "rare");
+  const uint32_t max_sets = frames / kPausedEvery + 4 * kFramesInFlight;
+  VkDescriptorPool pool = scenario::create_descriptor_pool(
+      ctx, max_sets, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, max_sets}},
+      VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, "rare.pool");
+  DeletionQueue deletions;
+  for (uint32_t i = 0; i < frames; ++i) {
+    VkCommandBuffer cmd = loop.begin_frame();
+    const uint64_t frame = loop.frame();
+    deletions.flush(loop);
+    BoundBuffer b = bind_new_buffer(ctx, pool, fill.set_layout, numbered("rare.frame.", i));
+    record_fill(cmd, fill, b.set, 256, i);
+    deletions.push(frame, [&ctx, pool, b]() mutable {
+      free_set(ctx, pool, b.set);
+      scenario::destroy_buffer(ctx, b.buffer);
+    });
+    if (i % kPausedEvery == kPausedEvery - 1) {
+      BoundBuffer o = draw_paused_overlay(ctx, pool, fill, cmd, i);
+      if (plant_leak) planted("VkDescriptorSet", numbered("rare.paused.", i, ".set"));
+      deletions.push(frame, [&ctx, pool, o, plant_leak]() mutable {
+        if (!plant_leak) free_set(ctx, pool, o.set);  // the bug: this line forgotten
+        scenario::destroy_buffer(ctx, o.buffer);
+      });
+    }
+    loop.end_frame();
+  }
+  loop.destroy();
+  deletions.flush_all();
+  vkDestroyDescriptorPool(ctx.device, pool, nullptr);
+  destroy_fill_pipeline(ctx, fill);
+  return 0;
+}
+
+// webgpu_bindgroups: a WebGPU implementation's descriptor allocator allocates every set of a pool
+// up front (pools without FREE_DESCRIPTOR_SET_BIT), hands them out from its own free list (a set
+// given back is reusable once the frames that used it completed; newest first) and adds a pool
+// when the list runs dry. The app's bind-group cache is keyed by texture view; one of its 4
+// textures is replaced every 8 frames. Planted: the cache never evicts a released texture's bind
+// group, so the allocator grows by a pool every 32 frames, and the cached sets point at destroyed
+// views.
+constexpr uint32_t kWgpuSetsPerPool = 8;
+constexpr uint32_t kWgpuTextures = 4;
+constexpr uint32_t kWgpuReplaceEvery = 8;
+
+class PreallocatedSets {
+ public:
+  PreallocatedSets(const Context& ctx, VkDescriptorSetLayout layout) : ctx_(ctx), layout_(layout) {}
+
+  VkDescriptorSet take(uint64_t frame) {
+    for (size_t k = free_.size(); k-- > 0;) {
+      if (free_[k].reusable_at <= frame) {
+        VkDescriptorSet set = free_[k].set;
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(k));
+        return set;
+      }
+    }
+    grow();
+    VkDescriptorSet set = free_.back().set;
+    free_.pop_back();
+    return set;
+  }
+  void give_back(VkDescriptorSet set, uint64_t last_use) {
+    free_.push_back({set, last_use + kFramesInFlight});
+  }
+  // After a wait for idle: the pools and every set in them.
+  void destroy() {
+    for (VkDescriptorPool p : pools_) vkDestroyDescriptorPool(ctx_.device, p, nullptr);
+    pools_.clear();
+    free_.clear();
+  }
+  size_t pools() const { return pools_.size(); }
+  const std::string& name(VkDescriptorSet set) { return names_[set]; }
+
+ private:
+  struct FreeSet {
+    VkDescriptorSet set;
+    uint64_t reusable_at;
+  };
+
+  __attribute__((noinline)) void grow() {
+    VkDescriptorPool pool = scenario::create_descriptor_pool(
+        ctx_, kWgpuSetsPerPool, {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, kWgpuSetsPerPool}}, 0,
+        numbered("wgpu.pool.", pools_.size()));
+    std::vector<VkDescriptorSetLayout> layouts(kWgpuSetsPerPool, layout_);
+    VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    info.descriptorPool = pool;
+    info.descriptorSetCount = kWgpuSetsPerPool;
+    info.pSetLayouts = layouts.data();
+    std::vector<VkDescriptorSet> sets(kWgpuSetsPerPool);
+    VK_CHECK(vkAllocateDescriptorSets(ctx_.device, &info, sets.data()));
+    for (VkDescriptorSet s : sets) {
+      names_[s] = numbered("wgpu.set.", sets_made_++);
+      ctx_.name(VK_OBJECT_TYPE_DESCRIPTOR_SET, s, names_[s]);
+      free_.push_back({s, 0});
+    }
+    pools_.push_back(pool);
+  }
+
+  const Context& ctx_;
+  VkDescriptorSetLayout layout_;
+  std::vector<VkDescriptorPool> pools_;
+  std::vector<FreeSet> free_;
+  std::map<VkDescriptorSet, std::string> names_;
+  uint32_t sets_made_ = 0;
+};
+
+class BindGroupCache {
+ public:
+  BindGroupCache(const Context& ctx, PreallocatedSets& sets, VkSampler sampler)
+      : ctx_(ctx), sets_(sets), sampler_(sampler) {}
+
+  VkDescriptorSet get(const Texture& t, uint64_t frame) {
+    auto it = entries_.find(t.serial);
+    if (it == entries_.end()) {
+      Entry e{sets_.take(frame), frame};
+      write_image_descriptor(ctx_, e.set, t.view, sampler_);
+      it = entries_.emplace(t.serial, e).first;
+    }
+    it->second.last_use = frame;
+    return it->second.set;
+  }
+  void evict(const Texture& t) {
+    auto it = entries_.find(t.serial);
+    sets_.give_back(it->second.set, it->second.last_use);
+    entries_.erase(it);
+  }
+  size_t size() const { return entries_.size(); }
+  VkDescriptorSet set_of(const Texture& t) const { return entries_.at(t.serial).set; }
+
+ private:
+  struct Entry {
+    VkDescriptorSet set;
+    uint64_t last_use;
+  };
+  const Context& ctx_;
+  PreallocatedSets& sets_;
+  VkSampler sampler_;
+  std::map<uint32_t, Entry> entries_;  // by texture serial: the view's identity
+};
+
+// Loads texture `serial` with its upload recorded into a one-time submission, waited here.
+__attribute__((noinline)) Texture load_now(const Context& ctx, uint32_t serial,
+                                           DeletionQueue& deletions, const std::string& prefix) {
+  VkCommandPool pool =
+      scenario::create_command_pool(ctx, VK_COMMAND_POOL_CREATE_TRANSIENT_BIT, prefix + "upload");
+  VkCommandBuffer cmd = scenario::allocate_command_buffer(ctx, pool, prefix + "upload.cmd");
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+  Texture t = load_texture(ctx, serial, serial, cmd, deletions, 0, prefix);
+  VK_CHECK(vkEndCommandBuffer(cmd));
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  VK_CHECK(vkQueueSubmit(ctx.queue, 1, &submit, VK_NULL_HANDLE));
+  VK_CHECK(vkQueueWaitIdle(ctx.queue));
+  vkDestroyCommandPool(ctx.device, pool, nullptr);
+  return t;
+}
+
+// The textures' output buffer and the sample pipeline that reads them.
+struct Sampler {
+  SamplePipeline pipeline;
+  VkSampler sampler = VK_NULL_HANDLE;
+  scenario::Buffer output;
+  VkDescriptorPool output_pool = VK_NULL_HANDLE;
+  VkDescriptorSet output_set = VK_NULL_HANDLE;
+};
+
+Sampler create_sampler_setup(const Context& ctx, const std::string& prefix) {
+  Sampler s;
+  s.pipeline = create_sample_pipeline(ctx, prefix);
+  s.sampler = create_linear_sampler(ctx, prefix + ".sampler");
+  s.output = scenario::create_buffer(ctx, 16 * 16 * kFramesInFlight,
+                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, prefix + ".output");
+  s.output_pool = scenario::create_descriptor_pool(ctx, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}},
+                                                   0, prefix + ".output_pool");
+  s.output_set =
+      scenario::allocate_set(ctx, s.output_pool, s.pipeline.output_layout, prefix + ".output_set");
+  scenario::write_buffer_descriptor(ctx, s.output_set, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                    s.output.buffer);
+  return s;
+}
+
+void destroy_sampler_setup(const Context& ctx, Sampler& s) {
+  vkDestroyDescriptorPool(ctx.device, s.output_pool, nullptr);
+  scenario::destroy_buffer(ctx, s.output);
+  vkDestroySampler(ctx.device, s.sampler, nullptr);
+  destroy_sample_pipeline(ctx, s.pipeline);
+}
+
+int run_webgpu_bindgroups(Context& ctx, FrameLoop& loop, uint32_t frames, bool plant_leak) {
+  Sampler sampling = create_sampler_setup(ctx, "wgpu");
+  DeletionQueue deletions;
+  PreallocatedSets sets(ctx, sampling.pipeline.texture_layout);
+  BindGroupCache cache(ctx, sets, sampling.sampler);
+  std::vector<Texture> textures;
+  uint32_t serial = 0;
+  for (uint32_t k = 0; k < kWgpuTextures; ++k) {
+    textures.push_back(load_now(ctx, serial++, deletions, "wgpu.tex."));
+  }
+  deletions.flush_all();
+  uint32_t released = 0;
+  for (uint32_t i = 0; i < frames; ++i) {
+    VkCommandBuffer cmd = loop.begin_frame();
+    const uint64_t frame = loop.frame();
+    deletions.flush(loop);
+    if (i > 0 && i % kWgpuReplaceEvery == 0) {  // the user replaces a texture
+      Texture& old = textures[released++ % kWgpuTextures];
+      if (plant_leak) {
+        planted("VkDescriptorSet", sets.name(cache.set_of(old)));
+      } else {
+        cache.evict(old);  // the bug: this line forgotten
+      }
+      deletions.push(frame - 1, [device = ctx.device, old]() { destroy_texture(device, old); });
+      old = load_texture(ctx, serial, serial, cmd, deletions, frame, "wgpu.tex.");
+      ++serial;
+    }
+    for (uint32_t k = 0; k < kWgpuTextures; ++k) {
+      record_sample(cmd, sampling.pipeline, cache.get(textures[k], frame), sampling.output_set,
+                    loop.slot() * 16 + k);
+    }
+    loop.end_frame();
+  }
+  loop.destroy();
+  deletions.flush_all();
+  for (size_t k = 1; plant_leak && k < sets.pools(); ++k) {
+    planted("VkDescriptorPool", numbered("wgpu.pool.", k));  // made only for the kept sets
+  }
+  std::fprintf(stderr, "webgpu_bindgroups: %u textures replaced, %zu bind groups, %zu pools\n",
+               released, cache.size(), sets.pools());
+  for (const Texture& t : textures) destroy_texture(ctx.device, t);
+  sets.destroy();
+  destroy_sampler_setup(ctx, sampling);
+  return 0;
+}
+
+// gallery: a gallery shows 6 images, each with its bind group (a set allocated per image view from
+// one long-lived FREE_DESCRIPTOR_SET_BIT pool, which also serves each frame's highlight set);
+// every 6 frames it scrolls: the oldest image and its set are released once the frames that
+// showed them completed, and a new image is loaded. Planted: the scroll destroys the image but
+// never frees its set.
+constexpr uint32_t kGalleryVisible = 6;
+constexpr uint32_t kGalleryScrollEvery = 6;
+
+struct GalleryItem {
+  Texture texture;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+};
+
+__attribute__((noinline)) VkDescriptorSet make_gallery_bind_group(const Context& ctx,
+                                                                  VkDescriptorPool pool,
+                                                                  const Sampler& s,
+                                                                  const Texture& t) {
+  VkDescriptorSet set = scenario::allocate_set(ctx, pool, s.pipeline.texture_layout,
+                                               numbered("gallery.set.", t.serial));
+  write_image_descriptor(ctx, set, t.view, s.sampler);
+  return set;
+}
+
+int run_gallery(Context& ctx, FrameLoop& loop, uint32_t frames, bool plant_leak) {
+  Sampler sampling = create_sampler_setup(ctx, "gallery");
+  const uint32_t max_sets = frames / kGalleryScrollEvery + kGalleryVisible + 4 * kFramesInFlight;
+  VkDescriptorPool pool = scenario::create_descriptor_pool(
+      ctx, max_sets, {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, max_sets}},
+      VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, "gallery.pool");
+  DeletionQueue deletions;
+  std::deque<GalleryItem> shown;
+  uint32_t serial = 0;
+  for (uint32_t k = 0; k < kGalleryVisible; ++k) {
+    GalleryItem item{load_now(ctx, serial++, deletions, "gallery.img."), VK_NULL_HANDLE};
+    item.set = make_gallery_bind_group(ctx, pool, sampling, item.texture);
+    shown.push_back(item);
+  }
+  deletions.flush_all();
+  for (uint32_t i = 0; i < frames; ++i) {
+    VkCommandBuffer cmd = loop.begin_frame();
+    const uint64_t frame = loop.frame();
+    deletions.flush(loop);
+    if (i > 0 && i % kGalleryScrollEvery == 0) {
+      const GalleryItem old = shown.front();
+      shown.pop_front();
+      if (plant_leak) planted("VkDescriptorSet", numbered("gallery.set.", old.texture.serial));
+      deletions.push(frame - 1, [&ctx, pool, old, plant_leak]() {
+        if (!plant_leak) free_set(ctx, pool, old.set);  // the bug: this line forgotten
+        destroy_texture(ctx.device, old.texture);
+      });
+      GalleryItem item{load_texture(ctx, serial, serial, cmd, deletions, frame, "gallery.img."),
+                       VK_NULL_HANDLE};
+      ++serial;
+      item.set = make_gallery_bind_group(ctx, pool, sampling, item.texture);
+      shown.push_back(item);
+    }
+    for (uint32_t k = 0; k < shown.size(); ++k) {
+      record_sample(cmd, sampling.pipeline, shown[k].set, sampling.output_set,
+                    loop.slot() * 16 + k);
+    }
+    // The highlighted image, through a set of its own for this frame.
+    VkDescriptorSet highlight = scenario::allocate_set(ctx, pool, sampling.pipeline.texture_layout,
+                                                       numbered("gallery.highlight.", i));
+    write_image_descriptor(ctx, highlight, shown.back().texture.view, sampling.sampler);
+    record_sample(cmd, sampling.pipeline, highlight, sampling.output_set, loop.slot() * 16 + 15);
+    deletions.push(frame, [&ctx, pool, highlight]() { free_set(ctx, pool, highlight); });
+    loop.end_frame();
+  }
+  loop.destroy();
+  deletions.flush_all();
+  for (const GalleryItem& item : shown) destroy_texture(ctx.device, item.texture);
+  vkDestroyDescriptorPool(ctx.device, pool, nullptr);
+  destroy_sampler_setup(ctx, sampling);
+  return 0;
+}
+
+// job_batches: a static pool holds the set of a buffer cleared every frame; every 5 frames a batch
+// of 3 compute jobs (a buffer and a set each, the last one its reduce step) runs, its sets from a
+// second, FREE_DESCRIPTOR_SET_BIT pool made at the first batch (pools 1 -> 2), all released once
+// the batch completed. Planted: the reduce step's set is never freed.
+constexpr uint32_t kBatchEvery = 5;
+constexpr uint32_t kJobsPerBatch = 3;
+
+__attribute__((noinline)) BoundBuffer make_job(const Context& ctx, VkDescriptorPool pool,
+                                               VkDescriptorSetLayout layout, uint32_t batch,
+                                               uint32_t job) {
+  return bind_new_buffer(ctx, pool, layout,
+                         "batch." + std::to_string(batch) + ".job." + std::to_string(job));
+}
+
+int run_job_batches(Context& ctx, FrameLoop& loop, uint32_t frames, bool plant_leak) {
+  FillPipeline fill = create_fill_pipeline(ctx, "batch");
+  VkDescriptorPool static_pool = scenario::create_descriptor_pool(
+      ctx, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}}, 0, "batch.static_pool");
+  scenario::Buffer cleared =
+      scenario::create_buffer(ctx, 1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "batch.cleared");
+  VkDescriptorSet cleared_set =
+      scenario::allocate_set(ctx, static_pool, fill.set_layout, "batch.cleared.set");
+  scenario::write_buffer_descriptor(ctx, cleared_set, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                    cleared.buffer);
+  VkDescriptorPool batch_pool = VK_NULL_HANDLE;
+  DeletionQueue deletions;
+  uint32_t batches = 0;
+  for (uint32_t i = 0; i < frames; ++i) {
+    VkCommandBuffer cmd = loop.begin_frame();
+    const uint64_t frame = loop.frame();
+    deletions.flush(loop);
+    record_fill(cmd, fill, cleared_set, 1024, i);
+    if (i % kBatchEvery == 2) {
+      if (batch_pool == VK_NULL_HANDLE) {
+        const uint32_t max_sets = (frames / kBatchEvery + 2 * kFramesInFlight) * kJobsPerBatch;
+        batch_pool = scenario::create_descriptor_pool(
+            ctx, max_sets, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, max_sets}},
+            VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, "batch.pool");
+      }
+      const uint32_t b = batches++;
+      std::vector<BoundBuffer> jobs;
+      for (uint32_t j = 0; j < kJobsPerBatch; ++j) {
+        jobs.push_back(make_job(ctx, batch_pool, fill.set_layout, b, j));
+        compute_to_compute_barrier(cmd, VK_ACCESS_SHADER_WRITE_BIT,
+                                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+        record_fill(cmd, fill, jobs.back().set, 256, b * kJobsPerBatch + j);
+      }
+      std::vector<VkDescriptorSet> sets;
+      for (uint32_t j = 0; j + 1 < kJobsPerBatch; ++j) sets.push_back(jobs[j].set);
+      if (!plant_leak) sets.push_back(jobs.back().set);  // the bug: this line forgotten
+      if (plant_leak) {
+        planted("VkDescriptorSet", "batch." + std::to_string(b) + ".job." +
+                                       std::to_string(kJobsPerBatch - 1) + ".set");
+      }
+      deletions.push(frame, [&ctx, batch_pool, jobs, sets]() mutable {
+        VK_CHECK(vkFreeDescriptorSets(ctx.device, batch_pool, static_cast<uint32_t>(sets.size()),
+                                      sets.data()));
+        for (BoundBuffer& job : jobs) scenario::destroy_buffer(ctx, job.buffer);
+      });
+    }
+    loop.end_frame();
+  }
+  loop.destroy();
+  deletions.flush_all();
+  if (batch_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(ctx.device, batch_pool, nullptr);
+  vkDestroyDescriptorPool(ctx.device, static_pool, nullptr);
+  scenario::destroy_buffer(ctx, cleared);
+  destroy_fill_pipeline(ctx, fill);
+  return static_cast<int>(batches);
+}
+
+// scene_cache: a test suite renders one scene after another (32 frames each); each scene has a
+// uniform buffer, bound through a set that a scene cache allocates from a FREE_DESCRIPTOR_SET_BIT
+// pool and keys by scene (the pool also serves each frame's draw set). At a scene's end its
+// buffer is destroyed and its cache entry erased (the set freed) once its frames completed.
+// Planted: the entry is never erased.
+constexpr uint32_t kSceneFrames = 32;
+
+class SceneCache {
+ public:
+  SceneCache(const Context& ctx, VkDescriptorPool pool, VkDescriptorSetLayout layout)
+      : ctx_(ctx), pool_(pool), layout_(layout) {}
+
+  __attribute__((noinline)) VkDescriptorSet get(uint32_t scene, VkBuffer uniforms) {
+    auto it = sets_.find(scene);
+    if (it != sets_.end()) return it->second;
+    VkDescriptorSet set =
+        scenario::allocate_set(ctx_, pool_, layout_, numbered("scene.", scene, ".set"));
+    scenario::write_buffer_descriptor(ctx_, set, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, uniforms);
+    return sets_[scene] = set;
+  }
+  void erase(uint32_t scene) {
+    free_set(ctx_, pool_, sets_.at(scene));
+    sets_.erase(scene);
+  }
+  size_t size() const { return sets_.size(); }
+
+ private:
+  const Context& ctx_;
+  VkDescriptorPool pool_;
+  VkDescriptorSetLayout layout_;
+  std::map<uint32_t, VkDescriptorSet> sets_;
+};
+
+int run_scene_cache(Context& ctx, FrameLoop& loop, uint32_t frames, bool plant_leak) {
+  FillPipeline fill = create_fill_pipeline(ctx, "scene");
+  const uint32_t max_sets = frames / kSceneFrames + 4 * kFramesInFlight;
+  VkDescriptorPool pool = scenario::create_descriptor_pool(
+      ctx, max_sets, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, max_sets}},
+      VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, "scene.pool");
+  SceneCache cache(ctx, pool, fill.set_layout);
+  DeletionQueue deletions;
+  uint32_t scene = 0;
+  scenario::Buffer uniforms;
+  for (uint32_t i = 0; i < frames; ++i) {
+    VkCommandBuffer cmd = loop.begin_frame();
+    const uint64_t frame = loop.frame();
+    deletions.flush(loop);
+    if (i % kSceneFrames == 0) {
+      if (i > 0) {  // the scene ends
+        const uint32_t done = scene++;
+        if (plant_leak) planted("VkDescriptorSet", numbered("scene.", done, ".set"));
+        deletions.push(frame - 1, [&ctx, &cache, done, uniforms, plant_leak]() mutable {
+          if (!plant_leak) cache.erase(done);  // the bug: this line forgotten
+          scenario::destroy_buffer(ctx, uniforms);
+        });
+      }
+      uniforms = scenario::create_buffer(ctx, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                         numbered("scene.", scene, ".uniforms"));
+    }
+    record_fill(cmd, fill, cache.get(scene, uniforms.buffer), 256, i);
+    BoundBuffer draw = bind_new_buffer(ctx, pool, fill.set_layout, numbered("scene.draw.", i));
+    record_fill(cmd, fill, draw.set, 256, i);
+    deletions.push(frame, [&ctx, pool, draw]() mutable {
+      free_set(ctx, pool, draw.set);
+      scenario::destroy_buffer(ctx, draw.buffer);
+    });
+    loop.end_frame();
+  }
+  loop.destroy();
+  deletions.flush_all();
+  scenario::destroy_buffer(ctx, uniforms);
+  std::fprintf(stderr, "scene_cache: %u scenes, %zu sets cached\n", scene + 1, cache.size());
+  vkDestroyDescriptorPool(ctx.device, pool, nullptr);
+  destroy_fill_pipeline(ctx, fill);
+  return static_cast<int>(scene);
+}
+
+// ---------------------------------------------------------------------------------------------
 
 int main(int argc, char** argv) {
   scenario::Options options(
@@ -1379,7 +1903,8 @@ int main(int argc, char** argv) {
   std::string pattern;
   options.add_string("--pattern", &pattern, "the program to run (required)",
                      {"resize_targets", "emitters", "texture_cache", "deletion_queue",
-                      "buffer_factory", "job_plateau"});
+                      "buffer_factory", "job_plateau", "rare_path_sets", "webgpu_bindgroups",
+                      "gallery", "job_batches", "scene_cache"});
   bool plant_leak = false;
   options.add_flag("--plant-leak", &plant_leak, "hide one real leak among the correct objects");
   uint32_t resize_every = 25;
@@ -1395,8 +1920,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   bool swapchain = options.swapchain;
-  if (pattern == "job_plateau" && swapchain) {
-    std::fprintf(stderr, "precision_patterns: job_plateau never presents; --swapchain ignored\n");
+  if (pattern != "resize_targets" && pattern != "emitters" && pattern != "texture_cache" &&
+      pattern != "deletion_queue" && pattern != "buffer_factory" && swapchain) {
+    std::fprintf(stderr, "precision_patterns: %s never presents; --swapchain ignored\n",
+                 pattern.c_str());
     swapchain = false;
   }
 
@@ -1416,8 +1943,18 @@ int main(int argc, char** argv) {
     run_deletion_queue(ctx, loop, frames, plant_leak);
   } else if (pattern == "buffer_factory") {
     run_buffer_factory(ctx, loop, frames, plant_leak);
-  } else {
+  } else if (pattern == "job_plateau") {
     run_job_plateau(ctx, loop, frames, plant_leak);
+  } else if (pattern == "rare_path_sets") {
+    run_rare_path_sets(ctx, loop, frames, plant_leak);
+  } else if (pattern == "webgpu_bindgroups") {
+    run_webgpu_bindgroups(ctx, loop, frames, plant_leak);
+  } else if (pattern == "gallery") {
+    run_gallery(ctx, loop, frames, plant_leak);
+  } else if (pattern == "job_batches") {
+    run_job_batches(ctx, loop, frames, plant_leak);
+  } else {
+    run_scene_cache(ctx, loop, frames, plant_leak);
   }
   ctx.destroy();
   std::printf("done: %s, %u frames%s\n", pattern.c_str(), frames,

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstddef>
 
 #include "analysis/rules/rules.h"
 
@@ -30,7 +31,10 @@ bool spread_over_run(const std::vector<uint64_t>& series) {
   // From the group's first object on, as judge_growth.
   const auto first_nonzero =
       std::find_if(series.begin(), series.end(), [](uint64_t x) { return x != 0; });
-  const std::vector<uint64_t> values(first_nonzero, series.end());
+  return rises_in_both_halves(std::vector<uint64_t>(first_nonzero, series.end()));
+}
+
+bool rises_in_both_halves(const std::vector<uint64_t>& values) {
   if (values.size() < 3) return false;
   const uint64_t first = values.front();
   const uint64_t mid = values[(values.size() - 1) / 2];
@@ -54,8 +58,13 @@ AccumulationVerdict judge_accumulation(const std::vector<uint64_t>& live,
   if (2 * empty_until > floor.size()) return v;
   v.floor = judge_growth(floor, thresholds);
   v.kept = judge_growth(kept, thresholds);
-  v.accumulating =
-      v.floor.growing && v.kept.growing && spread_over_run(floor) && spread_over_run(kept);
+  // The kept objects counted from the group's first object (since it last started over), not
+  // from the first of them: a turnover whose survivors were all made in the last snapshots
+  // (emitters, its floor stepping up by chance at the end) has not kept objects over the run.
+  const std::vector<uint64_t> kept_since_start(
+      kept.begin() + static_cast<std::ptrdiff_t>(std::min(empty_until, kept.size())), kept.end());
+  v.accumulating = v.floor.growing && v.kept.growing && spread_over_run(floor) &&
+                   rises_in_both_halves(kept_since_start);
   return v;
 }
 

@@ -67,11 +67,18 @@ class ReuseTracker {
 // retained).
 inline constexpr uint8_t kDangling = 1;
 inline constexpr uint8_t kPinning = 2;
-// The dangling references of referrer i are not judged where unjudged[i] is set (empty: all
-// are): an engine's free list (StaleRecycleTracker), sets waiting for their pool's reset. Its
-// references to retained objects still are.
+// What is not judged, per object (bits of exempt[i]; empty: everything is judged):
+// - kDanglingUnjudged: its references to destroyed objects (a set in its pool without the
+//   evidence of accumulation: it may wait for its pool's reset);
+// - kOnFreeList: anything (a set of an engine's own free list, StaleRecycleTracker: it waits to
+//   be handed out again and rewritten, and pins nothing);
+// - kUnpinnable: as the target of a pin (it outlived its device: a leak of its own, and the view
+//   of it part of that leak).
+inline constexpr uint8_t kDanglingUnjudged = 1;
+inline constexpr uint8_t kOnFreeList = 2;
+inline constexpr uint8_t kUnpinnable = 4;
 GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
-                           const std::vector<uint8_t>& unjudged, const AnalysisOptions& options,
+                           const std::vector<uint8_t>& exempt, const AnalysisOptions& options,
                            std::vector<uint8_t>* referrers);
 
 // stale_view, across the run: referrers that only dangle and are later rewritten (an engine's
@@ -135,6 +142,8 @@ std::vector<uint64_t> kept_series(const std::vector<uint64_t>& frames,
 // Rising by a quarter of its whole rise (one at least) both before and after its middle point,
 // from its first non-zero value on.
 bool spread_over_run(const std::vector<uint64_t>& values);
+// The same from its first value on, zeros included.
+bool rises_in_both_halves(const std::vector<uint64_t>& values);
 
 // growth: rising more slowly in the second half of the series than in the first (per frame).
 bool decelerating(const std::vector<uint64_t>& frames, const std::vector<uint64_t>& values);

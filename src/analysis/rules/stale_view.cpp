@@ -102,8 +102,11 @@ bool StaleRecycleTracker::recycled(uint32_t group, const Thresholds& thresholds)
 }
 
 GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& marks,
-                           const std::vector<uint8_t>& unjudged, const AnalysisOptions& options,
+                           const std::vector<uint8_t>& exempt, const AnalysisOptions& options,
                            std::vector<uint8_t>* referrers) {
+  const auto exempted = [&exempt](size_t i, uint8_t bit) {
+    return !exempt.empty() && (exempt[i] & bit) != 0;
+  };
   const Snapshot& s = index.snapshot();
   const size_t n = index.size();
   referrers->assign(n, 0);
@@ -113,7 +116,8 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
   const uint64_t stale_frames = options.thresholds.min_frames_stale;
 
   for (size_t v = 0; v < n; ++v) {
-    if (!index.app_made(v) || index.object(v).in_flight || !is_referrer_type(index.type(v))) {
+    if (!index.app_made(v) || index.object(v).in_flight || !is_referrer_type(index.type(v)) ||
+        exempted(v, kOnFreeList)) {
       continue;
     }
     // The first dangling reference, and the pinned retained object holding the most bytes.
@@ -129,13 +133,13 @@ GroupHits find_stale_views(const SnapshotIndex& index, const RetainedMarks& mark
             index.now(v) >= static_cast<uint64_t>(d->destroyed_frame) + stale_frames) {
           dangling = e;
         }
-      } else if (marks.retained[t] &&
+      } else if (marks.retained[t] && !exempted(t, kUnpinnable) &&
                  (pinned == kNotFound || index.held_bytes(t) > index.held_bytes(pinned))) {
         pinned = t;
       }
     }
     const uint32_t g = index.group(v);
-    if (pinned == kNotFound && !unjudged.empty() && unjudged[v]) dangling = nullptr;
+    if (pinned == kNotFound && exempted(v, kDanglingUnjudged)) dangling = nullptr;
     if (dangling == nullptr && pinned == kNotFound) continue;
     (*referrers)[v] = pinned != kNotFound ? kPinning : kDangling;
 
