@@ -16,6 +16,7 @@ struct GateFlags {
   int64_t max_findings = 0;
   std::vector<std::string> fail_on;
   bool allow_incomplete = false;
+  bool accept_skipped_teardown = false;
 };
 
 CLI::App* add_gate_command(CLI::App* app, GateFlags* flags);
