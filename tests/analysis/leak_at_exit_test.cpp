@@ -185,6 +185,21 @@ TEST(LeakAtExitTest, ExitWithoutTeardownIsOneProblemPerRootNeverDestroyed) {
   EXPECT_FALSE(r.skipped_teardown);
 }
 
+// As the layer writes them: a device's record is in its own table (its owner is itself), its
+// instance named in the snapshot's devices.
+TEST(LeakAtExitTest, ADeviceOwnedByItselfIsUnderItsInstance) {
+  SnapshotBuilder s(kPid, 1, format::Reason::kExit, 40);
+  ObjectSpec instance{test::kInstanceId, "VkInstance", std::nullopt, 0, 0, s.callsite(0x100)};
+  instance.owner = test::kInstanceId;
+  s.object(instance);
+  s.object({test::kDeviceId, "VkDevice", std::nullopt, 0, 0, s.callsite(0x200)});
+  s.object({10, "VkBuffer", "kept.0", 1, 256, s.callsite(0x1000)});
+  const analysis::RunReport r = test::analyse({s});
+  ASSERT_EQ(r.findings.size(), 1u) << r.findings.back().message;
+  EXPECT_EQ(r.findings[0].object_type, "VkInstance");
+  EXPECT_EQ(r.findings[0].count, 3u);
+}
+
 TEST(LeakAtExitTest, ExitAfterDestroyingTheDeviceLeavesTheInstanceAlone) {
   SnapshotBuilder s(kPid, 2, format::Reason::kExit, 40);
   ObjectSpec instance{test::kInstanceId, "VkInstance", std::nullopt, 0, 0, s.callsite(0x100)};

@@ -75,15 +75,27 @@ std::vector<UndestroyedRoot> find_undestroyed_roots(const SnapshotIndex& index,
     const std::string& t = index.type(i);
     return t == "VkInstance" || t == "VkDevice";
   };
+  // A device's record is in its own table (its owner is itself): its instance is in the
+  // snapshot's list of devices.
+  std::unordered_map<int64_t, int64_t> instance_of_device;
+  for (const Device& d : index.snapshot().devices) instance_of_device[d.id] = d.instance;
   // The outermost live owner of i (an object's owner is its device or instance, a device's its
   // instance), or kNotFound when the chain leaves the snapshot or ends in no instance or device.
   const auto top_of = [&](size_t i) {
     size_t cur = i;
     for (int step = 0; step < 4; ++step) {
       const Object& o = index.object(cur);
-      if (o.owner <= 0 || o.owner == static_cast<int64_t>(o.id)) break;
-      const size_t up = index.find(o.owner);
-      if (up == kNotFound) return kNotFound;
+      int64_t owner = o.owner;
+      if (owner == static_cast<int64_t>(o.id)) {
+        auto it = instance_of_device.find(owner);
+        owner = it != instance_of_device.end() ? it->second : 0;
+      }
+      if (owner <= 0 || owner == static_cast<int64_t>(o.id)) break;
+      const size_t up = index.find(owner);
+      if (up == kNotFound) {
+        if (o.owner == owner) return kNotFound;  // an owner the snapshot does not show
+        break;                                   // a device whose instance is gone: the root
+      }
       cur = up;
     }
     return is_root_type(cur) && index.app_made(cur) ? cur : kNotFound;
