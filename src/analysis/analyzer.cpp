@@ -70,10 +70,6 @@ void RunAnalyzer::add(Snapshot snapshot) {
   // alive is listed, not judged (LeakSanitizer skips its check at _exit too).
   const bool skipped = (exit_snapshot && snap->label && !snap->label->empty()) ||
                        snap->reason == format::name(format::Reason::kCrash);
-  if (skipped) {
-    const std::string label = snap->label.value_or("");
-    record_skipped_teardown(*index, exit_snapshot ? label + "()" : label);
-  }
   if (teardown || (exit_snapshot && !skipped)) {
     std::vector<uint8_t> under_root;
     if (!teardown) record_exit_roots(*index, find_undestroyed_roots(*index, &under_root));
@@ -113,6 +109,10 @@ void RunAnalyzer::add(Snapshot snapshot) {
     record_series(*index);
     record_lifetimes(*index, report_.snapshots.size() - 1);
     driver_memory_.add(*snap);
+  }
+  if (skipped) {  // after its lifetimes: the name patterns of its groups
+    const std::string label = snap->label.value_or("");
+    record_skipped_teardown(*index, exit_snapshot ? label + "()" : label);
   }
   events_.resolve_by_name(*index);
   previous_ = id_callsites(*index);
@@ -154,6 +154,24 @@ void sort_alive(std::vector<AliveGroup>* alive) {
   });
 }
 
+// A group counted as AliveGroup: its type, call site and name pattern (the group's, or those
+// its objects had over the run: groups with a call site are not split by name).
+AliveGroup alive_group(GroupTable& groups, CallsiteTable& callsites,
+                       const LifetimeCollector& lifetimes, uint32_t group, uint64_t count,
+                       uint64_t bytes) {
+  const GroupTable::Group& g = groups.at(group);
+  std::string pattern;
+  if (g.pattern != kNoPattern) {
+    pattern = groups.pattern(g.pattern);
+  } else if (const std::vector<uint32_t>* seen = lifetimes.patterns_of(group << 1)) {
+    std::vector<std::string> patterns;
+    for (uint32_t p : *seen) patterns.push_back(groups.pattern(p));
+    pattern = join_patterns(patterns);
+  }
+  return AliveGroup{groups.type_name(g.type), std::move(pattern), callsites.frames(g.callsite),
+                    count, bytes};
+}
+
 }  // namespace
 
 void RunAnalyzer::record_skipped_teardown(const SnapshotIndex& index, std::string ended_by) {
@@ -172,10 +190,7 @@ void RunAnalyzer::record_skipped_teardown(const SnapshotIndex& index, std::strin
     t.bytes = saturating_add(t.bytes, index.held_bytes(i));
   }
   for (const auto& [group, v] : by_group) {
-    const GroupTable::Group& g = groups_.at(group);
-    t.alive.push_back(AliveGroup{groups_.type_name(g.type),
-                                 g.pattern != kNoPattern ? groups_.pattern(g.pattern) : "",
-                                 callsites_.frames(g.callsite), v.first, v.second});
+    t.alive.push_back(alive_group(groups_, callsites_, lifetimes_, group, v.first, v.second));
   }
   sort_alive(&t.alive);
   skipped_teardown_ = std::move(t);
@@ -204,10 +219,7 @@ void RunAnalyzer::add_exit_root_findings(std::vector<Finding>* findings) {
     h.retainers.emplace();  // the root holds them all: no retainer to name
     Finding f = make_finding(FindingKind::kLeakAtExit, r.group, std::move(h));
     for (const auto& [group, v] : by_group) {
-      const GroupTable::Group& g = groups_.at(group);
-      f.contents.push_back(AliveGroup{groups_.type_name(g.type),
-                                      g.pattern != kNoPattern ? groups_.pattern(g.pattern) : "",
-                                      callsites_.frames(g.callsite), v.first, v.second});
+      f.contents.push_back(alive_group(groups_, callsites_, lifetimes_, group, v.first, v.second));
     }
     sort_alive(&f.contents);
     f.examples_omitted = 0;

@@ -137,6 +137,7 @@ TEST(LeakAtExitTest, RetrievedHandlesSwapchainImagesAndTheScopeAreNotLeaks) {
 // its memory of 1 KiB) and a sampler, and destroyed none of them.
 SnapshotBuilder never_torn_down(const std::optional<std::string>& label, uint64_t buffers) {
   SnapshotBuilder s(kPid, 1, format::Reason::kExit, 40);
+  s.top(format::top::kFinal, "true");
   if (label) s.top(format::top::kLabel, "\"" + *label + "\"");
   ObjectSpec instance{test::kInstanceId, "VkInstance", std::nullopt, 0, 0, s.callsite(0x100)};
   instance.owner = test::kInstanceId;
