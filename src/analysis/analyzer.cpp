@@ -1,6 +1,7 @@
 #include "analysis/analyzer.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_set>
 #include <utility>
@@ -60,16 +61,26 @@ void RunAnalyzer::add(Snapshot snapshot) {
   // Crash and error snapshots are taken during the run (never teardown: no leak_at_exit).
   note_incident(*snap);
   const bool teardown = is_teardown(*snap);
+  const bool exit_snapshot = snap->reason == format::name(format::Reason::kExit);
   saw_teardown_ |= teardown;
-  saw_exit_ |= snap->reason == format::name(format::Reason::kExit);
-  if (teardown || snap->reason == format::name(format::Reason::kExit)) {
-    // What outlives its device (or the process) is a leak whatever the series say.
+  saw_exit_ |= exit_snapshot;
+  // How the process ended decides what alive then means. exit() (or a return from main) with
+  // an instance or device never destroyed: one leak per root, holding what is under it.
+  // _exit(), quick_exit() (the exit hook's label) and a fatal signal skip every teardown: what is
+  // alive is listed, not judged (LeakSanitizer skips its check at _exit too).
+  const bool skipped = (exit_snapshot && snap->label && !snap->label->empty()) ||
+                       snap->reason == format::name(format::Reason::kCrash);
+  if (teardown || (exit_snapshot && !skipped)) {
+    std::vector<uint8_t> under_root;
+    if (!teardown) record_exit_roots(*index, find_undestroyed_roots(*index, &under_root));
+    // What outlives its device is a leak whatever the series say; so is what the exit snapshot
+    // shows outside any root (files without owners).
     for (size_t i = 0; i < index->size(); ++i) {
-      if (!index->app_made(i)) continue;
+      if (!index->app_made(i) || (!under_root.empty() && under_root[i])) continue;
       if (teardown) at_teardown_.insert(index->group(i));
       outlived_.insert(index->object(i).id);
     }
-    auto leaks = find_leaks_at_exit(*index, options_);
+    auto leaks = find_leaks_at_exit(*index, options_, under_root);
     // What holds a leak is read in the snapshot that shows it, through its live edges only: a
     // buffer destroyed before its device holds nothing (issue 27: the last snapshot taken
     // during the run named a pool for memory no live object referenced any more).
@@ -100,6 +111,10 @@ void RunAnalyzer::add(Snapshot snapshot) {
     record_lifetimes(*index, report_.snapshots.size() - 1);
     driver_memory_.add(*snap);
   }
+  if (skipped) {  // after its lifetimes: the name patterns of its groups
+    const std::string label = snap->label.value_or("");
+    record_skipped_teardown(*index, exit_snapshot ? label + "()" : label);
+  }
   events_.resolve_by_name(*index);
   previous_ = id_callsites(*index);
   if (!teardown) {
@@ -123,6 +138,128 @@ void RunAnalyzer::note_sets_freed_one_by_one(const SnapshotIndex& before,
   for (const auto& [pool, seen] : pools) {
     if (seen.first && seen.second) frees_sets_one_by_one_.insert(pool);
   }
+}
+
+void RunAnalyzer::record_exit_roots(const SnapshotIndex& index,
+                                    const std::vector<UndestroyedRoot>& roots) {
+  exit_roots_.clear();
+  for (const UndestroyedRoot& r : roots) {
+    HitCollector hits(index, options_.max_examples);
+    hits.add(index.group(r.root), r.root, index.held_bytes(r.root));
+    auto found = hits.finish();
+    ExitRoot root{index.group(r.root), std::move(found.begin()->second), {}};
+    for (size_t i : r.members) {
+      if (index.attached(i)) continue;  // in its owner's bytes
+      root.members.push_back(ExitMember{index.object(i).id, index.group(i), index.held_bytes(i)});
+    }
+    exit_roots_.push_back(std::move(root));
+  }
+}
+
+namespace {
+
+// Groups of objects counted together, most objects first (then bytes, type, pattern, call site:
+// the same list whatever the order of objects in the snapshot).
+void sort_alive(std::vector<AliveGroup>* alive) {
+  std::sort(alive->begin(), alive->end(), [](const AliveGroup& a, const AliveGroup& b) {
+    if (a.count != b.count) return a.count > b.count;
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    if (a.type != b.type) return a.type < b.type;
+    if (a.name_pattern != b.name_pattern) return a.name_pattern < b.name_pattern;
+    const std::string ca = a.callsite.empty() ? "" : a.callsite.front().text;
+    const std::string cb = b.callsite.empty() ? "" : b.callsite.front().text;
+    return ca < cb;
+  });
+}
+
+// A group counted as AliveGroup: its type, call site and name pattern (the group's, or those
+// its objects had over the run: groups with a call site are not split by name).
+AliveGroup alive_group(GroupTable& groups, CallsiteTable& callsites,
+                       const LifetimeCollector& lifetimes, uint32_t group, uint64_t count,
+                       uint64_t bytes) {
+  const GroupTable::Group& g = groups.at(group);
+  std::string pattern;
+  if (g.pattern != kNoPattern) {
+    pattern = groups.pattern(g.pattern);
+  } else if (const std::vector<uint32_t>* seen = lifetimes.patterns_of(group << 1)) {
+    std::vector<std::string> patterns;
+    for (uint32_t p : *seen) patterns.push_back(groups.pattern(p));
+    pattern = join_patterns(patterns);
+  }
+  return AliveGroup{groups.type_name(g.type), std::move(pattern), callsites.frames(g.callsite),
+                    count, bytes};
+}
+
+}  // namespace
+
+void RunAnalyzer::record_skipped_teardown(const SnapshotIndex& index, std::string ended_by) {
+  SkippedTeardown t;
+  t.ended_by = std::move(ended_by);
+  t.frame = index.snapshot().frame;
+  t.sequence = index.snapshot().sequence;
+  t.snapshot = index.snapshot().path;
+  std::map<uint32_t, std::pair<uint64_t, uint64_t>> by_group;  // (count, bytes)
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (!index.app_made(i) || index.attached(i)) continue;
+    auto& g = by_group[index.group(i)];
+    ++g.first;
+    g.second = saturating_add(g.second, index.held_bytes(i));
+    ++t.objects;
+    t.bytes = saturating_add(t.bytes, index.held_bytes(i));
+  }
+  for (const auto& [group, v] : by_group) {
+    t.alive.push_back(alive_group(groups_, callsites_, lifetimes_, group, v.first, v.second));
+  }
+  sort_alive(&t.alive);
+  skipped_teardown_ = std::move(t);
+}
+
+void RunAnalyzer::add_exit_root_findings(std::vector<Finding>* findings) {
+  // Objects another finding already explains (a group that grew, memory left orphaned) stay
+  // in that finding's problem: a cause of their own, not part of the forgotten teardown.
+  std::unordered_set<uint64_t> claimed;
+  for (const Finding& f : *findings) {
+    for (const auto& [id, bytes] : f.objects) claimed.insert(id);
+  }
+  for (ExitRoot& r : exit_roots_) {
+    Hits h = std::move(r.root);
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> by_group;  // (count, bytes)
+    for (const ExitMember& m : r.members) {
+      if (claimed.count(m.id) != 0) continue;
+      auto& g = by_group[m.group];
+      ++g.first;
+      g.second = saturating_add(g.second, m.bytes);
+      ++h.count;
+      h.bytes = saturating_add(h.bytes, m.bytes);
+      h.objects.emplace_back(m.id, m.bytes);
+    }
+    std::sort(h.objects.begin(), h.objects.end());
+    h.retainers.emplace();  // the root holds them all: no retainer to name
+    Finding f = make_finding(FindingKind::kLeakAtExit, r.group, std::move(h));
+    for (const auto& [group, v] : by_group) {
+      f.contents.push_back(alive_group(groups_, callsites_, lifetimes_, group, v.first, v.second));
+    }
+    sort_alive(&f.contents);
+    f.examples_omitted = 0;
+    f.message = undestroyed_root_message(f);
+    findings->push_back(std::move(f));
+  }
+  exit_roots_.clear();
+}
+
+uint64_t RunAnalyzer::accumulation_rate(uint32_t group) const {
+  if (!judged_ || accumulating_.count(group) == 0) return 0;
+  auto it = group_series_.find(group);
+  if (it == group_series_.end() || frames_.size() < first_point_ + 2) return 0;
+  uint64_t first = 0, last = 0;
+  for (const Point& p : it->second) {
+    if (p.point == first_point_) first = p.live;
+    if (p.point + 1 == frames_.size()) last = p.live;
+  }
+  const uint64_t span = frames_.back() - frames_[first_point_];
+  if (last <= first || span == 0) return 0;
+  const uint64_t rise = last - first;
+  return rise > UINT64_MAX / 1000 ? UINT64_MAX / span : rise * 1000 / span;
 }
 
 void RunAnalyzer::note_incident(const Snapshot& snap) {
@@ -564,6 +701,10 @@ RunReport RunAnalyzer::finish() {
     findings.push_back(make_finding(FindingKind::kLeakAtExit, group, std::move(h)));
   }
   judge_last_snapshot(&findings);
+  add_exit_root_findings(&findings);
+  for (Finding& f : findings) {
+    if (f.lifetime_group) f.accumulation = accumulation_rate(*f.lifetime_group);
+  }
   for (EventRule::Group& g : events_.take()) {
     Finding f;
     f.kind = g.kind;
@@ -645,6 +786,11 @@ RunReport RunAnalyzer::finish() {
   report_.incomplete = std::move(completeness.problems);
   report_.crash_signal = std::move(completeness.crash_signal);
   for (std::string& warning : completeness.warnings) report_.notes.push_back(std::move(warning));
+  report_.skipped_teardown = std::move(skipped_teardown_);
+  if (report_.skipped_teardown && report_.crash_signal.empty()) {
+    const SkippedTeardown& t = *report_.skipped_teardown;
+    report_.notes.push_back(skipped_teardown_note(t));
+  }
   if (!saw_teardown_ && !saw_exit_ && report_.crash_signal.empty()) {
     report_.notes.push_back(
         "leaks at exit not checked: no device_destroy, instance_destroy or exit snapshot (did "

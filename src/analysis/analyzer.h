@@ -6,6 +6,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -58,6 +60,16 @@ class RunAnalyzer {
   // run with the whole run's evidence: an object idle then used or freed later is none of them.
   void judge_last_snapshot(std::vector<Finding>* findings);
   Finding make_finding(FindingKind kind, uint32_t group, Hits&& hits);
+  // exit() without teardown: the roots never destroyed (find_undestroyed_roots), kept until
+  // finish() makes one leak_at_exit finding each.
+  void record_exit_roots(const SnapshotIndex& index, const std::vector<UndestroyedRoot>& roots);
+  // _exit(), quick_exit() or a fatal signal: what was alive, listed and not judged.
+  void record_skipped_teardown(const SnapshotIndex& index, std::string ended_by);
+  // One finding per root never destroyed, holding what no other finding explains: a group that
+  // grew is a cause of its own, the rest is the one forgotten teardown.
+  void add_exit_root_findings(std::vector<Finding>* findings);
+  // Objects gained per 1000 frames after the warm-up by a group that accumulates, else 0.
+  uint64_t accumulation_rate(uint32_t group) const;
   // stale_view of a destroyed target: "view created here", "target destroyed here".
   std::vector<LabeledStack> stale_stacks(const Finding& f, const StaleTarget& t);
 
@@ -66,6 +78,18 @@ class RunAnalyzer {
   GroupTable groups_;
   RunReport report_;
   std::unordered_map<uint32_t, Hits> leaks_;  // summed over teardown snapshots
+  struct ExitMember {
+    uint64_t id;
+    uint32_t group;
+    uint64_t bytes;  // held: with the memory only it is bound to
+  };
+  struct ExitRoot {
+    uint32_t group;
+    Hits root;                        // the root alone
+    std::vector<ExitMember> members;  // under it, attached memory left out (counted in bytes)
+  };
+  std::vector<ExitRoot> exit_roots_;  // of the exit snapshot of exit() without teardown
+  std::optional<SkippedTeardown> skipped_teardown_;
   EventRule events_;
   ReuseTracker reuse_;                   // rings and pools: retained and growth
   StaleRecycleTracker stale_recycling_;  // recycled descriptor sets: stale_view

@@ -1,14 +1,22 @@
 #include "analysis/callsites.h"
 
+#include <algorithm>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "core/hex.h"
 #include "core/module_map.h"
 #include "shared/escape.h"
 #include "shared/text.h"
+#include "shared/vulkan_stack.h"
 
 namespace vkleak::analysis {
+
+bool is_thread_start_module(std::string_view path) {
+  const std::string_view name = base_name(path);
+  return name.rfind("libc.so", 0) == 0 || name.rfind("libpthread.so", 0) == 0;
+}
 
 std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
   Process& process = processes_[snapshot.pid];
@@ -31,8 +39,25 @@ std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
     // site of the program: it groups, matches baselines and suppressions by its own frames.
     bool all_in_stack = false;
     std::vector<uint64_t> addresses;
-    for (size_t i : application_frames(recorded, map, &all_in_stack))
-      addresses.push_back(recorded[i]);
+    std::vector<size_t> kept = application_frames(recorded, map, &all_in_stack);
+    if (!all_in_stack && kept.size() < recorded.size() &&
+        std::all_of(kept.begin(), kept.end(), [&](size_t i) {
+          const int m = map.find(recorded[i]);
+          return m >= 0 && is_thread_start_module(snapshot.modules[static_cast<size_t>(m)].path);
+        })) {
+      // A thread the Vulkan stack started (zink's own): below the stack only libc's thread
+      // start, which says nothing. The stack is shown, so the library that made it is named,
+      // without the loader's and layers' plumbing above it.
+      all_in_stack = true;
+      kept.clear();
+      for (size_t i = 0; i < recorded.size(); ++i) {
+        const int m = map.find(recorded[i]);
+        if (m < 0 ||
+            !is_vulkan_loader_or_layer_module(snapshot.modules[static_cast<size_t>(m)].path))
+          kept.push_back(i);
+      }
+    }
+    for (size_t i : kept) addresses.push_back(recorded[i]);
     key.clear();
     if (all_in_stack) key += "stack:";
     for (uint64_t address : addresses) {

@@ -139,6 +139,7 @@ void rank_findings(std::vector<Finding>* findings) {
   // The fingerprint last: the same findings always come in the same order.
   std::stable_sort(findings->begin(), findings->end(), [](const Finding& a, const Finding& b) {
     if (a.heuristic != b.heuristic) return b.heuristic;
+    if (a.accumulation != b.accumulation) return a.accumulation > b.accumulation;
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.count != b.count) return a.count > b.count;
     return std::make_tuple(a.kind, a.fingerprint()) < std::make_tuple(b.kind, b.fingerprint());
@@ -162,6 +163,7 @@ size_t ReportDocument::finding_count() const {
 
 GateResult GateSummary::result() const {
   if (incomplete_runs > 0 && !allow_incomplete) return GateResult::kIncomplete;
+  if (skipped_teardown_runs > 0 && !accept_skipped_teardown) return GateResult::kTeardownNotChecked;
   return pass ? GateResult::kPass : GateResult::kFail;
 }
 

@@ -226,6 +226,16 @@ struct LabeledStack {
   std::string note;                // e.g. why there are no frames, "" when none
 };
 
+// Objects of one group (type, call site, name pattern) counted together: what a root never
+// destroyed holds (leak_at_exit at exit()), or what was alive when a process skipped its teardown.
+struct AliveGroup {
+  std::string type;
+  std::string name_pattern;
+  std::vector<Frame> callsite;  // innermost application frame first; empty when not recorded
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+};
+
 struct Series {
   std::vector<uint64_t> frames;
   std::vector<uint64_t> live;
@@ -262,6 +272,9 @@ struct Finding {
   std::vector<ExampleObject> examples;
   uint64_t examples_omitted = 0;
   std::vector<Related> related;
+  // leak_at_exit of an instance or device the program never destroyed before exit(): everything
+  // alive under it, by group (most objects first), so one forgotten teardown is one finding.
+  std::vector<AliveGroup> contents;
   std::vector<Chain> chains;  // stale_view: some of them
   uint64_t chains_omitted = 0;
   // Roots keeping the group's objects alive in the last snapshot taken during the run (by
@@ -288,6 +301,9 @@ struct Finding {
   // (stale_view: a pinned resource's bytes on its first referrer), sorted by id. Joins findings
   // about the same objects into one problem; no output lists it.
   std::vector<std::pair<uint64_t, uint64_t>> objects;
+  // How fast its group accumulates (judge_accumulation): objects gained per 1000 frames over the
+  // run after the warm-up, 0 when the group does not accumulate. Ranks it (rank_findings).
+  uint64_t accumulation = 0;
   // Its group in RunReport::lifetimes.groups (the explorer links the two); none for misuse events.
   std::optional<uint32_t> lifetime_group;
 
@@ -333,8 +349,9 @@ bool is_unnamed_frame(const std::string& frame);
 // outermost first: "draw > make_buffer". Empty when the innermost frame has no function.
 std::string inlined_function_chain(const std::vector<Frame>& callsite);
 
-// Ranking: certain findings before heuristic ones (a real leak never sits below a guess); then
-// bytes, then count, descending; then kind and type for a stable order.
+// Ranking: certain findings before heuristic ones (a real leak never sits below a guess); then how
+// fast their group accumulates (a thousand leaked semaphores above a static 2 MiB block), bytes,
+// count, descending; then kind and type for a stable order.
 void rank_findings(std::vector<Finding>* findings);
 
 // A snapshot of the run as the report lists it.
@@ -374,12 +391,29 @@ struct Problem {
   std::vector<size_t> findings;    // indices into RunReport::findings, in rank order
   std::vector<FindingKind> kinds;  // distinct, in the order of its findings
   bool heuristic = false;          // all its findings are
-  uint64_t count = 0;              // distinct objects
-  uint64_t bytes = 0;              // each object's bytes once
+  uint64_t accumulation = 0;       // the fastest of its findings' (Finding::accumulation)
+  // Made wholly inside this library of the Vulkan stack, not by the program's own code
+  // (library_of(), problems.h); "" otherwise.
+  std::string library;
+  uint64_t count = 0;  // distinct objects
+  uint64_t bytes = 0;  // each object's bytes once
   // Set by the gate, as Finding::status: new (it fails the gate), baseline, suppressed or
   // ignored (no kind of it is in --fail-on); kNone in a plain report.
   GateStatus status = GateStatus::kNone;
   std::string suppressed_by;  // the rule that suppressed it, as written
+};
+
+// A process that ended without running its teardown (_exit(), quick_exit(), a fatal signal): what
+// was alive then is listed, not judged (valgrind's "still reachable", LeakSanitizer's skipped
+// check at _exit); the gate says teardown was not checked.
+struct SkippedTeardown {
+  std::string ended_by;  // "_exit()", "quick_exit()", "SIGSEGV"
+  uint64_t frame = 0;
+  uint64_t sequence = 0;  // of the snapshot that shows it
+  std::string snapshot;
+  uint64_t objects = 0;  // application objects alive then (attached memory counted with its owner)
+  uint64_t bytes = 0;
+  std::vector<AliveGroup> alive;  // by group, most objects first
 };
 
 struct RunReport {
@@ -394,9 +428,10 @@ struct RunReport {
   bool accumulation_judged = true;
   // Why the snapshots do not cover the whole run (empty: they do); a gate fails such a run.
   std::vector<std::string> incomplete;
-  std::string crash_signal;       // "SIGSEGV" when the run crashed
-  std::vector<Finding> findings;  // ranked
-  std::vector<Problem> problems;  // ranked as findings are: bytes, then count
+  std::string crash_signal;                         // "SIGSEGV" when the run crashed
+  std::optional<SkippedTeardown> skipped_teardown;  // set when the process skipped its teardown
+  std::vector<Finding> findings;                    // ranked
+  std::vector<Problem> problems;                    // ranked as findings are: bytes, then count
   RunSeries series;
   // Per device, the driver's heap budget and usage beside the tracked bytes (driver_memory.h).
   std::vector<DeviceMemoryView> driver_memory;
@@ -421,6 +456,10 @@ struct GateSummary {
   // allowed, with a result of their own.
   uint64_t incomplete_runs = 0;
   bool allow_incomplete = false;
+  // Complete runs whose process skipped its teardown (_exit(), quick_exit()): leaks at exit were
+  // not checked; they fail with a result of their own unless accepted.
+  uint64_t skipped_teardown_runs = 0;
+  bool accept_skipped_teardown = false;
   // Problems, not findings: one missing free judged as three kinds is one new problem.
   uint64_t new_findings = 0;                 // new problems
   uint64_t baseline = 0;                     // problems in the baseline
@@ -433,8 +472,9 @@ struct GateSummary {
   // (`vkleak baseline --update` removes them); they do not change the verdict.
   std::vector<std::string> fixed;
 
-  // Pass, fail (new problems over the limit) or incomplete (a run not checked whole, unless
-  // allowed; takes precedence: the findings of a run cut short are not its whole story).
+  // Pass, fail (new problems over the limit), incomplete (a run not checked whole, unless
+  // allowed; takes precedence: the findings of a run cut short are not its whole story) or
+  // teardown not checked (a run that skipped its teardown, unless accepted; over pass and fail).
   GateResult result() const;
 };
 

@@ -55,9 +55,11 @@ enum class ChainState : uint8_t { kLive, kRetained, kDestroyed };
 inline constexpr std::string_view kChainStateNames[] = {"live", "retained", "destroyed"};
 
 // The gate's verdict ("result" of the document's "gate"): kNone without a gate; incomplete (a run
-// not checked whole) takes precedence over pass and fail.
-enum class GateResult : uint8_t { kNone, kPass, kFail, kIncomplete };
-inline constexpr std::string_view kGateResultNames[] = {"", "pass", "fail", "incomplete"};
+// not checked whole) takes precedence over the others, then teardown_not_checked (a process that
+// ended in _exit() or quick_exit(): what it left alive was listed, not judged), then pass and fail.
+enum class GateResult : uint8_t { kNone, kPass, kFail, kIncomplete, kTeardownNotChecked };
+inline constexpr std::string_view kGateResultNames[] = {"", "pass", "fail", "incomplete",
+                                                        "teardown_not_checked"};
 
 constexpr std::string_view name(GateStatus v) {
   return format::detail::name_at(static_cast<size_t>(v), kGateStatusNames);
@@ -80,6 +82,7 @@ constexpr bool parse(std::string_view s, GateResult* out) {
 
 static_assert(std::size(kGateStatusNames) == static_cast<size_t>(GateStatus::kIgnored) + 1);
 static_assert(std::size(kChainStateNames) == static_cast<size_t>(ChainState::kDestroyed) + 1);
-static_assert(std::size(kGateResultNames) == static_cast<size_t>(GateResult::kIncomplete) + 1);
+static_assert(std::size(kGateResultNames) ==
+              static_cast<size_t>(GateResult::kTeardownNotChecked) + 1);
 
 }  // namespace vkleak::analysis

@@ -88,8 +88,14 @@ GateSummary apply_gate(ReportDocument* doc, const Suppressions* suppressions,
   }
   summary.allow_incomplete = policy.allow_incomplete;
   for (const RunReport& run : doc->runs) summary.incomplete_runs += run.incomplete.empty() ? 0 : 1;
+  // A complete run that skipped its teardown (_exit(), quick_exit()) was not checked for leaks
+  // at exit: not green unless accepted. A crash is incomplete already.
+  summary.accept_skipped_teardown = policy.accept_skipped_teardown;
+  for (const RunReport& run : doc->runs)
+    summary.skipped_teardown_runs += run.incomplete.empty() && run.skipped_teardown ? 1 : 0;
   summary.pass = summary.new_findings <= policy.max_findings &&
-                 (policy.allow_incomplete || summary.incomplete_runs == 0);
+                 (policy.allow_incomplete || summary.incomplete_runs == 0) &&
+                 (policy.accept_skipped_teardown || summary.skipped_teardown_runs == 0);
   doc->gate = summary;
   return summary;
 }

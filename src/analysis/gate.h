@@ -16,6 +16,8 @@ struct GatePolicy {
   std::set<FindingKind> fail_on;  // empty: every kind
   // Judge incomplete runs (crashed, killed, snapshots missing) by their findings alone.
   bool allow_incomplete = false;
+  // Judge runs whose process skipped its teardown (_exit(), quick_exit()) by their findings alone.
+  bool accept_skipped_teardown = false;
 };
 
 // Judges problems (findings about the same objects, analysis/problems.h; assigned here for a

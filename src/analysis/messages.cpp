@@ -38,6 +38,8 @@ std::string related_text(const Finding& f) {
     if (r.relation == "memory") {
       out += ", with the " + plural(r.count, r.type) + " only they are bound to (" +
              format_bytes(r.bytes) + ")";
+    } else if (r.relation == "views") {
+      out += ", with " + plural(r.count, r.type) + " of them";
     } else if (r.relation == "pool children") {
       out += ", holding " + plural(r.count, r.type);
       if (!r.callsite.empty()) {
@@ -88,6 +90,50 @@ std::string leak_message(const Finding& f, const Hits& h) {
   return subject(f) + " still alive " + where + " (frame " + std::to_string(h.snapshot_frame) +
          "), created in " + frame_range(f.frames.first, f.frames.last) + related_text(f) +
          (f.bytes > 0 ? ": " + format_bytes(f.bytes) + " leaked." : ".");
+}
+
+std::string alive_group_text(const AliveGroup& g) {
+  std::string text = plural(g.count, g.type);
+  if (!g.name_pattern.empty()) text += " " + quote_name(g.name_pattern, 80);
+  if (!g.callsite.empty()) text += " (made in " + g.callsite.front().text + ")";
+  return text;
+}
+
+std::string undestroyed_root_message(const Finding& f) {
+  // The groups a sentence can hold; JSON's contents lists them all.
+  constexpr size_t kGroupsSaid = 8;
+  const bool instance = f.object_type == "VkInstance";
+  std::string text = f.object_type;
+  if (!f.display_name.empty()) text += " " + quote_name(f.display_name, 80);
+  text += std::string(
+              " never destroyed: the program exited (exit() or a return from main) at "
+              "frame ") +
+          std::to_string(f.frames.snapshot.value_or(0)) + " without " +
+          (instance ? "vkDestroyInstance" : "vkDestroyDevice") + ", leaving it";
+  uint64_t under = f.count > 0 ? f.count - 1 : 0;
+  if (under > 0) text += " and " + plural(under, under == 1 ? "object" : "objects") + " under it";
+  text += " alive";
+  if (f.bytes > 0) text += " (" + format_bytes(f.bytes) + ")";
+  if (f.contents.empty()) return text + ".";
+  text += ": ";
+  for (size_t i = 0; i < f.contents.size() && i < kGroupsSaid; ++i) {
+    text += (i ? ", " : "") + alive_group_text(f.contents[i]);
+  }
+  if (f.contents.size() > kGroupsSaid)
+    text += ", and " + plural(f.contents.size() - kGroupsSaid, "more group") +
+            (f.contents.size() - kGroupsSaid == 1 ? "" : "s");
+  return text + ". One teardown is missing: destroy them, then the " +
+         (instance ? "instance." : "device.");
+}
+
+std::string skipped_teardown_note(const SkippedTeardown& t) {
+  return "teardown not checked: the process ended with " + t.ended_by + " at frame " +
+         std::to_string(t.frame) + " (snapshot #" + std::to_string(t.sequence) +
+         "), which skips every teardown; the " +
+         plural(t.objects, t.objects == 1 ? "object" : "objects") + " alive then (" +
+         format_bytes(t.bytes) +
+         ") are listed, not judged as leaks; growth and the other kinds are judged from the "
+         "snapshots taken during the run";
 }
 
 std::string retained_message(const Finding& f, const Hits& h, const Thresholds& t) {

@@ -16,6 +16,13 @@ namespace vkleak::analysis {
 std::string quoted_pattern(const Finding& f);
 
 std::string leak_message(const Finding& f, const Hits& h);
+// leak_at_exit of an instance or device never destroyed before exit(): the root, then what it
+// holds by type and call site (Finding::contents), the largest groups first.
+std::string undestroyed_root_message(const Finding& f);
+// "3 VkBuffer \"leaked.*\" (made in leak_buffers (app.cpp:70))": a group of AliveGroup.
+std::string alive_group_text(const AliveGroup& g);
+// The note of a run whose process skipped its teardown (_exit(), quick_exit()).
+std::string skipped_teardown_note(const SkippedTeardown& t);
 std::string retained_message(const Finding& f, const Hits& h, const Thresholds& t);
 std::string stale_message(const Finding& f, const Hits& h, const Thresholds& t);
 std::string orphaned_message(const Finding& f, const Hits& h, const Thresholds& t);

@@ -5,7 +5,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/callsites.h"
+#include "core/module_map.h"
 #include "shared/escape.h"
+#include "shared/vulkan_stack.h"
 
 namespace vkleak::analysis {
 
@@ -21,10 +24,32 @@ size_t root(std::vector<size_t>* parent, size_t i) {
 
 }  // namespace
 
+std::string library_of(const Finding& f) {
+  if (kind_is_event(f.kind) || f.callsite.empty()) return "";
+  std::string library;
+  for (const Frame& frame : f.callsite) {
+    if (frame.module.empty()) return "";  // an address in no module: say nothing
+    if (is_thread_start_module(frame.module) || is_vulkan_loader_or_layer_module(frame.module))
+      continue;
+    if (!is_vulkan_stack_module(frame.module)) return "";  // the program's own frame
+    if (library.empty()) library = frame.module;           // the innermost: what called Vulkan
+  }
+  return library;
+}
+
 void assign_problems(RunReport* run) {
   std::vector<Finding>& findings = run->findings;
   std::vector<size_t> parent(findings.size());
   std::iota(parent.begin(), parent.end(), size_t{0});
+  // Leaks made wholly inside one library (zink, its own thread too) are one cause: one block.
+  std::unordered_map<std::string, size_t> first_of_library;
+  std::vector<std::string> library(findings.size());
+  for (size_t i = 0; i < findings.size(); ++i) {
+    library[i] = library_of(findings[i]);
+    if (library[i].empty()) continue;
+    auto [it, added] = first_of_library.try_emplace(library[i], i);
+    if (!added) parent[root(&parent, i)] = root(&parent, it->second);
+  }
   // The first finding each object was seen in: later ones with it join that one's problem.
   std::unordered_map<uint64_t, size_t> first_seen;
   for (size_t i = 0; i < findings.size(); ++i) {
@@ -42,12 +67,14 @@ void assign_problems(RunReport* run) {
     if (added) problems.emplace_back();
     Problem& p = problems[it->second];
     p.findings.push_back(i);
+    if (!library[i].empty()) p.library = library[i];
     if (std::find(p.kinds.begin(), p.kinds.end(), findings[i].kind) == p.kinds.end())
       p.kinds.push_back(findings[i].kind);
   }
   for (Problem& p : problems) {
     p.heuristic = std::all_of(p.findings.begin(), p.findings.end(),
                               [&](size_t i) { return findings[i].heuristic; });
+    for (size_t i : p.findings) p.accumulation = std::max(p.accumulation, findings[i].accumulation);
     if (p.findings.size() == 1) {
       p.count = findings[p.findings.front()].count;
       p.bytes = findings[p.findings.front()].bytes;
@@ -69,6 +96,7 @@ void assign_problems(RunReport* run) {
   }
   std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
     if (a.heuristic != b.heuristic) return b.heuristic;
+    if (a.accumulation != b.accumulation) return a.accumulation > b.accumulation;
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.count != b.count) return a.count > b.count;
     return a.findings.front() < b.findings.front();
@@ -84,7 +112,15 @@ std::vector<Problem> run_problems(const RunReport& run) {
   std::vector<Problem> out;
   for (size_t i = 0; i < run.findings.size(); ++i) {
     const Finding& f = run.findings[i];
-    out.push_back(Problem{{i}, {f.kind}, f.heuristic, f.count, f.bytes, f.status, f.suppressed_by});
+    out.push_back(Problem{{i},
+                          {f.kind},
+                          f.heuristic,
+                          f.accumulation,
+                          library_of(f),
+                          f.count,
+                          f.bytes,
+                          f.status,
+                          f.suppressed_by});
   }
   return out;
 }

@@ -13,9 +13,17 @@
 namespace vkleak::analysis {
 
 // Joins the run's findings that share an object (by id, Finding::objects) into problems, sets
-// RunReport::problems (ranked: bytes, then count, then the best-ranked finding) and each
+// RunReport::problems (ranked: certain first, then how fast they accumulate, bytes, count, then the
+// best-ranked finding) and each
 // finding's problem. A finding without objects (an event) is a problem of its own.
+// Findings whose whole call chain lies inside one library of the Vulkan stack (GL on zink, its
+// own threads) join into one problem per library: not the program's own code, one cause.
 void assign_problems(RunReport* run);
+
+// The library of the Vulkan stack (shared/vulkan_stack.h, --stack-module) that a finding's whole
+// call chain lies in, the innermost one below the loader ("libgallium-24.2.so"), libc's thread
+// start aside; "" when a frame is the program's own (or in no module), and for events.
+std::string library_of(const Finding& f);
 
 // The run's problems, or, when they were never assigned (a model built by hand), one per finding.
 std::vector<Problem> run_problems(const RunReport& run);

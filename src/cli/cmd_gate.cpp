@@ -40,6 +40,10 @@ CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
   gate->add_flag("--allow-incomplete", flags->allow_incomplete,
                  "Judge runs the snapshots do not cover whole (crashed, killed, a snapshot "
                  "missing or not written) by their findings alone, instead of exit code 3");
+  gate->add_flag("--accept-skipped-teardown", flags->accept_skipped_teardown,
+                 "Judge runs whose process ended in _exit() or quick_exit() (no teardown: what "
+                 "it left alive is listed, not judged) by their findings alone, instead of exit "
+                 "code 3");
   add_output_flags(gate, &flags->report);
   add_threshold_flags(gate, &flags->report);
   gate->footer(
@@ -47,6 +51,8 @@ CLI::App* add_gate_command(CLI::App* app, GateFlags* flags) {
       "(a corrupt snapshot, no snapshots, an unreadable baseline or suppression file), 3 "
       "incomplete: a run was not checked whole (it crashed or was killed, a snapshot is missing "
       "or the layer could not write one; the reason is printed; --allow-incomplete accepts it), "
+      "or teardown not checked: the program ended in _exit() or quick_exit() "
+      "(--accept-skipped-teardown accepts it), "
       "4 the baseline is of another program (--baseline-any-program accepts it). 3 wins over 1. "
       "Known problems that no longer occur are named (fixed: remove them from the baseline with "
       "vkleak baseline --update); they do not change the exit code.");
@@ -117,6 +123,7 @@ int gate_command(const GateFlags& flags) {
   analysis::GatePolicy policy;
   policy.max_findings = static_cast<uint64_t>(flags.max_findings);
   policy.allow_incomplete = flags.allow_incomplete;
+  policy.accept_skipped_teardown = flags.accept_skipped_teardown;
   for (const std::string& kind : flags.fail_on) {
     if (auto k = analysis::kind_from_name(kind)) policy.fail_on.insert(*k);
   }
@@ -142,10 +149,23 @@ int gate_command(const GateFlags& flags) {
         print_error(line);
     }
   }
+  for (const analysis::RunReport& run : doc.runs) {
+    if (!run.incomplete.empty() || !run.skipped_teardown) continue;
+    const analysis::SkippedTeardown& t = *run.skipped_teardown;
+    const std::string line = "run " + doc.run_label(run) +
+                             ": teardown not checked: the program ended with " +
+                             printable(t.ended_by) + " at frame " + std::to_string(t.frame) +
+                             "; what it left alive is listed, not judged";
+    if (flags.accept_skipped_teardown)
+      print_warning(line + " (accepted by --accept-skipped-teardown)");
+    else
+      print_error(line + " (--accept-skipped-teardown accepts it)");
+  }
   switch (summary.result()) {
     case analysis::GateResult::kPass:
       return kExitOk;
     case analysis::GateResult::kIncomplete:
+    case analysis::GateResult::kTeardownNotChecked:
       return kExitIncomplete;
     case analysis::GateResult::kFail:
     case analysis::GateResult::kNone:  // apply_gate always decides

@@ -17,6 +17,7 @@ struct GateFlags {
   std::vector<std::string> fail_on;
   bool allow_incomplete = false;
   bool baseline_any_program = false;
+  bool accept_skipped_teardown = false;
 };
 
 CLI::App* add_gate_command(CLI::App* app, GateFlags* flags);

@@ -51,6 +51,10 @@ std::string header(const Report& r) {
     s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">INCOMPLETE \xc2\xb7 run not checked "
          "whole (" +
          count + ")</span>";
+  } else if (r.gate == analysis::GateResult::kTeardownNotChecked) {
+    s += "<span class=\"vk-badge vk-fail\" id=\"verdict\">TEARDOWN NOT CHECKED \xc2\xb7 the "
+         "program skipped it (" +
+         count + ")</span>";
   } else if (r.gate == analysis::GateResult::kPass) {  // a gate's verdict wins: it knows the
                                                        // baseline and suppressions
     s += "<span class=\"vk-badge vk-pass\" id=\"verdict\">PASS \xc2\xb7 gate passed" +

@@ -70,6 +70,21 @@ json chain_json(const Chain& c, LongNames& long_names) {
   return {{"bytes", c.bytes}, {"links", std::move(links)}};
 }
 
+// A group of objects counted together (a root's contents, what a skipped teardown left alive).
+json alive_json(const std::vector<AliveGroup>& groups) {
+  json out = json::array();
+  for (const AliveGroup& g : groups) {
+    json frames = json::array();
+    for (const Frame& frame : g.callsite) frames.push_back(frame_json(frame));
+    out.push_back({{"type", g.type},
+                   {"name_pattern", g.name_pattern},
+                   {"callsite_frames", std::move(frames)},
+                   {"count", g.count},
+                   {"bytes", g.bytes}});
+  }
+  return out;
+}
+
 json finding_json(const Finding& f) {
   LongNames long_names(f.names);
   json callsite = json::array();
@@ -175,6 +190,7 @@ json finding_json(const Finding& f) {
             {"examples", std::move(examples)},
             {"examples_omitted", f.examples_omitted},
             {"related", std::move(related)},
+            {"contents", alive_json(f.contents)},
             {"chains_omitted", f.chains_omitted},
             {"chains", std::move(chains)},
             {"retainers", std::move(retainers)},
@@ -276,6 +292,15 @@ json findings_json(const ReportDocument& doc) {
          {"complete", r.incomplete.empty()},
          {"incomplete", r.incomplete},
          {"crashed", r.crash_signal.empty() ? json(nullptr) : json(r.crash_signal)},
+         {"skipped_teardown", r.skipped_teardown
+                                  ? json{{"ended_by", r.skipped_teardown->ended_by},
+                                         {"frame", r.skipped_teardown->frame},
+                                         {"sequence", r.skipped_teardown->sequence},
+                                         {"snapshot", r.skipped_teardown->snapshot},
+                                         {"objects", r.skipped_teardown->objects},
+                                         {"bytes", r.skipped_teardown->bytes},
+                                         {"alive", alive_json(r.skipped_teardown->alive)}}
+                                  : json(nullptr)},
          {"findings", r.findings.size()},
          {"series", run_series_json(r.series)},
          {"driver_memory", driver_memory_json(r.driver_memory)}});
@@ -295,6 +320,7 @@ json findings_json(const ReportDocument& doc) {
                       {"bytes", p.bytes}};
       if (p.status != GateStatus::kNone) problem["status"] = std::string(name(p.status));
       if (!p.suppressed_by.empty()) problem["suppressed_by"] = p.suppressed_by;
+      if (!p.library.empty()) problem["library"] = p.library;
       problems.push_back(std::move(problem));
     }
     for (size_t i = 0; i < r.findings.size(); ++i) {
@@ -333,6 +359,8 @@ json findings_json(const ReportDocument& doc) {
                  {"new", g.new_findings},
                  {"incomplete_runs", g.incomplete_runs},
                  {"allow_incomplete", g.allow_incomplete},
+                 {"skipped_teardown_runs", g.skipped_teardown_runs},
+                 {"accept_skipped_teardown", g.accept_skipped_teardown},
                  {"baseline", g.baseline},
                  {"suppressed", g.suppressed},
                  {"max_findings", g.max_findings},

@@ -121,7 +121,9 @@ std::string render_markdown(const ReportDocument& doc) {
     const GateResult result = doc.gate_result();
     out += result == GateResult::kPass   ? "✅ gate passed, "
            : result == GateResult::kFail ? "❌ gate failed, "
-                                         : "⚠️ gate failed: incomplete run, ";
+           : result == GateResult::kTeardownNotChecked
+               ? "⚠️ gate failed: teardown not checked (the program skipped it), "
+               : "⚠️ gate failed: incomplete run, ";
   }
   const ProblemTotals t = problem_totals(doc);
   if (finding_count == 0) {

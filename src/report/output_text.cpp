@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/messages.h"
 #include "analysis/name_ranges.h"
 #include "analysis/problems.h"
 #include "core/hex.h"
@@ -87,6 +88,13 @@ void print_problem(const ShownProblem& p, const Style& style, std::string* out) 
       o += line + '\n';
     }
   }
+  if (!p.problem->library.empty()) {
+    o += "      " +
+         style.dim("not the program's own code: made inside " +
+                   printable(p.problem->library, kDisplayChars) + ", " +
+                   plural(findings.size(), "call site", "call sites") + " listed above") +
+         '\n';
+  }
   if (!p.problem->suppressed_by.empty() && p.status() == GateStatus::kSuppressed)
     o += "      suppressed by: " + printable(p.problem->suppressed_by, kDisplayChars) + '\n';
   const Finding f = problem_evidence(p);
@@ -120,6 +128,22 @@ void print_problem(const ShownProblem& p, const Style& style, std::string* out) 
     if (i < f.callsite.size()) {
       o += indent + "            " +
            style.dim("(" + plural(f.callsite.size() - i, "more frame", "more frames") + ")") + '\n';
+    }
+  }
+  if (!f.contents.empty()) {
+    // A root never destroyed: what it holds, by type and call site.
+    constexpr size_t kGroupsShown = 10;
+    for (size_t i = 0; i < f.contents.size() && i < kGroupsShown; ++i) {
+      const AliveGroup& g = f.contents[i];
+      o += indent + (i == 0 ? "holds:      " : "            ") +
+           printable(alive_group_text(g), 2 * kDisplayChars) +
+           (g.bytes > 0 ? ", " + format_bytes(g.bytes) : "") + '\n';
+    }
+    if (f.contents.size() > kGroupsShown) {
+      o += indent + "            " +
+           style.dim("(" + plural(f.contents.size() - kGroupsShown, "more group", "more groups") +
+                     ")") +
+           '\n';
     }
   }
   if (!f.names.empty()) {
@@ -273,6 +297,23 @@ std::string render_text(const ReportDocument& doc, const Style& style,
       out += "  " + style.red("incomplete: ") + printable(problem) + '\n';
     for (const std::string& note : r.notes)
       out += "  " + style.yellow("note: ") + printable(note) + '\n';
+    if (r.skipped_teardown && !r.skipped_teardown->alive.empty()) {
+      // Listed, not judged: the process skipped its teardown.
+      constexpr size_t kGroupsShown = 10;
+      const SkippedTeardown& t = *r.skipped_teardown;
+      out += "  alive at " + printable(t.ended_by, kDisplayChars) + " (not judged):\n";
+      for (size_t i = 0; i < t.alive.size() && i < kGroupsShown; ++i) {
+        const AliveGroup& g = t.alive[i];
+        out += "    " + printable(alive_group_text(g), 2 * kDisplayChars) +
+               (g.bytes > 0 ? ", " + format_bytes(g.bytes) : "") + '\n';
+      }
+      if (t.alive.size() > kGroupsShown) {
+        out += "    " +
+               style.dim("(" + plural(t.alive.size() - kGroupsShown, "more group", "more groups") +
+                         ": the JSON lists them)") +
+               '\n';
+      }
+    }
     if (!doc.gate) {  // a gate stays short
       for (const DeviceMemoryView& v : r.driver_memory) {
         const std::string line = driver_memory_line(v);
@@ -326,13 +367,19 @@ std::string render_text(const ReportDocument& doc, const Style& style,
     const GateSummary& g = *doc.gate;
     const GateResult result = doc.gate_result();
     out += '\n' + style.bold("Gate: ") +
-           (result == GateResult::kPass   ? style.green("pass")
-            : result == GateResult::kFail ? style.red("FAIL")
-                                          : style.red("INCOMPLETE")) +
+           (result == GateResult::kPass                 ? style.green("pass")
+            : result == GateResult::kFail               ? style.red("FAIL")
+            : result == GateResult::kTeardownNotChecked ? style.red("TEARDOWN NOT CHECKED")
+                                                        : style.red("INCOMPLETE")) +
            ": ";
     if (g.incomplete_runs > 0) {
       out += plural(g.incomplete_runs, "run", "runs") + " not checked whole" +
              (g.allow_incomplete ? " (allowed by --allow-incomplete)" : "") + ", ";
+    }
+    if (g.skipped_teardown_runs > 0) {
+      out += plural(g.skipped_teardown_runs, "run", "runs") +
+             " ended without teardown (_exit(), quick_exit()): leaks at exit not checked" +
+             (g.accept_skipped_teardown ? " (accepted by --accept-skipped-teardown)" : "") + ", ";
     }
     out += plural(g.new_findings, "new problem", "new problems") + " (" +
            format_count(g.max_findings) + " allowed), " + format_count(g.baseline) +

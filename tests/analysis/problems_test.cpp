@@ -2,6 +2,8 @@
 // and its bytes once (a group that grew and leaked at exit is 300 buffers, not 600).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/problems.h"
 #include "report/html_report.h"
 #include "report/output.h"
@@ -15,6 +17,7 @@ using analysis::Finding;
 using analysis::FindingKind;
 using analysis::Problem;
 using report::render_html;
+using test::ObjectSpec;
 using test::SnapshotBuilder;
 
 constexpr uint64_t kPid = 700;
@@ -160,6 +163,97 @@ TEST(ProblemsTest, CertainProblemsRankBeforeHeuristicOnes) {
   const nlohmann::json j = report::findings_json(doc);
   EXPECT_EQ(j["findings"][0]["evidence"], "certain");
   EXPECT_EQ(j["findings"][1]["evidence"], "heuristic");
+}
+
+// Issue 36: a semaphore leak growing by one a frame ranked below seven static 2 MiB blocks (by
+// bytes). Certain first, then how fast a group accumulates, then bytes.
+TEST(ProblemsTest, AnAccumulatingLeakRanksAboveStaticBlocks) {
+  std::vector<SnapshotBuilder> run;
+  for (size_t k = 0; k <= 6; ++k) {
+    const bool teardown = k == 6;
+    SnapshotBuilder s(kPid, k, teardown ? format::Reason::kDeviceDestroy : format::Reason::kFrame,
+                      teardown ? 175 : 25 * (k + 1));
+    const int semaphores = s.callsite(0x1000);
+    for (uint64_t b = 0; b < 7; ++b) {
+      s.object({100 + b, "VkDeviceMemory", "allocator.block", 0, 2u << 20,
+                s.callsite(0x8000 + 0x100 * b), format::Origin::kAllocated});
+    }
+    for (uint64_t i = 0; i < 50 * std::min<uint64_t>(k + 1, 6); ++i) {
+      s.object({1000 + i, "VkSemaphore", "frame.semaphore", i / 2, 0, semaphores});
+    }
+    run.push_back(std::move(s));
+  }
+  const analysis::RunReport r = test::analyse(run);
+  ASSERT_GE(r.problems.size(), 8u);
+  const Finding& top = r.findings[r.problems[0].findings.front()];
+  EXPECT_EQ(top.object_type, "VkSemaphore") << top.message;
+  EXPECT_GT(r.problems[0].accumulation, 0u);
+  EXPECT_EQ(r.problems[1].accumulation, 0u);
+  EXPECT_EQ(r.findings[r.problems[1].findings.front()].object_type, "VkDeviceMemory");
+}
+
+// A group that grew during a run ending in exit() without teardown is a cause of its own; the
+// root never destroyed holds the rest, each object in one problem.
+TEST(ProblemsTest, GrowthStaysItsOwnProblemBesideAForgottenTeardown) {
+  std::vector<SnapshotBuilder> run = grow_then_teardown(0, 0);
+  run.pop_back();
+  SnapshotBuilder end(kPid, 6, format::Reason::kExit, 200);
+  const int site = end.callsite(0x1000);
+  ObjectSpec instance{test::kInstanceId, "VkInstance", std::nullopt, 0, 0, end.callsite(0x100)};
+  instance.owner = test::kInstanceId;
+  end.object(instance);
+  ObjectSpec device{test::kDeviceId, "VkDevice", std::nullopt, 0, 0, end.callsite(0x200)};
+  device.owner = test::kInstanceId;
+  end.object(device);
+  for (uint64_t i = 0; i < 350; ++i) {
+    end.object({1000 + i, "VkBuffer", "mesh.vertices", i / 2, kBufferBytes, site});
+  }
+  end.object({5000, "VkSampler", "linear", 0, 0, end.callsite(0x2000)});
+  run.push_back(std::move(end));
+  const analysis::RunReport r = test::analyse(run);
+  ASSERT_EQ(r.problems.size(), 2u);
+  const Finding* growth = test::only(r, FindingKind::kGrowth, "VkBuffer");
+  const Finding* root = test::only(r, FindingKind::kLeakAtExit, "VkInstance");
+  ASSERT_NE(growth, nullptr);
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(growth->count, 350u);
+  EXPECT_EQ(root->count, 3u) << "the instance, the device, the sampler: " << root->message;
+  EXPECT_NE(growth->problem, root->problem);
+  EXPECT_EQ(r.problems[0].findings.front(), static_cast<size_t>(root - r.findings.data()))
+      << "certain first";
+}
+
+// Leaks made wholly inside one library of the Vulkan stack (zink's caches, its own thread) are
+// one problem for the library, its call sites listed inside; the program's own stay apart.
+TEST(ProblemsTest, LeaksMadeInsideOneLibraryAreOneProblem) {
+  SnapshotBuilder s(kPid, 3, format::Reason::kDeviceDestroy, 50);
+  s.module_path("/usr/lib/x86_64-linux-gnu/libgallium-24.2.so");
+  const int a = s.callsite(0x1000), b = s.callsite(0x2000), c = s.callsite(0x3000);
+  s.object({10, "VkSemaphore", std::nullopt, 1, 0, a});
+  s.object({11, "VkBuffer", std::nullopt, 1, 4096, b});
+  s.object({12, "VkPipeline", std::nullopt, 1, 0, c});
+  const analysis::RunReport zink = test::analyse({s});
+  ASSERT_EQ(zink.findings.size(), 3u);
+  ASSERT_EQ(zink.problems.size(), 1u);
+  EXPECT_EQ(zink.problems[0].library, "libgallium-24.2.so");
+  EXPECT_EQ(zink.problems[0].count, 3u);
+  EXPECT_EQ(zink.problems[0].bytes, 4096u);
+  analysis::ReportDocument doc;
+  doc.runs.push_back(zink);
+  EXPECT_NE(report::render_text(doc, Style(false))
+                .find("not the program's own code: made inside libgallium-24.2.so"),
+            std::string::npos);
+  EXPECT_EQ(report::findings_json(doc)["problems"][0]["library"], "libgallium-24.2.so");
+
+  // The same three leaks made by the program itself: three causes.
+  SnapshotBuilder own(kPid, 3, format::Reason::kDeviceDestroy, 50);
+  const int x = own.callsite(0x1000), y = own.callsite(0x2000), z = own.callsite(0x3000);
+  own.object({10, "VkSemaphore", std::nullopt, 1, 0, x});
+  own.object({11, "VkBuffer", std::nullopt, 1, 4096, y});
+  own.object({12, "VkPipeline", std::nullopt, 1, 0, z});
+  const analysis::RunReport app = test::analyse({own});
+  EXPECT_EQ(app.problems.size(), 3u);
+  EXPECT_TRUE(app.problems[0].library.empty());
 }
 
 TEST(ProblemsTest, PartialOverlapCountsTheUnion) {

@@ -5,7 +5,9 @@
 // (exit(0) without teardown), "_exit" (_exit(0): no exit handlers), "_Exit", "quick_exit",
 // "teardown_exit" (teardown, then _exit(0): a browser's GPU process), "teardown_abort" (teardown,
 // then abort()), "kill" (SIGKILL to itself).
-// --pause-ms N sleeps after each probe's destroy (default 0). --vfork: before the end, a vfork()
+// --grow N: N more buffers "grown.<i>" every 5 frames, never destroyed (default 0: growth the
+// periodic snapshots see whatever the end). --pause-ms N sleeps after each probe's destroy
+// (default 0). --vfork: before the end, a vfork()
 // child that calls _exit(7) at once (it shares the parent's memory). stdout: "done: ..." before
 // the end.
 // vkleak: a probe's instance_destroy snapshot is never the run's end; only teardown and exit
@@ -47,6 +49,8 @@ int main(int argc, char** argv) {
   std::string end = "teardown";
   options.add_uint("--probes", &probes, "bare instances created and destroyed first (1)");
   options.add_uint("--leak", &leak, "buffers created and never destroyed (0)");
+  uint32_t grow = 0;
+  options.add_uint("--grow", &grow, "buffers added every 5 frames and never destroyed (0)");
   options.add_uint("--pause-ms", &pause_ms, "sleep after each probe's destroy, in ms (0)");
   uint32_t vfork_child = 0;
   options.add_string("--end", &end, "how the program ends (teardown)",
@@ -67,7 +71,12 @@ int main(int argc, char** argv) {
     leaked.push_back(scenario::create_buffer(ctx, 4096, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                              "leaked." + std::to_string(i)));
   }
+  std::vector<scenario::Buffer> grown;
   for (uint32_t i = 0; i < options.frames; ++i) {
+    for (uint32_t k = 0; i % 5 == 0 && k < grow; ++k) {
+      grown.push_back(scenario::create_buffer(ctx, 4096, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                              "grown." + std::to_string(grown.size())));
+    }
     VkCommandBuffer cmd = loop.begin_frame();
     for (const scenario::Buffer& b : leaked) vkCmdFillBuffer(cmd, b.buffer, 0, VK_WHOLE_SIZE, i);
     loop.end_frame();

@@ -28,8 +28,10 @@ namespace {
 constexpr int kSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM};
 constexpr int kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
 constexpr int kFaultCount = kSignalCount - 1;
-// In g_crash_signal: the program called _exit() or _Exit() (or quick_exit()); no signal.
-constexpr int kQuickExit = -1;
+// In g_crash_signal: the program called _exit() or _Exit(), or quick_exit(); no signal. The exit
+// snapshot's label says which (the CLI lists what they leave alive, unjudged, and names the call).
+constexpr int kUnderscoreExit = -1;
+constexpr int kQuickExit = -2;
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -56,7 +58,7 @@ std::atomic<int> g_done_write_fd{-1};
 std::atomic<pid_t> g_thread_pid{0};  // the process whose crash thread runs (0: none)
 std::atomic<pid_t> g_crash_tid{0};
 std::atomic<pid_t> g_writer_tid{0};
-std::atomic<int> g_crash_signal{0};  // the first fatal signal taken, or kQuickExit
+std::atomic<int> g_crash_signal{0};  // the first fatal signal taken, or kUnderscoreExit/kQuickExit
 std::atomic<int64_t> g_deadline_ns{0};
 
 struct State {
@@ -152,8 +154,8 @@ void crash_main(int wake_fd, int done_fd) {
     if (n < 0 && errno == EINTR) continue;
     if (n != 1 || b == 'q') return;
     const int sig = g_crash_signal.load();
-    if (sig == kQuickExit) {
-      snapshot_at_quick_exit();
+    if (sig == kUnderscoreExit || sig == kQuickExit) {
+      snapshot_at_quick_exit(sig == kQuickExit ? "quick_exit" : "_exit");
       const char d = 'd';
       (void)!write(done_fd, &d, 1);
       continue;
@@ -175,7 +177,7 @@ void crash_main(int wake_fd, int done_fd) {
 // does: the crash thread writes the snapshot, this thread waits at most kCrashWaitMs. Without
 // the thread (after the last instance's destroy, or crash_snapshot=false) only the run's end is
 // marked (snapshot.h).
-void on_quick_exit_hook(int /*status*/) {
+void end_without_handlers(int how) {
   const int saved_errno = errno;
   const pid_t tid = current_tid();
   if (g_thread_pid.load() == getpid()) {
@@ -184,7 +186,7 @@ void on_quick_exit_hook(int /*status*/) {
       return;  // the layer's own threads: they would wait for themselves
     }
     int expected = 0;
-    if (g_crash_signal.compare_exchange_strong(expected, kQuickExit)) {
+    if (g_crash_signal.compare_exchange_strong(expected, how)) {
       const int64_t deadline = now_ns() + int64_t{kCrashWaitMs} * 1000000;
       g_deadline_ns.store(deadline);
       const char b = 'x';
@@ -203,8 +205,12 @@ void on_quick_exit_hook(int /*status*/) {
   errno = saved_errno;
 }
 
+void on_quick_exit_hook(int /*status*/) {
+  end_without_handlers(kUnderscoreExit);
+}
+
 void on_quick_exit_handler() {
-  on_quick_exit_hook(0);
+  end_without_handlers(kQuickExit);
 }
 
 void close_pair(int* fds) {

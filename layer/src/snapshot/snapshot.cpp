@@ -659,7 +659,7 @@ void install_exit_handler() noexcept {
   });
 }
 
-void snapshot_at_quick_exit() noexcept {
+void snapshot_at_quick_exit(const char* label) noexcept {
   if (!g_vulkan_here.load() || g_vulkan_pid.load() != getpid()) return;
   try {
     // What the writer has queued goes first, in order (the process ends after this); a job it is
@@ -680,8 +680,8 @@ void snapshot_at_quick_exit() noexcept {
     bool want = false;
     for (auto& i : instances) want = want || i->settings.snapshot_at_exit;
     if (want) {
-      log().info("_exit(): writing the exit snapshot");
-      auto c = collect(SnapshotReason::kExit, nullptr, nullptr, "_exit");
+      log().info("{}(): writing the exit snapshot", label);
+      auto c = collect(SnapshotReason::kExit, nullptr, nullptr, label);
       write_snapshot(*c);
     }
     if (instances.empty()) mark_final_at_exit();

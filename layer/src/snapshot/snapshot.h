@@ -55,8 +55,9 @@ void install_exit_handler() noexcept;
 
 // The program ends without exit handlers (_exit(), _Exit(), quick_exit()). On the crash thread,
 // within its bound: the writer's queue, then what exit() would have written (the exit snapshot;
-// with no instance left, the last instance's snapshot marked as the run's end).
-void snapshot_at_quick_exit() noexcept;
+// with no instance left, the last instance's snapshot marked as the run's end). label: how the
+// program ended, the exit snapshot's label ("_exit" for _exit() and _Exit(), "quick_exit").
+void snapshot_at_quick_exit(const char* label) noexcept;
 // Without the crash thread (none after the last instance's destroy), maybe in a signal handler:
 // only marks the run's end, without waiting for a lock or logging.
 void mark_run_end_at_quick_exit() noexcept;

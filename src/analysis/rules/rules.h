@@ -16,8 +16,22 @@ namespace vkleak::analysis {
 
 using GroupHits = std::unordered_map<uint32_t, Hits>;
 
-// leak_at_exit: what a device_destroy, instance_destroy or exit snapshot still holds.
-GroupHits find_leaks_at_exit(const SnapshotIndex& index, const AnalysisOptions& options);
+// leak_at_exit: what a device_destroy, instance_destroy or exit snapshot still holds, one entry per
+// group; objects where skip[i] is set are left out (empty: none).
+GroupHits find_leaks_at_exit(const SnapshotIndex& index, const AnalysisOptions& options,
+                             const std::vector<uint8_t>& skip = {});
+
+// leak_at_exit at exit() (or a return from main) without teardown: each root the program never
+// destroyed, the outermost of a VkInstance or a VkDevice alive in the exit snapshot, with every
+// application object under it (through Object::owner). One forgotten teardown is one root, not
+// one leak per call site. under_root[i] is set for the roots and their members; objects whose
+// owner is not in the snapshot belong to none.
+struct UndestroyedRoot {
+  size_t root = kNotFound;
+  std::vector<size_t> members;  // application objects under it, attached memory included
+};
+std::vector<UndestroyedRoot> find_undestroyed_roots(const SnapshotIndex& index,
+                                                    std::vector<uint8_t>* under_root);
 
 // The index of the pool (VkCommandPool, VkDescriptorPool) alive in the snapshot that object i
 // was allocated from, or kNotFound.
