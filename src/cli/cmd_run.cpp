@@ -328,13 +328,18 @@ void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) 
     const analysis::ProblemTotals totals = analysis::problem_totals(doc);
     std::map<std::string, uint64_t> kinds;
     size_t unjudged = 0, incomplete = 0;
+    std::string skipped;  // how a process ended without its teardown ("_exit()")
     for (const analysis::RunReport& r : doc.runs) {
       for (const analysis::Finding& f : r.findings) ++kinds[analysis::kind_name(f.kind)];
       unjudged += r.accumulation_judged ? 0 : 1;
       incomplete += r.incomplete.empty() ? 0 : 1;
+      if (r.skipped_teardown && skipped.empty()) skipped = r.skipped_teardown->ended_by;
     }
     if (totals.problems == 0) {
-      verdict = unjudged > 0 ? "no leaks found at exit" : "no leaks found";
+      // After _exit() nothing at exit was judged: "no leaks found at exit" would claim it was.
+      verdict = !skipped.empty() ? "no leaks found"
+                : unjudged > 0   ? "no leaks found at exit"
+                                 : "no leaks found";
     } else {
       verdict = std::to_string(totals.problems) +
                 (totals.problems == 1 ? " problem found" : " problems found") + " (";
@@ -368,6 +373,10 @@ void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) 
       }
     }
     if (incomplete > 0) verdict += ", but the run was not checked whole (see the warnings above)";
+    if (!skipped.empty() && incomplete == 0) {
+      verdict += "; leaks at exit not checked: the program ended in " + printable(skipped, 40) +
+                 " without its teardown (what was alive is listed in the report, not judged)";
+    }
     // "No leaks" from two teardown snapshots says nothing about growth: say what was not judged.
     if (unjudged > 0) {
       verdict += "; growth not judged: too few snapshots during the run (--every N takes more)";

@@ -96,6 +96,10 @@ class HowTheProcessEndedTest(TempDirTestCase):
         # device alive. Before issue 36: every live object judged leaked.
         proc = self.vkleak_run(self.out, "--leak", "0", "--end", "_exit")
         self.assertEqual(proc.returncode, 0, proc.stderr)
+        # The run's verdict does not claim the exit was checked.
+        self.assertNotIn("no leaks found at exit", proc.stderr)
+        self.assertIn("leaks at exit not checked: the program ended in _exit() without its "
+                      "teardown", proc.stderr)
         doc = self.report(self.out)
         self.assertEqual(doc["findings"], [])
         skipped = doc["runs"][0]["skipped_teardown"]
