@@ -42,12 +42,18 @@ def handle_map(seed):
 
     zero_image = raw(0)
 
-    def remap(h):
+    def remap_value(h):
         if h == 0:
             return 0
         # raw is a bijection; the value whose image is 0 takes 0's image instead.
         out = raw(h)
         return zero_image if out == 0 else out
+
+    def remap(h):
+        # The format writes handles as "0x..." hex strings.
+        if isinstance(h, str):
+            return hex(remap_value(int(h, 16)))
+        return remap_value(h)
 
     return remap
 
