@@ -659,7 +659,9 @@ TEST(ReaderErrorTest, HugeStringsStopAtTheTokenLimit) {
   TempDir dir;
   write_file(dir.file("s.json"),
              replace_once(small(), "\"frame.buffer.12\"", "\"" + std::string(100000, 'b') + "\""));
-  EXPECT_EQ(read_snapshot(dir.file("s.json"), options).names[1].size(), 100000u);
+  // (The name table is sorted: the long name is looked up by content, not by its file position.)
+  const Snapshot s = read_snapshot(dir.file("s.json"), options);
+  EXPECT_NE(std::find(s.names.begin(), s.names.end(), std::string(100000, 'b')), s.names.end());
 }
 
 TEST(ReaderErrorTest, FileSizeLimit) {
