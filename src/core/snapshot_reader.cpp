@@ -121,11 +121,6 @@ void put_in_canonical_order(Snapshot* s) {
   std::stable_sort(s->modules.begin(), s->modules.end(), [](const Module& a, const Module& b) {
     return std::tie(a.base, a.path) < std::tie(b.base, b.path);
   });
-  std::stable_sort(s->unwritten.begin(), s->unwritten.end(),
-                   [](const UnwrittenSnapshot& a, const UnwrittenSnapshot& b) {
-                     return std::tie(a.sequence, a.reason, a.error) <
-                            std::tie(b.sequence, b.reason, b.error);
-                   });
 }
 
 Snapshot read_snapshot(const std::string& path, const ReadOptions& options) {

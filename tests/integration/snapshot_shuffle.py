@@ -2,9 +2,10 @@
 program did, not of the order the layer happened to write things in).
 
 Every array of a snapshot whose order carries no meaning is permuted at random (seeded): instances,
-devices, their queues and heaps, unwritten, objects, each object's edges, destroyed, events,
-callsites, modules; so are the keys of every JSON object. Arrays whose order is the content stay
-as they are: a call site's frames (innermost first) and an event's path (from the object out).
+devices, their queues and heaps, objects, each object's edges, destroyed, events, callsites,
+modules; so are the keys of every JSON object. Arrays whose order is the content stay as they
+are: a call site's frames (innermost first), an event's path (from the object out) and the
+unwritten snapshots (the most recent ones, in the order they happened).
 
 References stay right. Objects, devices and instances refer to each other by id, which a
 permutation keeps; call sites are referred to by index (entry i has id i), so a permuted call-site
@@ -152,7 +153,7 @@ def shuffle_snapshot(snap, rng, remap_handle=None, remap_id=None):
                 remap_field(step, "id", remap_id)
 
     # The arrays whose order means nothing.
-    for key in ("instances", "devices", "unwritten", "objects", "destroyed", "events", "modules"):
+    for key in ("instances", "devices", "objects", "destroyed", "events", "modules"):
         if isinstance(snap.get(key), list):
             snap[key] = shuffled(rng, snap[key])
     for dev in snap.get("devices") or []:
