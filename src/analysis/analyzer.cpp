@@ -404,10 +404,14 @@ Finding RunAnalyzer::make_finding(FindingKind kind, uint32_t group, Hits&& h) {
     f.related.push_back(r);
     auto sites = h.related_callsites.find(key);
     if (sites == h.related_callsites.end()) continue;
-    // The call site that made most of them (the lowest id on a tie, for a stable answer).
+    // The call site that made most of them; on a tie the first by its frames (never by its id,
+    // which is the order call sites were first seen in).
     std::pair<uint32_t, uint64_t> top{kNoCallsiteId, 0};
     for (const auto& [site, n] : sites->second) {
-      if (site != kNoCallsiteId && n > top.second) top = {site, n};
+      if (site == kNoCallsiteId || n < top.second) continue;
+      if (n == top.second && !frames_less(callsites_.frames(site), callsites_.frames(top.first)))
+        continue;
+      top = {site, n};
     }
     if (top.second > 0) {
       f.related.back().callsite = callsites_.frames(top.first);

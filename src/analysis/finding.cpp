@@ -135,6 +135,12 @@ std::string callsite_shape(const std::vector<Frame>& callsite) {
   return path_shape(callsite_path(callsite));
 }
 
+bool frames_less(const std::vector<Frame>& a, const std::vector<Frame>& b) {
+  return std::lexicographical_compare(
+      a.begin(), a.end(), b.begin(), b.end(),
+      [](const Frame& x, const Frame& y) { return x.text < y.text; });
+}
+
 void rank_findings(std::vector<Finding>* findings) {
   // The fingerprint last: the same findings always come in the same order.
   std::stable_sort(findings->begin(), findings->end(), [](const Finding& a, const Finding& b) {
@@ -142,7 +148,14 @@ void rank_findings(std::vector<Finding>* findings) {
     if (a.accumulation != b.accumulation) return a.accumulation > b.accumulation;
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.count != b.count) return a.count > b.count;
-    return std::make_tuple(a.kind, a.fingerprint()) < std::make_tuple(b.kind, b.fingerprint());
+    const auto ka = std::make_tuple(a.kind, a.fingerprint());
+    const auto kb = std::make_tuple(b.kind, b.fingerprint());
+    if (ka != kb) return ka < kb;
+    // Two groups whose call sites differ only beyond the identity's calls: their whole paths,
+    // then their objects, never the order the rules happened to produce them in (issue 36).
+    if (frames_less(a.callsite, b.callsite)) return true;
+    if (frames_less(b.callsite, a.callsite)) return false;
+    return a.objects < b.objects;
   });
 }
 

@@ -349,9 +349,14 @@ bool is_unnamed_frame(const std::string& frame);
 // outermost first: "draw > make_buffer". Empty when the innermost frame has no function.
 std::string inlined_function_chain(const std::vector<Frame>& callsite);
 
+// Call sites in the order of their frames' text: how ties between call sites are broken, never
+// by an id (ids are the order call sites were first seen in).
+bool frames_less(const std::vector<Frame>& a, const std::vector<Frame>& b);
+
 // Ranking: certain findings before heuristic ones (a real leak never sits below a guess); then how
 // fast their group accumulates (a thousand leaked semaphores above a static 2 MiB block), bytes,
-// count, descending; then kind and type for a stable order.
+// count, descending; then kind and fingerprint, then the whole call site and the objects, so that
+// the order never depends on the order the rules found them in (issue 36).
 void rank_findings(std::vector<Finding>* findings);
 
 // A snapshot of the run as the report lists it.

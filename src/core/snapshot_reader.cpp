@@ -1,8 +1,13 @@
 #include "core/snapshot_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <numeric>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "core/input_file.h"
@@ -11,6 +16,112 @@
 #include "shared/text.h"
 
 namespace vkleak {
+
+namespace {
+
+// Sorts table by less (stably, over the old order) and returns new_of[old index].
+template <typename T, typename Less>
+std::vector<uint32_t> sort_table(std::vector<T>* table, Less less) {
+  const size_t n = table->size();
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), uint32_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return less((*table)[a], (*table)[b]); });
+  std::vector<T> sorted;
+  sorted.reserve(n);
+  std::vector<uint32_t> new_of(n);
+  for (size_t k = 0; k < n; ++k) {
+    new_of[order[k]] = static_cast<uint32_t>(k);
+    sorted.push_back(std::move((*table)[order[k]]));
+  }
+  *table = std::move(sorted);
+  return new_of;
+}
+
+// An index into a table sorted by sort_table; none (negative) and out of range stay as they are.
+template <typename Index>
+void remap(Index* value, const std::vector<uint32_t>& new_of) {
+  if constexpr (std::is_signed_v<Index>) {
+    if (*value < 0) return;
+  }
+  const auto old = static_cast<size_t>(*value);
+  if (old < new_of.size()) *value = static_cast<Index>(new_of[old]);
+}
+
+}  // namespace
+
+void put_in_canonical_order(Snapshot* s) {
+  // Interned strings, sorted: their indices compare as the strings do.
+  const auto by_string = [](const std::string& a, const std::string& b) { return a < b; };
+  const std::vector<uint32_t> type_of = sort_table(&s->type_names, by_string);
+  const std::vector<uint32_t> name_of = sort_table(&s->names, by_string);
+  const std::vector<uint32_t> kind_of = sort_table(&s->edge_kinds, by_string);
+  for (Object& o : s->objects) {
+    remap(&o.type, type_of);
+    remap(&o.name, name_of);
+  }
+  for (Edge& e : s->edges) {
+    remap(&e.type, type_of);
+    remap(&e.name, name_of);
+    remap(&e.kind, kind_of);
+  }
+  for (DestroyedObject& d : s->destroyed) {
+    remap(&d.type, type_of);
+    remap(&d.name, name_of);
+  }
+
+  // Objects by id (unique in a snapshot); their side tables follow them.
+  const std::vector<uint32_t> object_of =
+      sort_table(&s->objects, [](const Object& a, const Object& b) { return a.id < b.id; });
+  for (LastUse& u : s->last_uses) remap(&u.object, object_of);
+  for (MemoryBinding& m : s->memory_bindings) remap(&m.object, object_of);
+  for (Edge& e : s->edges) remap(&e.from, object_of);
+  std::stable_sort(s->last_uses.begin(), s->last_uses.end(),
+                   [](const LastUse& a, const LastUse& b) { return a.object < b.object; });
+  std::stable_sort(
+      s->memory_bindings.begin(), s->memory_bindings.end(),
+      [](const MemoryBinding& a, const MemoryBinding& b) { return a.object < b.object; });
+  std::stable_sort(s->destroyed.begin(), s->destroyed.end(),
+                   [](const DestroyedObject& a, const DestroyedObject& b) { return a.id < b.id; });
+
+  // Edges by source, then by what they say.
+  std::stable_sort(s->edges.begin(), s->edges.end(), [](const Edge& a, const Edge& b) {
+    return std::tie(a.from, a.kind, a.slot, a.type, a.to, a.offset, a.size, a.name, a.handle) <
+           std::tie(b.from, b.kind, b.slot, b.type, b.to, b.offset, b.size, b.name, b.handle);
+  });
+
+  // Events as they happened (frame, time), then by what they say; their call sites by their
+  // frames, not by their index in the table.
+  static const std::vector<uint64_t> kNoFrames;
+  const auto frames = [s](int32_t c) -> const std::vector<uint64_t>& {
+    return c >= 0 && static_cast<size_t>(c) < s->callsites.size()
+               ? s->callsites[static_cast<size_t>(c)]
+               : kNoFrames;
+  };
+  const auto event_key = [&frames](const Event& e) {
+    return std::tie(e.frame, e.time_ms, e.kind, e.type, e.object, e.owner, e.reason, e.name,
+                    e.message, frames(e.callsite), e.has_created, e.created_frame,
+                    frames(e.created_callsite), e.has_submission, e.submission_queue,
+                    e.submission_serial, e.submission_frame, e.has_first_destroy,
+                    e.first_destroy_frame, frames(e.first_destroy_callsite), e.belongs_to);
+  };
+  std::stable_sort(s->events.begin(), s->events.end(),
+                   [&](const Event& a, const Event& b) { return event_key(a) < event_key(b); });
+
+  std::stable_sort(s->instances.begin(), s->instances.end(),
+                   [](const Instance& a, const Instance& b) { return a.id < b.id; });
+  std::stable_sort(s->devices.begin(), s->devices.end(),
+                   [](const Device& a, const Device& b) { return a.id < b.id; });
+  for (Device& d : s->devices) {
+    std::stable_sort(d.queues.begin(), d.queues.end(),
+                     [](const Queue& a, const Queue& b) { return a.index < b.index; });
+    std::stable_sort(d.memory_budget.heaps.begin(), d.memory_budget.heaps.end(),
+                     [](const MemoryHeap& a, const MemoryHeap& b) { return a.index < b.index; });
+  }
+  std::stable_sort(s->modules.begin(), s->modules.end(), [](const Module& a, const Module& b) {
+    return std::tie(a.base, a.path) < std::tie(b.base, b.path);
+  });
+}
 
 Snapshot read_snapshot(const std::string& path, const ReadOptions& options) {
   // Regular files, and pipes (vkleak show <(zcat x.json.gz)); never a named FIFO or a device.
@@ -30,6 +141,7 @@ Snapshot read_snapshot(const std::string& path, const ReadOptions& options) {
   Snapshot snapshot;
   snapshot.path = path;
   parse_snapshot(in.fd.get(), path, in.size, options, &snapshot);
+  put_in_canonical_order(&snapshot);
   return snapshot;
 }
 

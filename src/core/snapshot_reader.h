@@ -30,6 +30,15 @@ struct ReadOptions {
   std::atomic<uint64_t>* progress_bytes = nullptr;
 };
 
+// Puts a snapshot in its canonical order (issue 36: what is read from it must not depend on the
+// order the layer wrote it in, which is hash order of handle values): objects by id, their side
+// tables and edges by object and then by content, destroyed objects by id, events by frame, time
+// and content, instances and devices by id, queues and heaps by index, modules by address; the
+// interned tables (type names, names, edge kinds) sorted. Every index into them is remapped. The
+// call-site table keeps its order (an index names a call site; nothing ranks by it).
+// read_snapshot() does it: every reader sees the same snapshot whatever the file's order.
+void put_in_canonical_order(Snapshot* snapshot);
+
 // Reads and validates one snapshot (format versions 1 and 2). Throws SnapshotError on any
 // problem: missing or unreadable file, directory, named FIFO or device (refused without blocking;
 // anonymous pipes are read), empty or oversized file, invalid or truncated
