@@ -13,11 +13,6 @@
 
 namespace vkleak::analysis {
 
-bool is_thread_start_module(std::string_view path) {
-  const std::string_view name = base_name(path);
-  return name.rfind("libc.so", 0) == 0 || name.rfind("libpthread.so", 0) == 0;
-}
-
 std::vector<uint32_t> CallsiteTable::add_snapshot(const Snapshot& snapshot) {
   Process& process = processes_[snapshot.pid];
   // Modules only get added during a run: keep the union, so every address finds its module.

@@ -23,10 +23,6 @@ namespace vkleak::analysis {
 
 inline constexpr uint32_t kNoCallsiteId = UINT32_MAX;
 
-// libc (or an old glibc's libpthread): where every thread starts (start_thread, clone). A call
-// chain made of the Vulkan stack and these frames only is a thread the stack started.
-bool is_thread_start_module(std::string_view path);
-
 class CallsiteTable {
  public:
   explicit CallsiteTable(bool symbolize = true) : symbolize_(symbolize) {}

@@ -29,6 +29,11 @@ std::string_view base_name(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+bool is_thread_start_module(std::string_view path) {
+  const std::string_view name = base_name(path);
+  return name.rfind("libc.so", 0) == 0 || name.rfind("libpthread.so", 0) == 0;
+}
+
 namespace {
 std::vector<std::string>& user_stack_modules() {
   static std::vector<std::string> patterns;

@@ -28,6 +28,10 @@ class ModuleMap {
 // The file name part of a path ("libfoo.so.1" for "/usr/lib/libfoo.so.1").
 std::string_view base_name(std::string_view path);
 
+// libc (or an old glibc's libpthread): where every thread starts (start_thread, clone). A call
+// chain made of the Vulkan stack and these frames only is a thread the stack started.
+bool is_thread_start_module(std::string_view path);
+
 // Modules of the Vulkan stack (shared/vulkan_stack.h: the loader, layers, drivers, libraries that
 // translate another API to Vulkan) and those added by set_user_stack_modules: frames there say
 // how a call reached Vulkan, not where the program made the object.

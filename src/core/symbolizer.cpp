@@ -252,10 +252,6 @@ bool& startup_frames_shown() {
 }
 }  // namespace
 
-bool is_startup_frame(const std::string& function) {
-  return function == "_start" || function.rfind("__libc_start", 0) == 0;
-}
-
 void set_show_startup_frames(bool show) {
   startup_frames_shown() = show;
 }
