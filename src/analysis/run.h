@@ -17,7 +17,7 @@ namespace vkleak::analysis {
 
 struct RunFiles {
   uint64_t pid = 0;
-  std::string run_id;  // empty: files of layers before run ids
+  std::string run_id;              // empty: files of layers before run ids
   std::vector<std::string> paths;  // in sequence order
 };
 

@@ -43,7 +43,8 @@ CLI::App* add_run_command(CLI::App* app, RunOptions* options) {
       ->option_text("N");
   run->add_option("--frame-boundary", options->frame_boundary,
                   "What ends a frame: auto (the layer's default: presents, or submits on a device "
-                  "that made 64 submits, or --every N when fewer, without presenting), present (vkQueuePresentKHR) or "
+                  "that made 64 submits, or --every N when fewer, without presenting), present "
+                  "(vkQueuePresentKHR) or "
                   "submit (every queue submit)")
       ->check(CLI::IsMember({"auto", "present", "submit"}))
       ->option_text("auto|present|submit");
