@@ -26,12 +26,13 @@ import unittest
 
 from harness import SANITIZE, VKLEAK, base_env, run, scenario, snapshot_files, xvfb
 from snapshot_shuffle import shuffle_run
+from test_precision_scenarios import SPECS
 
 EVERY = 25
 SEEDS = (1, 2)
 PATTERN_FRAMES = 200
-PATTERNS = ("resize_targets", "emitters", "texture_cache", "deletion_queue", "buffer_factory",
-            "job_plateau")
+# Every pattern of the precision and recall suites, the descriptor-set twins included.
+PATTERNS = tuple(SPECS)
 COMPUTE = "compute_paused_frames"
 COMPUTE_FRAMES = 300
 RUNS = 10

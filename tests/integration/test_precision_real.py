@@ -367,10 +367,16 @@ class Result:
         return self.report["findings"]
 
     def counts(self):
+        """{(kind, type): objects}: each finding's own objects, and the views folded into it (a
+        view of a leaked image is part of that leak, one block: issue 36)."""
         found = {}
         for f in self.findings():
             key = (f["kind"], f["object_type"])
             found[key] = found.get(key, 0) + f["count"]
+            for r in f["related"]:
+                if r["relation"] == "views":
+                    key = (f["kind"], r["type"])
+                    found[key] = found.get(key, 0) + r["count"]
         return found
 
     def unexpected(self):
