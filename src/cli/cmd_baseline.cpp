@@ -45,11 +45,12 @@ CLI::App* add_baseline_command(CLI::App* app, BaselineFlags* flags) {
 
 namespace {
 
-// Written whole or not at all: a temporary file next to it, renamed over it.
+// Written whole or not at all: a temporary file next to it, renamed over it. The temporary is
+// made new (O_EXCL): never a file or link that was there before.
 bool write_atomically(const std::string& path, const std::string& content) {
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  const int fd =
-      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+  const int fd = ::open(temporary.c_str(),
+                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
   int err = fd < 0 ? errno : write_all(fd, content);
   if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) err = errno;
