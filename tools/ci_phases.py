@@ -160,5 +160,6 @@ def main():
         print(f"ci.phase_budgets: {problem}")
     return 1 if problems or (enforced and overruns) else 0
 
+
 if __name__ == "__main__":
     sys.exit(main())
