@@ -82,20 +82,7 @@ int baseline_command(const BaselineFlags& flags) {
     return kExitUsage;
   }
   // A run cut short may lack problems: a baseline from it would call them fixed.
-  bool incomplete = false;
-  for (const analysis::RunReport& run : doc.runs) {
-    for (const std::string& problem : run.incomplete) {
-      const std::string line =
-          "run " + doc.run_label(run) + " was not checked whole: " + printable(problem);
-      if (flags.allow_incomplete) {
-        print_warning(line + " (allowed by --allow-incomplete)");
-      } else {
-        print_error(line);
-        incomplete = true;
-      }
-    }
-  }
-  if (incomplete) return kExitIncomplete;
+  if (say_incomplete_runs(doc, flags.allow_incomplete)) return kExitIncomplete;
   analysis::Baseline baseline;
   if (old) {
     const std::string mismatch = analysis::program_mismatch(*old, doc);

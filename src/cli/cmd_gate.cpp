@@ -139,16 +139,7 @@ int gate_command(const GateFlags& flags) {
                  " (remove from the baseline with `vkleak baseline --update`)");
     }
   }
-  for (const analysis::RunReport& run : doc.runs) {
-    for (const std::string& problem : run.incomplete) {
-      const std::string line =
-          "run " + doc.run_label(run) + " was not checked whole: " + printable(problem);
-      if (flags.allow_incomplete)
-        print_warning(line + " (allowed by --allow-incomplete)");
-      else
-        print_error(line);
-    }
-  }
+  say_incomplete_runs(doc, flags.allow_incomplete);
   for (const analysis::RunReport& run : doc.runs) {
     if (!run.incomplete.empty() || !run.skipped_teardown) continue;
     const analysis::SkippedTeardown& t = *run.skipped_teardown;

@@ -251,6 +251,23 @@ std::vector<std::string> resolve_run_inputs(const std::vector<std::string>& inpu
   return resolved;
 }
 
+bool say_incomplete_runs(const analysis::ReportDocument& doc, bool allowed) {
+  bool refused = false;
+  for (const analysis::RunReport& run : doc.runs) {
+    for (const std::string& problem : run.incomplete) {
+      const std::string line =
+          "run " + doc.run_label(run) + " was not checked whole: " + printable(problem);
+      if (allowed) {
+        print_warning(line + " (allowed by --allow-incomplete)");
+      } else {
+        print_error(line);
+        refused = true;
+      }
+    }
+  }
+  return refused;
+}
+
 analysis::ReportDocument analyse_inputs(const ReportFlags& flags) {
   analysis::ReportDocument doc;
   doc.thresholds = flags.analysis.thresholds;

@@ -53,6 +53,10 @@ std::vector<std::string> resolve_run_inputs(const std::vector<std::string>& inpu
 // Reads and analyses every run. Throws SnapshotError (unusable input).
 analysis::ReportDocument analyse_inputs(const ReportFlags& flags);
 
+// Says on stderr, for each run the snapshots do not cover whole, why: as an error, or as a
+// warning when `allowed` (--allow-incomplete). True when a run was not covered and not allowed.
+bool say_incomplete_runs(const analysis::ReportDocument& doc, bool allowed);
+
 // Writes all of content to fd; 0 or the errno of the failure.
 int write_all(int fd, const std::string& content);
 
