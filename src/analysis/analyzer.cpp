@@ -140,6 +140,13 @@ void RunAnalyzer::note_sets_freed_one_by_one(const SnapshotIndex& before,
   }
 }
 
+bool RunAnalyzer::sets_are_their_own_unit(const SnapshotIndex& index, size_t set) const {
+  const int64_t pool = index.object(set).parent;
+  if (frees_sets_one_by_one_.count(pool) != 0) return true;
+  const size_t p = index.find(pool);
+  return p != kNotFound && (index.object(p).create_flags & format::kPoolFreesSetsOneByOne) != 0;
+}
+
 void RunAnalyzer::record_exit_roots(const SnapshotIndex& index,
                                     const std::vector<UndestroyedRoot>& roots) {
   exit_roots_.clear();
@@ -500,17 +507,17 @@ void RunAnalyzer::judge_accumulation_of_groups() {
     return;
   }
   // When the objects alive at the last snapshot were created, per group. Descriptor sets are
-  // judged as every other object where they are their own unit: in pools seen freeing sets one
-  // by one. Elsewhere the pool is the unit (Qt releases sets to await their pool's reset, a
-  // WebGPU implementation allocates every set of a pool up front), and its group is judged.
+  // judged as every other object where they are their own unit: in pools made to free sets one
+  // by one (FREE_DESCRIPTOR_SET_BIT) or seen doing it (files of older layers). Elsewhere the pool
+  // is the unit (Qt releases sets to await their pool's reset, a WebGPU implementation allocates
+  // every set of a pool up front), and its group is judged.
   std::unordered_map<uint32_t, std::vector<uint64_t>> created;
   std::unordered_set<uint32_t> pool_is_the_unit;
   if (last_index_) {
     for (size_t i = 0; i < last_index_->size(); ++i) {
       if (last_index_->attached(i)) continue;
       created[last_index_->group(i)].push_back(last_index_->object(i).frame);
-      if (is_set_in_pool(*last_index_, i) &&
-          frees_sets_one_by_one_.count(last_index_->object(i).parent) == 0)
+      if (is_set_in_pool(*last_index_, i) && !sets_are_their_own_unit(*last_index_, i))
         pool_is_the_unit.insert(last_index_->group(i));
     }
   }

@@ -51,6 +51,8 @@ class RunAnalyzer {
   void record_series(const SnapshotIndex& index);
   // Pools seen freeing sets one by one (FREE_DESCRIPTOR_SET_BIT) between two snapshots.
   void note_sets_freed_one_by_one(const SnapshotIndex& before, const SnapshotIndex& now);
+  // A set in a pool (is_set_in_pool) judged by itself, not through its pool's accumulation.
+  bool sets_are_their_own_unit(const SnapshotIndex& index, size_t set) const;
   void record_lifetimes(const SnapshotIndex& index, size_t report_index);
   void finish_lifetimes();
   // Which groups accumulate over the snapshots after the warm-up (accumulating_).

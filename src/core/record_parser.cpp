@@ -295,6 +295,10 @@ const char* parse_object_record(const char* p, const char* end, RawRecord* out) 
       case kMemory:
         out->has_memory = true;
         return read_memory(&c, &out->memory);
+      case kCreateFlags:
+        if (!c.u64(&u)) return false;
+        o.create_flags = static_cast<uint16_t>(u);
+        return true;
       default: {  // kEdges
         if (!c.eat('[')) return false;
         if (c.eat(']')) return true;

@@ -41,6 +41,8 @@ struct Object {
   uint16_t refs = 1;               // > 1 when the driver returned the same handle again (saturated)
   Origin origin = Origin::kCreated;
   bool in_flight = false;  // its last use is not proven complete (version 2)
+  // A descriptor pool's VkDescriptorPoolCreateFlags (the bits defined so far fit in 16).
+  uint16_t create_flags = 0;
 };
 static_assert(sizeof(Object) == 64, "keep Object compact: snapshots hold up to 1M of them");
 

@@ -213,6 +213,9 @@ bool SnapshotBuilder::object_scalar(const Scalar& v) {
       return errors_.type_error("an object", v);
     case object::kEdges:
       return errors_.type_error("an array", v);
+    case object::kCreateFlags:
+      if (errors_.get_u64(v, &u)) object_.create_flags = static_cast<uint16_t>(u);
+      return true;
     case object::kCount:  // not a field
       return true;
   }

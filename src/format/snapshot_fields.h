@@ -215,13 +215,15 @@ enum Field : int {
   kInFlight,
   kMemory,
   kEdges,
+  kCreateFlags,  // a descriptor pool's VkDescriptorPoolCreateFlags, written when not 0
   kCount
 };
 inline constexpr std::string_view kNames[] = {
-    "id",      "type", "handle",   "name", "owner",    "parent",    "origin", "frame",
-    "time_ms", "size", "callsite", "refs", "last_use", "in_flight", "memory", "edges"};
+    "id",       "type",      "handle",  "name",  "owner",       "parent",
+    "origin",   "frame",     "time_ms", "size",  "callsite",    "refs",
+    "last_use", "in_flight", "memory",  "edges", "create_flags"};
 }  // namespace object
-// Every key but refs, memory and edges; last_use and in_flight from version 2.
+// Every key but refs, memory, edges and create_flags; last_use and in_flight from version 2.
 inline constexpr Fields kObject = fields_of(
     object::kNames, (bit(object::kRefs) - 1) | bit(object::kLastUse) | bit(object::kInFlight),
     bit(object::kLastUse) | bit(object::kInFlight));

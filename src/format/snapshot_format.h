@@ -99,6 +99,9 @@ inline constexpr std::string_view kHeapBudgetEnabledByNames[] = {"app", "vkleak"
 inline constexpr std::string_view kEdgeKindMemory = "memory";
 // The edge kind from a descriptor set to its layout.
 inline constexpr std::string_view kEdgeKindSetLayout = "pSetLayouts";
+// A descriptor pool's "create_flags" bit VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT (the
+// reader does not include Vulkan's headers): the pool may free its sets one by one.
+inline constexpr uint32_t kPoolFreesSetsOneByOne = 0x1;
 
 namespace detail {
 template <size_t N>

@@ -113,6 +113,7 @@ struct Fixture {
     buffer.last_use_queue = 1;
     buffer.last_use_serial = 6;
     buffer.in_flight = true;
+    buffer.create_flags = 3;  // the format reads it on any type; the layer writes it on pools
     buffer.has_memory = true;
     buffer.memory_id = 5;
     buffer.memory_offset = 256;
@@ -266,6 +267,7 @@ TEST(RoundTrip, EveryFieldFromWriterToReader) {
   EXPECT_EQ(dev.origin, f::Origin::kSwapchainImage);
   EXPECT_EQ(dev.refs, 1);
   EXPECT_FALSE(dev.in_flight);
+  EXPECT_EQ(dev.create_flags, 0);
   EXPECT_EQ(last_use_of(r, 0), nullptr);
   EXPECT_EQ(memory_of(r, 0), nullptr);
   EXPECT_EQ(edges_of(r, 0).first, edges_of(r, 0).second);
@@ -284,6 +286,7 @@ TEST(RoundTrip, EveryFieldFromWriterToReader) {
   EXPECT_EQ(o.callsite, 1);
   EXPECT_EQ(o.refs, 2);
   EXPECT_TRUE(o.in_flight);
+  EXPECT_EQ(o.create_flags, 3);
   const LastUse* use = last_use_of(r, 1);
   ASSERT_NE(use, nullptr);
   EXPECT_EQ(use->frame, 1200u);

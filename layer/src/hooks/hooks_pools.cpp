@@ -5,6 +5,7 @@
 
 #include "base/passthrough.h"
 #include "callsite/callsite.h"
+#include "format/snapshot_format.h"
 #include "manual_hooks.h"
 #include "snapshot/error_snapshot.h"
 #include "tracking/state.h"
@@ -91,6 +92,26 @@ VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorP
   check_result(result, "vkFreeDescriptorSets");
   return result;
 }
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device,
+                                                    const VkDescriptorPoolCreateInfo* pCreateInfo,
+                                                    const VkAllocationCallbacks* pAllocator,
+                                                    VkDescriptorPool* pDescriptorPool) noexcept {
+  DeviceState* state = get_device_state(device);
+  if (!state) return VK_ERROR_INITIALIZATION_FAILED;
+  VkResult result =
+      state->dispatch.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
+  check_result(result, "vkCreateDescriptorPool");
+  if (result != VK_SUCCESS || *pDescriptorPool == VK_NULL_HANDLE) return result;
+  on_create(*state, ObjectType::kDescriptorPool, to_u64(*pDescriptorPool), Origin::kCreated,
+            state->handle, ObjectType::kDevice, 0, capture_callsite());
+  // Whether the pool may free its sets one by one (FREE_DESCRIPTOR_SET_BIT): the analysis
+  // judges such a pool's sets one by one, and the sets of other pools by their pool.
+  on_pool_create_flags(*state, to_u64(*pDescriptorPool), pCreateInfo->flags);
+  return result;
+}
+static_assert(format::kPoolFreesSetsOneByOne == VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
+              "the snapshot's create_flags are Vulkan's");
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                  const VkAllocationCallbacks* pAllocator) noexcept {

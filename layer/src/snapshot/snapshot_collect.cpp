@@ -176,6 +176,7 @@ void finish_table(Collected::ScopeCopy& copy, Collected* c) {
   for (const GraveRecord& g : copy.graves) {
     c->destroyed.emplace_back(scope.object_id, g);
     c->destroyed.back().second.made.frame = reported_creation_frame(scope, g.made.frame);
+    c->destroyed.back().second.destroyed_frame = reported_creation_frame(scope, g.destroyed_frame);
   }
   if (scope.degraded.load(std::memory_order_relaxed)) c->degraded = true;
 }
@@ -425,6 +426,7 @@ class SnapshotData::Objects final : public model::ObjectSource {
     o->last_use_queue = r.use_queue;
     o->last_use_serial = r.use_serial;
     o->in_flight = owned.in_flight;
+    o->create_flags = pool_create_flags(r);
     auto edges = c_.edges.find({r.handle, r.type});
     if (edges == c_.edges.end()) return;
     o->has_edges = true;

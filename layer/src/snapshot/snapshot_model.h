@@ -92,7 +92,8 @@ struct Object {
   uint64_t memory_id = 0;
   uint64_t memory_offset = 0;
   uint64_t memory_size = 0;
-  bool has_edges = false;  // "edges" is written only for objects with edges
+  uint64_t create_flags = 0;  // a descriptor pool's create flags; written when not 0
+  bool has_edges = false;     // "edges" is written only for objects with edges
   const Edge* edges = nullptr;
   size_t edge_count = 0;
 };

@@ -397,6 +397,10 @@ void write_object(JsonWriter& w, const model::Snapshot& s, const model::Object& 
     w.u64(o.memory_size);
     w.raw("}", 1);
   }
+  if (o.create_flags != 0) {
+    key(w, f::object::kCreateFlags);
+    w.u64(o.create_flags);
+  }
   if (o.has_edges) write_edges(w, s, o);
 }
 

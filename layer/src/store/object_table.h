@@ -56,7 +56,8 @@ struct ObjectRecord {
   // until something is bound to it. Offsets past 4 GiB go to the EdgeStore.
   // Records never bound use them otherwise: a pool child (descriptor set, command buffer)
   // keeps its slot in its pool's ChildIndex list in memory_offset (child_slot()); a view, its
-  // inline edge (inline_edge_kind).
+  // inline edge (inline_edge_kind); a descriptor pool, its VkDescriptorPoolCreateFlags in
+  // memory_slot (pool_create_flags()).
   uint32_t memory_slot;
   uint32_t memory_offset;
 };
@@ -130,6 +131,11 @@ inline uint32_t inline_edge_name_of_view(const ObjectRecord& r) noexcept {
 // A pool child's slot in its parent's ChildIndex list (0: none known).
 inline uint32_t child_slot(const ObjectRecord& r) noexcept {
   return r.memory_offset;
+}
+
+// A descriptor pool's create flags (0 for every other type).
+inline uint32_t pool_create_flags(const ObjectRecord& r) noexcept {
+  return r.type == static_cast<uint64_t>(ObjectType::kDescriptorPool) ? r.memory_slot : 0;
 }
 
 inline uint64_t byte_size(const ObjectRecord& r) noexcept {

@@ -83,7 +83,9 @@ void forget(Scope& scope, const ObjectRecord& r, CallsiteId destroyed_at = kNoCa
   release_name(inline_edge_name(r));  // the record's own edge (a view's image or buffer)
   if (r.referenced) {
     edge_targets_changed();
-    scope.graveyard.bury(r, frame, destroyed_at);
+    // Stamped as creations are (Scope::creation_frame): before frame_boundary=auto decides, a
+    // submit count that snapshots read as the frame it turns out to be.
+    scope.graveyard.bury(r, scope.creation_frame.load(std::memory_order_relaxed), destroyed_at);
   }
   const ObjectType type = static_cast<ObjectType>(r.type);
   remember_destroy(scope.object_id, r.handle, type, r.id, r.context, r.name, frame, destroyed_at);
@@ -429,6 +431,12 @@ void free_whole(Scope& scope, const ObjectRecord& removed) noexcept {
 void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size) noexcept {
   if (passthrough()) return;
   scope.table.update(handle, type, [size](ObjectRecord& r) { r.size = size; });
+}
+
+void on_pool_create_flags(Scope& scope, uint64_t pool, uint32_t flags) noexcept {
+  if (passthrough() || flags == 0) return;
+  scope.table.update(pool, ObjectType::kDescriptorPool,
+                     [flags](ObjectRecord& r) { r.memory_slot = flags; });
 }
 
 void on_name(Scope& scope, ObjectType type, uint64_t handle, const char* name) noexcept {

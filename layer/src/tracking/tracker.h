@@ -53,6 +53,8 @@ void on_create(Scope& scope, ObjectType type, uint64_t handle, Origin origin,
 
 // Sets the size of an object once it is known (image memory requirements, ...).
 void on_size_known(Scope& scope, ObjectType type, uint64_t handle, uint64_t size) noexcept;
+// A descriptor pool's create flags, kept in its record for snapshots.
+void on_pool_create_flags(Scope& scope, uint64_t pool, uint32_t flags) noexcept;
 
 // Pipelines whose creation was deferred (VK_OPERATION_DEFERRED_KHR): their handles are written
 // when the deferred operation completes; they are recorded then.
