@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_set>
 #include <utility>
 
@@ -108,6 +109,7 @@ void RunAnalyzer::add(Snapshot snapshot) {
     find_stale_views(*index, none, {}, options_, &dangling);  // every dangling referrer
     stale_recycling_.observe(*index, dangling);
     record_series(*index);
+    note_dangling_sets(*index, dangling);
     record_lifetimes(*index, report_.snapshots.size() - 1);
     driver_memory_.add(*snap);
   }
@@ -145,6 +147,44 @@ bool RunAnalyzer::sets_are_their_own_unit(const SnapshotIndex& index, size_t set
   if (frees_sets_one_by_one_.count(pool) != 0) return true;
   const size_t p = index.find(pool);
   return p != kNotFound && (index.object(p).create_flags & format::kPoolFreesSetsOneByOne) != 0;
+}
+
+void RunAnalyzer::note_dangling_sets(const SnapshotIndex& index,
+                                     const std::vector<uint8_t>& dangling) {
+  const auto point = static_cast<uint32_t>(frames_.size() - 1);  // record_series added it
+  std::unordered_map<uint64_t, DanglingSince> now;
+  for (size_t i = 0; i < index.size(); ++i) {
+    // Sets allocated on demand dangle while they wait for their pool's reset (Qt): only those
+    // allocated up front, handed out again by the program, dangle by being kept.
+    if (dangling[i] == 0 || !is_set_allocated_with_its_pool(index, i)) continue;
+    const uint64_t id = index.object(i).id;
+    const uint32_t group = index.group(i);
+    // A set rewritten to point at live objects in between starts a new run.
+    const auto before = dangling_since_.find(id);
+    now.emplace(
+        id, DanglingSince{group, before != dangling_since_.end() ? before->second.point : point});
+    std::vector<Point>& series = dangling_series_[group];
+    if (series.empty() || series.back().point != point) series.push_back(Point{point, 0, 0});
+    ++series.back().live;
+  }
+  dangling_since_.swap(now);
+}
+
+bool RunAnalyzer::dangling_sets_accumulate(uint32_t group,
+                                           const std::vector<uint64_t>& frames) const {
+  const auto it = dangling_series_.find(group);
+  if (it == dangling_series_.end()) return false;
+  std::vector<uint64_t> live(frames_.size(), 0);
+  for (const Point& p : it->second) live[p.point] = p.live;
+  live.erase(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(first_point_));
+  // Kept: the sets dangling at the last snapshot, counted from the snapshot their run began
+  // (as if made just before it), so that a free list's turnover is not a pile.
+  std::vector<uint64_t> since;
+  for (const auto& [id, d] : dangling_since_) {
+    if (d.group == group) since.push_back(frames_[d.point] > 0 ? frames_[d.point] - 1 : 0);
+  }
+  return judge_accumulation(live, kept_series(frames, std::move(since)), options_.thresholds)
+      .accumulating;
 }
 
 void RunAnalyzer::record_exit_roots(const SnapshotIndex& index,
@@ -513,18 +553,39 @@ void RunAnalyzer::judge_accumulation_of_groups() {
   // every set of a pool up front), and its group is judged.
   std::unordered_map<uint32_t, std::vector<uint64_t>> created;
   std::unordered_set<uint32_t> pool_is_the_unit;
+  std::unordered_map<uint32_t, std::set<uint32_t>> pools_of_group;  // their pools' groups
   if (last_index_) {
     for (size_t i = 0; i < last_index_->size(); ++i) {
       if (last_index_->attached(i)) continue;
       created[last_index_->group(i)].push_back(last_index_->object(i).frame);
-      if (is_set_in_pool(*last_index_, i) && !sets_are_their_own_unit(*last_index_, i))
+      if (is_set_in_pool(*last_index_, i) && !sets_are_their_own_unit(*last_index_, i)) {
         pool_is_the_unit.insert(last_index_->group(i));
+        pools_of_group[last_index_->group(i)].insert(last_index_->group(pool_of(*last_index_, i)));
+      }
     }
   }
+  // Pools only ever added since the warm-up, one at least: an allocator that grew, if only by
+  // the one or two steps of a working set finding its size (Qt's pools, reset and kept, do not).
+  const auto pools_were_added = [&](const std::set<uint32_t>& pool_groups) {
+    for (uint32_t pools : pool_groups) {
+      const auto it = group_series_.find(pools);
+      if (it == group_series_.end()) continue;
+      std::vector<uint64_t> live(frames_.size(), 0);
+      for (const Point& p : it->second) live[p.point] = p.live;
+      bool fell = false;
+      for (size_t k = first_point_ + 1; k < live.size(); ++k) fell |= live[k] < live[k - 1];
+      if (!fell && first_point_ < live.size() && live.back() > live[first_point_]) return true;
+    }
+    return false;
+  };
   const std::vector<uint64_t> frames(frames_.begin() + static_cast<std::ptrdiff_t>(first_point_),
                                      frames_.end());
   for (const auto& [group, series_points] : group_series_) {
-    if (pool_is_the_unit.count(group) != 0) continue;
+    if (pool_is_the_unit.count(group) != 0) {
+      if (pools_were_added(pools_of_group[group]) && dangling_sets_accumulate(group, frames))
+        dangling_accumulating_.insert(group);
+      continue;
+    }
     std::vector<uint64_t> live(frames_.size(), 0);
     for (const Point& p : series_points) live[p.point] = p.live;
     live.erase(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(first_point_));
@@ -632,11 +693,13 @@ void RunAnalyzer::add_growth_findings(std::vector<Finding>* findings) {
 void RunAnalyzer::judge_last_snapshot(std::vector<Finding>* findings) {
   if (!last_index_) return;
   const SnapshotIndex& index = *last_index_;
-  // The evidence a heuristic kind needs for an object: its group accumulates over the run, or
-  // the object outlived its device.
+  // The evidence a heuristic kind needs for an object: its group accumulates over the run (for
+  // sets allocated with their pool: its sets that point at destroyed objects do), or the object
+  // outlived its device.
   std::vector<uint8_t> evidence(index.size(), 0);
   for (size_t i = 0; i < index.size(); ++i) {
-    evidence[i] = (judged_ && accumulating_.count(index.group(i)) != 0) ||
+    evidence[i] = (judged_ && (accumulating_.count(index.group(i)) != 0 ||
+                               dangling_accumulating_.count(index.group(i)) != 0)) ||
                   outlived_.count(index.object(i).id) != 0;
   }
   // Pools in steady use: a member used again from one snapshot to the next, or in use now. Their
@@ -671,8 +734,7 @@ void RunAnalyzer::judge_last_snapshot(std::vector<Finding>* findings) {
   // Allocated in the frame its pool was made (every set of the pool up front), in a pool whose
   // group accumulates.
   const auto allocated_up_front_with_evidence = [&](size_t i) {
-    const size_t pool = pool_of(index, i);
-    return evidence[pool] && index.object(i).frame == index.object(pool).frame;
+    return is_set_allocated_with_its_pool(index, i) && evidence[pool_of(index, i)];
   };
   std::unordered_map<uint32_t, bool> recycled;
   std::vector<uint8_t> exempt(index.size(), 0);

@@ -53,6 +53,12 @@ class RunAnalyzer {
   void note_sets_freed_one_by_one(const SnapshotIndex& before, const SnapshotIndex& now);
   // A set in a pool (is_set_in_pool) judged by itself, not through its pool's accumulation.
   bool sets_are_their_own_unit(const SnapshotIndex& index, size_t set) const;
+  // Sets in pools that reference destroyed objects (`dangling`, from find_stale_views), per
+  // group, and since when each has without a break.
+  void note_dangling_sets(const SnapshotIndex& index, const std::vector<uint8_t>& dangling);
+  // Whether a group whose pools are its unit keeps more and more sets that point at destroyed
+  // objects (a cache that never evicts in an allocator that grows by pools).
+  bool dangling_sets_accumulate(uint32_t group, const std::vector<uint64_t>& frames) const;
   void record_lifetimes(const SnapshotIndex& index, size_t report_index);
   void finish_lifetimes();
   // Which groups accumulate over the snapshots after the warm-up (accumulating_).
@@ -102,6 +108,15 @@ class RunAnalyzer {
   size_t first_point_ = 0;                    // the first snapshot after the warm-up
   bool judged_ = false;                       // enough snapshots after it to judge
   std::unordered_map<uint32_t, AccumulationVerdict> accumulating_;
+  // Groups of sets allocated with their pool, in pools only ever added, whose dangling sets
+  // accumulate: the evidence that their pools' steps (too few to call growth) do not give.
+  std::unordered_set<uint32_t> dangling_accumulating_;
+  struct DanglingSince {
+    uint32_t group;
+    uint32_t point;  // the first snapshot of its current dangling run (index into frames_)
+  };
+  std::unordered_map<uint64_t, DanglingSince> dangling_since_;        // set id ->, as last seen
+  std::unordered_map<uint32_t, std::vector<Point>> dangling_series_;  // group -> count (live)
   IdCallsites previous_;
   std::vector<uint64_t> frames_;  // of the snapshots taken during the run
   std::unordered_map<uint32_t, std::vector<Point>> group_series_;

@@ -466,6 +466,27 @@ std::vector<bool> Baseline::match_run(const RunReport& run, std::vector<bool>* o
     for (const std::string& id : entries_[e].shape_identities()) by_shape[id].push_back(e);
   }
   for (size_t p = 0; p < problems.size(); ++p) {
+    // A library's problem (Problem::library) holds leaks of unrelated call sites, joined to be
+    // shown as one block: it is known only when each of them is, so that a new leak inside the
+    // library is new. Exactly, or by shape (a library updated under the program).
+    if (!problems[p].library.empty()) {
+      known[p] = true;
+      for (size_t i : problems[p].findings) {
+        const Finding& f = run.findings[i];
+        const std::vector<size_t>* entries = nullptr;
+        if (auto exact = by_identity.find(f.identity()); exact != by_identity.end()) {
+          entries = &exact->second;
+        } else if (const std::string shape = f.key().shape_identity(); !shape.empty()) {
+          if (auto same = by_shape.find(shape); same != by_shape.end()) entries = &same->second;
+        }
+        if (entries == nullptr) {
+          known[p] = false;
+          continue;
+        }
+        for (size_t e : *entries) taken[e] = true;
+      }
+      continue;
+    }
     for (size_t i : problems[p].findings) {
       auto it = by_identity.find(run.findings[i].identity());
       if (it == by_identity.end()) continue;
@@ -494,7 +515,7 @@ std::vector<bool> Baseline::match_run(const RunReport& run, std::vector<bool>* o
   };
   std::vector<Candidate> candidates;
   for (size_t p = 0; p < problems.size(); ++p) {
-    if (known[p]) continue;
+    if (known[p] || !problems[p].library.empty()) continue;
     for (size_t i : problems[p].findings) {
       const Finding& f = run.findings[i];
       const std::string shape = f.key().shape_identity();

@@ -16,6 +16,9 @@
 // second leak of the same shape is new. The trade-off: a known leak fixed in the same change
 // that adds a leak of the same type, name pattern and module shape reads as the known one
 // (symbols, even a symbol table alone, avoid it).
+// A library's problem (leaks made wholly inside a library, joined into one block: problems.h) is
+// known only when each of its findings is (exactly or by shape): a new leak inside the library
+// is new.
 #pragma once
 
 #include <cstdint>

@@ -397,8 +397,8 @@ struct Problem {
   std::vector<FindingKind> kinds;  // distinct, in the order of its findings
   bool heuristic = false;          // all its findings are
   uint64_t accumulation = 0;       // the fastest of its findings' (Finding::accumulation)
-  // Made wholly inside this library of the Vulkan stack, not by the program's own code
-  // (library_of(), problems.h); "" otherwise.
+  // Made wholly inside this library, not by the program's own code (library_of(), problems.h);
+  // "" otherwise.
   std::string library;
   uint64_t count = 0;  // distinct objects
   uint64_t bytes = 0;  // each object's bytes once

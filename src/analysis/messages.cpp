@@ -99,6 +99,18 @@ std::string alive_group_text(const AliveGroup& g) {
   return text;
 }
 
+AliveLines alive_lines(const std::vector<AliveGroup>& groups) {
+  AliveLines lines;
+  for (const AliveGroup& g : groups) {
+    if (lines.shown.size() == kAliveGroupsShown) {
+      ++lines.more;
+      continue;
+    }
+    lines.shown.push_back(alive_group_text(g) + (g.bytes > 0 ? ", " + format_bytes(g.bytes) : ""));
+  }
+  return lines;
+}
+
 std::string undestroyed_root_message(const Finding& f) {
   // The groups a sentence can hold; JSON's contents lists them all.
   constexpr size_t kGroupsSaid = 8;

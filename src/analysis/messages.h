@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/finding.h"
 #include "analysis/hits.h"
@@ -21,6 +22,15 @@ std::string leak_message(const Finding& f, const Hits& h);
 std::string undestroyed_root_message(const Finding& f);
 // "3 VkBuffer \"leaked.*\" (made in leak_buffers (app.cpp:70))": a group of AliveGroup.
 std::string alive_group_text(const AliveGroup& g);
+// What a report shows of groups of AliveGroup (what a root never destroyed holds, what was alive
+// when the process skipped its teardown): the first ones, with their bytes, and how many more
+// (the JSON lists them all). Unescaped: each output escapes for its medium.
+struct AliveLines {
+  std::vector<std::string> shown;  // "3 VkBuffer \"leaked.*\" (made in ...), 12.0 KiB"
+  size_t more = 0;                 // groups not shown
+};
+inline constexpr size_t kAliveGroupsShown = 10;
+AliveLines alive_lines(const std::vector<AliveGroup>& groups);
 // The note of a run whose process skipped its teardown (_exit(), quick_exit()).
 std::string skipped_teardown_note(const SkippedTeardown& t);
 std::string retained_message(const Finding& f, const Hits& h, const Thresholds& t);

@@ -24,15 +24,18 @@ size_t root(std::vector<size_t>* parent, size_t i) {
 
 }  // namespace
 
-std::string library_of(const Finding& f) {
+std::string library_of(const Finding& f, std::string_view executable) {
   if (kind_is_event(f.kind) || f.callsite.empty()) return "";
+  const std::string_view program = base_name(executable);
   std::string library;
   for (const Frame& frame : f.callsite) {
     if (frame.module.empty()) return "";  // an address in no module: say nothing
     if (is_thread_start_module(frame.module) || is_vulkan_loader_or_layer_module(frame.module))
       continue;
-    if (!is_vulkan_stack_module(frame.module)) return "";  // the program's own frame
-    if (library.empty()) library = frame.module;           // the innermost: what called Vulkan
+    // The program's own frame: in its executable; where that is unknown, outside the stack.
+    if (program.empty() ? !is_vulkan_stack_module(frame.module) : frame.module == program)
+      return "";
+    if (library.empty()) library = frame.module;  // the innermost: what called Vulkan
   }
   return library;
 }
@@ -41,11 +44,12 @@ void assign_problems(RunReport* run) {
   std::vector<Finding>& findings = run->findings;
   std::vector<size_t> parent(findings.size());
   std::iota(parent.begin(), parent.end(), size_t{0});
-  // Leaks made wholly inside one library (zink, its own thread too) are one cause: one block.
+  // Leaks made wholly inside one library (zink, its own thread too; a toolkit) are one cause:
+  // one block.
   std::unordered_map<std::string, size_t> first_of_library;
   std::vector<std::string> library(findings.size());
   for (size_t i = 0; i < findings.size(); ++i) {
-    library[i] = library_of(findings[i]);
+    library[i] = library_of(findings[i], run->executable);
     if (library[i].empty()) continue;
     auto [it, added] = first_of_library.try_emplace(library[i], i);
     if (!added) parent[root(&parent, i)] = root(&parent, it->second);
@@ -116,7 +120,7 @@ std::vector<Problem> run_problems(const RunReport& run) {
                           {f.kind},
                           f.heuristic,
                           f.accumulation,
-                          library_of(f),
+                          library_of(f, run.executable),
                           f.count,
                           f.bytes,
                           f.status,

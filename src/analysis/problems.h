@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -16,14 +17,16 @@ namespace vkleak::analysis {
 // RunReport::problems (ranked: certain first, then how fast they accumulate, bytes, count, then the
 // best-ranked finding) and each
 // finding's problem. A finding without objects (an event) is a problem of its own.
-// Findings whose whole call chain lies inside one library of the Vulkan stack (GL on zink, its
-// own threads) join into one problem per library: not the program's own code, one cause.
+// Findings whose whole call chain lies inside libraries the program loads (GL on zink, its own
+// threads, a toolkit) join into one problem per library: not the program's own code, one cause.
 void assign_problems(RunReport* run);
 
-// The library of the Vulkan stack (shared/vulkan_stack.h, --stack-module) that a finding's whole
-// call chain lies in, the innermost one below the loader ("libgallium-24.2.so"), libc's thread
-// start aside; "" when a frame is the program's own (or in no module), and for events.
-std::string library_of(const Finding& f);
+// The library that a finding's whole call chain lies in, outside the program's executable (the
+// run's): the innermost module below the loader and layers ("libgallium-24.2.so",
+// "libQt6Gui.so.6"), libc's thread start aside; "" when a frame is the executable's (or in no
+// module), and for events. Where the executable is unknown, every frame outside the Vulkan stack
+// (shared/vulkan_stack.h, --stack-module) is taken for the program's own.
+std::string library_of(const Finding& f, std::string_view executable);
 
 // The run's problems, or, when they were never assigned (a model built by hand), one per finding.
 std::vector<Problem> run_problems(const RunReport& run);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/messages.h"
 #include "analysis/name_ranges.h"
 #include "analysis/problems.h"
 #include "core/hex.h"
@@ -85,12 +86,40 @@ std::string header(const Report& r) {
     for (const std::string& problem : r.incomplete) s += "<li>" + html_text(problem) + "</li>";
     s += "</ul>\n";
   }
+  if (r.run && !r.run->notes.empty()) {
+    s += "<ul class=\"vk-notes\" id=\"notes\">";
+    for (const std::string& note : r.run->notes) s += "<li>" + html_text(note) + "</li>";
+    s += "</ul>\n";
+  }
+  if (r.run && r.run->skipped_teardown && !r.run->skipped_teardown->alive.empty()) {
+    // Listed, not judged: the process skipped its teardown.
+    const analysis::SkippedTeardown& t = *r.run->skipped_teardown;
+    const analysis::AliveLines lines = analysis::alive_lines(t.alive);
+    s += "<details class=\"vk-skipped-teardown\" id=\"skipped-teardown\" open><summary>Alive at " +
+         html_text(t.ended_by) +
+         " (not judged: the program skipped its teardown): " + format_count(t.objects) +
+         (t.objects == 1 ? " object, " : " objects, ") + format_bytes(t.bytes) + "</summary><ul>";
+    for (const std::string& line : lines.shown) s += "<li>" + html_text(line) + "</li>";
+    if (lines.more > 0)
+      s += "<li>" + format_count(lines.more) + (lines.more == 1 ? " more group" : " more groups") +
+           " (the JSON lists them)</li>";
+    s += "</ul></details>\n";
+  }
   s += "</header>\n";
   return s;
 }
 
 std::string summary(const Report& r) {
   std::string s = "<section id=\"summary\">\n<h2>Summary</h2>\n";
+  if (r.findings.empty() && r.run && r.run->skipped_teardown) {
+    // What was alive at the end was not judged: "no leaks at exit" would claim too much.
+    s += "<div class=\"vk-empty-state\" id=\"no-findings\">No leaks found during the run"
+         "<span>Leaks at exit not checked: the program ended with " +
+         html_text(r.run->skipped_teardown->ended_by) +
+         " without its teardown (what was alive then is listed above).</span></div>\n"
+         "</section>\n";
+    return s;
+  }
   if (r.findings.empty()) {
     s += "<div class=\"vk-empty-state\" id=\"no-findings\">No leaks found"
          "<span>vkleak found no growth, retained objects, stale views, orphaned memory or "

@@ -1,6 +1,7 @@
 // Markdown for pull-request comments and CI step summaries (GitHub-flavoured: tables, <details>).
 #include <cctype>
 
+#include "analysis/messages.h"
 #include "analysis/name_ranges.h"
 #include "analysis/problems.h"
 #include "report/output.h"
@@ -157,6 +158,19 @@ std::string render_markdown(const ReportDocument& doc) {
     for (const std::string& note : r.notes) {
       out += "> **Note** (pid " + std::to_string(r.pid) +
              "): " + markdown_code(note, false, 4 * kDisplayChars) + "\n\n";
+    }
+    if (r.skipped_teardown && !r.skipped_teardown->alive.empty()) {
+      // Listed, not judged: the process skipped its teardown.
+      const AliveLines lines = alive_lines(r.skipped_teardown->alive);
+      out += "> **Alive at " + markdown_code(r.skipped_teardown->ended_by, false, kDisplayChars) +
+             "** (pid " + std::to_string(r.pid) + "; not judged: the program skipped its " +
+             "teardown):\n";
+      for (const std::string& line : lines.shown)
+        out += "> - " + markdown_code(line, false, 2 * kDisplayChars) + "\n";
+      if (lines.more > 0)
+        out += "> - " + format_count(lines.more) +
+               (lines.more == 1 ? " more group" : " more groups") + " (the JSON lists them)\n";
+      out += "\n";
     }
     if (!doc.gate) {
       for (const DeviceMemoryView& v : r.driver_memory) {

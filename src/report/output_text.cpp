@@ -132,19 +132,14 @@ void print_problem(const ShownProblem& p, const Style& style, std::string* out) 
   }
   if (!f.contents.empty()) {
     // A root never destroyed: what it holds, by type and call site.
-    constexpr size_t kGroupsShown = 10;
-    for (size_t i = 0; i < f.contents.size() && i < kGroupsShown; ++i) {
-      const AliveGroup& g = f.contents[i];
+    const AliveLines lines = alive_lines(f.contents);
+    for (size_t i = 0; i < lines.shown.size(); ++i) {
       o += indent + (i == 0 ? "holds:      " : "            ") +
-           printable(alive_group_text(g), 2 * kDisplayChars) +
-           (g.bytes > 0 ? ", " + format_bytes(g.bytes) : "") + '\n';
+           printable(lines.shown[i], 2 * kDisplayChars) + '\n';
     }
-    if (f.contents.size() > kGroupsShown) {
+    if (lines.more > 0)
       o += indent + "            " +
-           style.dim("(" + plural(f.contents.size() - kGroupsShown, "more group", "more groups") +
-                     ")") +
-           '\n';
-    }
+           style.dim("(" + plural(lines.more, "more group", "more groups") + ")") + '\n';
   }
   if (!f.names.empty()) {
     std::string names;
@@ -299,20 +294,16 @@ std::string render_text(const ReportDocument& doc, const Style& style,
       out += "  " + style.yellow("note: ") + printable(note) + '\n';
     if (r.skipped_teardown && !r.skipped_teardown->alive.empty()) {
       // Listed, not judged: the process skipped its teardown.
-      constexpr size_t kGroupsShown = 10;
       const SkippedTeardown& t = *r.skipped_teardown;
+      const AliveLines lines = alive_lines(t.alive);
       out += "  alive at " + printable(t.ended_by, kDisplayChars) + " (not judged):\n";
-      for (size_t i = 0; i < t.alive.size() && i < kGroupsShown; ++i) {
-        const AliveGroup& g = t.alive[i];
-        out += "    " + printable(alive_group_text(g), 2 * kDisplayChars) +
-               (g.bytes > 0 ? ", " + format_bytes(g.bytes) : "") + '\n';
-      }
-      if (t.alive.size() > kGroupsShown) {
+      for (const std::string& line : lines.shown)
+        out += "    " + printable(line, 2 * kDisplayChars) + '\n';
+      if (lines.more > 0)
         out += "    " +
-               style.dim("(" + plural(t.alive.size() - kGroupsShown, "more group", "more groups") +
+               style.dim("(" + plural(lines.more, "more group", "more groups") +
                          ": the JSON lists them)") +
                '\n';
-      }
     }
     if (!doc.gate) {  // a gate stays short
       for (const DeviceMemoryView& v : r.driver_memory) {

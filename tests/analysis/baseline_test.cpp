@@ -114,6 +114,39 @@ TEST(BaselineIdentityTest, TheWholePathNotItsInnermostCalls) {
   EXPECT_TRUE(baseline.contains(leak("VkBuffer", "mesh.7", with_startup)));
 }
 
+// A library's problem joins unrelated call sites inside it into one block: it stays known only
+// while each of them is, so that a new leak inside the library fails the gate.
+TEST(BaselineIdentityTest, ANewLeakInsideALibrarysProblemIsNew) {
+  const auto in_lib = [](const std::string& function) {
+    Frame f = fn(function);
+    f.module = "libtoolkit.so.6";
+    return f;
+  };
+  const Finding a =
+      leak("VkBuffer", "ui.vertices", {in_lib("Ui::vertices()"), in_lib("Ui::run()")});
+  const Finding b = leak("VkImage", "ui.atlas", {in_lib("Ui::atlas()"), in_lib("Ui::run()")});
+  const Finding c = leak("VkSampler", "ui.sampler", {in_lib("Ui::sampler()"), in_lib("Ui::run()")});
+  const auto problems_of = [](std::vector<Finding> findings) {
+    analysis::ReportDocument doc = document(std::move(findings));
+    analysis::assign_problems(&doc.runs[0]);
+    return doc;
+  };
+  analysis::ReportDocument known_doc = problems_of({a, b});
+  ASSERT_EQ(known_doc.runs[0].problems.size(), 1u);
+  ASSERT_EQ(known_doc.runs[0].problems[0].library, "libtoolkit.so.6");
+  const Baseline baseline = Baseline::parse(Baseline::of(known_doc).serialize(), "base.json");
+  EXPECT_EQ(baseline.size(), 1u) << "one entry for the library's problem";
+
+  analysis::ReportDocument same = problems_of({a, b});
+  EXPECT_EQ(baseline.match_run(same.runs[0], nullptr), std::vector<bool>{true});
+  analysis::ReportDocument grown = problems_of({a, b, c});
+  ASSERT_EQ(grown.runs[0].problems.size(), 1u);
+  EXPECT_EQ(baseline.match_run(grown.runs[0], nullptr), std::vector<bool>{false})
+      << "a third call site inside the library is a new leak";
+  analysis::ReportDocument fewer = problems_of({a});
+  EXPECT_EQ(baseline.match_run(fewer.runs[0], nullptr), std::vector<bool>{true});
+}
+
 // Lines, inlining decisions and the offset inside a function may change with an edit elsewhere;
 // functions may not.
 TEST(BaselineIdentityTest, LinesAndInliningMayChangeFunctionsMayNot) {

@@ -256,6 +256,32 @@ TEST(ProblemsTest, LeaksMadeInsideOneLibraryAreOneProblem) {
   EXPECT_TRUE(app.problems[0].library.empty());
 }
 
+// The same for a toolkit outside the Vulkan stack: a chain with no frame of the program's
+// executable lies inside the library.
+TEST(ProblemsTest, LeaksMadeInsideAToolkitAreOneProblem) {
+  SnapshotBuilder s(kPid, 3, format::Reason::kDeviceDestroy, 50);
+  s.module_path("/usr/lib/x86_64-linux-gnu/libQt6Gui.so.6");
+  const int a = s.callsite(0x1000), b = s.callsite(0x2000);
+  s.object({10, "VkDescriptorPool", std::nullopt, 1, 0, a});
+  s.object({11, "VkBuffer", std::nullopt, 1, 4096, b});
+  const analysis::RunReport qt = test::analyse({s});
+  ASSERT_EQ(qt.findings.size(), 2u);
+  ASSERT_EQ(qt.problems.size(), 1u);
+  EXPECT_EQ(qt.problems[0].library, "libQt6Gui.so.6");
+  // Frames of the executable make it the program's own, whatever else the chain passes.
+  analysis::Finding own;
+  own.kind = FindingKind::kLeakAtExit;
+  analysis::Frame in_qt, in_app;
+  in_qt.module = "libQt6Gui.so.6";
+  in_app.module = "app";
+  own.callsite = {in_qt, in_app};
+  EXPECT_EQ(analysis::library_of(own, "/opt/app/bin/app"), "");
+  EXPECT_EQ(analysis::library_of(own, "/opt/other/bin/other"), "libQt6Gui.so.6");
+  // The executable unknown (an older layer): only the Vulkan stack is a library.
+  own.callsite = {in_qt};
+  EXPECT_EQ(analysis::library_of(own, ""), "");
+}
+
 TEST(ProblemsTest, PartialOverlapCountsTheUnion) {
   // 300 buffers seen growing; at teardown the first 100 are gone and 50 newer ones are there:
   // 250 leaked, 200 of them the growth's, 350 distinct buffers in all.

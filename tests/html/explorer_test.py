@@ -501,10 +501,17 @@ class ExplorerChecks(PageFixture):
     def finding_rows(self):
         return self.attrs('table#findings-table tr.vk-finding')
 
+    def problem_order(self):
+        """The JSON's findings as the page lists them: one block per problem, its findings in
+        rank order ("a problem with several kinds shows them together")."""
+        order = [i for p in self.doc['problems'] for i in p['findings']]
+        self.assertEqual(sorted(order), list(range(len(self.doc['findings']))))
+        return order
+
     def test_findings_rows_match_the_json(self):
         self.fresh('#findings')
         rows = self.finding_rows()
-        fs = self.doc['findings']
+        fs = [self.doc['findings'][i] for i in self.problem_order()]
         self.assertEqual(len(rows), len(fs))
         for row, f in zip(rows, fs):
             self.assertEqual((row['data-kind'], row['data-type'], int(row['data-bytes']),
@@ -874,7 +881,7 @@ class ExplorerChecks(PageFixture):
             rows = b.evaluate('document.querySelectorAll("tr.vk-finding").length')
             self.assertEqual(rows, len(self.doc['findings']))
             details = b.evaluate('[...document.querySelectorAll("[id^=finding-]")].map(e => e.id)')
-            self.assertEqual(details, ['finding-%d' % (i + 1) for i in range(rows)])
+            self.assertEqual(details, ['finding-%d' % (i + 1) for i in self.problem_order()])
             first = self.doc['findings'][0]
             text = b.evaluate('document.body.innerText')
             self.assertIn(first['object_type'], text)

@@ -25,6 +25,9 @@ import glob
 import json
 import os
 import random
+import re
+import shutil
+import subprocess
 import sys
 
 MASK64 = (1 << 64) - 1
@@ -190,6 +193,52 @@ def shuffle_run(src, dst, seed, remap_handles=False, remap_ids=False):
             json.dump(snap, f, separators=(",", ":"))
         written.append(out)
     return written
+
+
+def report(vkleak, directory):
+    """`vkleak report --format json` of a snapshot directory, the directory's path replaced."""
+    proc = subprocess.run([vkleak, "report", directory, "--format", "json"], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "DEBUGINFOD_URLS": ""})
+    if proc.returncode not in (0, 1):
+        raise AssertionError(f"vkleak report {directory} exited {proc.returncode}: "
+                             f"{proc.stderr[-2000:]}")
+    return proc.stdout.replace(os.path.abspath(directory), "<DIR>").replace(directory, "<DIR>")
+
+
+def without_handles(text):
+    """A JSON report with every handle value blanked: the "handle" keys and hex handles in text."""
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: ("<HANDLE>" if k == "handle" else strip(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        if isinstance(value, str):
+            return re.sub(r"0x[0-9a-f]{6,16}", "<HEX>", value)
+        return value
+    return json.dumps(strip(json.loads(text)), indent=1, sort_keys=True)
+
+
+def first_difference(a, b):
+    a_lines, b_lines = a.splitlines(), b.splitlines()
+    for i, (x, y) in enumerate(zip(a_lines, b_lines)):
+        if x != y:
+            return f"line {i + 1}:\n  as written: {x[:400]}\n  re-ordered: {y[:400]}"
+    return f"lengths differ: {len(a_lines)} vs {len(b_lines)} lines"
+
+
+def order_difference(vkleak, src, dst, seed, remap_handles=False, original=None):
+    """None when the report of src re-written into dst (shuffle_run) is the report of src (handle
+    values aside where they were remapped), else where they first differ. dst is removed."""
+    if original is None:
+        original = report(vkleak, src)
+    shuffle_run(src, dst, seed, remap_handles=remap_handles)
+    try:
+        got, want = report(vkleak, dst), original
+    finally:
+        shutil.rmtree(dst, ignore_errors=True)
+    if remap_handles:
+        got, want = without_handles(got), without_handles(want)
+    return None if got == want else first_difference(want, got)
 
 
 def main(argv):

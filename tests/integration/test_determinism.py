@@ -18,14 +18,12 @@ VKLEAK_KEEP_TMP=1 keeps the snapshot directories.
 
 import json
 import os
-import re
 import shutil
-import subprocess
 import tempfile
 import unittest
 
 from harness import SANITIZE, VKLEAK, base_env, run, scenario, snapshot_files, xvfb
-from snapshot_shuffle import shuffle_run
+import snapshot_shuffle
 from test_precision_scenarios import SPECS
 
 EVERY = 25
@@ -60,37 +58,7 @@ def vkleak_run(out, cmd, tmp, display=None, every=EVERY):
 
 
 def report(directory):
-    """`vkleak report --format json` of a snapshot directory, the directory's path replaced."""
-    proc = subprocess.run([VKLEAK, "report", directory, "--format", "json"], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "DEBUGINFOD_URLS": ""})
-    if proc.returncode not in (0, 1):
-        raise AssertionError(f"vkleak report {directory} exited {proc.returncode}: "
-                             f"{proc.stderr[-2000:]}")
-    return proc.stdout.replace(os.path.abspath(directory), "<DIR>").replace(directory, "<DIR>")
-
-
-HANDLE_KEYS = ("handle",)
-
-
-def without_handles(text):
-    """The report with every handle value blanked: the "handle" keys and hex handles in text."""
-    def strip(value):
-        if isinstance(value, dict):
-            return {k: ("<HANDLE>" if k in HANDLE_KEYS else strip(v)) for k, v in value.items()}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        if isinstance(value, str):
-            return re.sub(r"0x[0-9a-f]{6,16}", "<HEX>", value)
-        return value
-    return json.dumps(strip(json.loads(text)), indent=1, sort_keys=True)
-
-
-def first_difference(a, b):
-    a_lines, b_lines = a.splitlines(), b.splitlines()
-    for i, (x, y) in enumerate(zip(a_lines, b_lines)):
-        if x != y:
-            return f"line {i + 1}:\n  as written: {x[:400]}\n  re-ordered: {y[:400]}"
-    return f"lengths differ: {len(a_lines)} vs {len(b_lines)} lines"
+    return snapshot_shuffle.report(VKLEAK, directory)
 
 
 def problem_names(doc):
@@ -131,16 +99,11 @@ class DeterminismTest(unittest.TestCase):
             for remap in (False, True) if seed == SEEDS[0] else (False,):
                 with self.subTest(program=label, seed=seed, remap_handles=remap):
                     shuffled = os.path.join(self.tmp, f"{label}-seed{seed}{'-h' if remap else ''}")
-                    shuffle_run(out, shuffled, seed, remap_handles=remap)
-                    got = report(shuffled)
-                    want = original
-                    if remap:
-                        got, want = without_handles(got), without_handles(want)
-                    if got != want:
+                    diff = snapshot_shuffle.order_difference(VKLEAK, out, shuffled, seed, remap,
+                                                             original)
+                    if diff:
                         self.fail(f"{label}: findings differ with the snapshots re-ordered (seed "
-                                  f"{seed}{', handles remapped' if remap else ''}): "
-                                  + first_difference(want, got))
-                    shutil.rmtree(shuffled, ignore_errors=True)
+                                  f"{seed}{', handles remapped' if remap else ''}): {diff}")
 
     def test_precision_patterns_any_order(self):
         program = scenario("precision_patterns")

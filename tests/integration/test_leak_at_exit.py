@@ -4,6 +4,7 @@ problem per root never destroyed, _exit() and quick_exit() skip the teardown and
 judged, with a gate that says teardown was not checked."""
 
 import json
+import os
 import unittest
 
 from harness import (TempDirTestCase, VKLEAK, app_objects, base_env, explicit_env, run, scenario,
@@ -114,6 +115,20 @@ class HowTheProcessEndedTest(TempDirTestCase):
         self.assertIn("alive at _exit() (not judged):", gate.stdout)
         accepted = self.gate(self.out, "--accept-skipped-teardown")
         self.assertEqual(accepted.returncode, 0, accepted.stdout + accepted.stderr)
+        # Markdown and HTML list what was alive too, and never say "no leaks at exit".
+        markdown = run([VKLEAK, "report", self.out, "--format", "markdown"],
+                       base_env(self.tmp)).stdout
+        self.assertIn("> **Alive at `_exit()`** (pid", markdown)
+        self.assertRegex(markdown, r"> - `1 VkDevice[^`]*`")
+        html_path = os.path.join(self.tmp, "report.html")
+        run([VKLEAK, "report", self.out, "--format", "html", "-o", html_path],
+            base_env(self.tmp))
+        with open(html_path, encoding="utf-8") as f:
+            html = f.read()
+        self.assertIn('id="skipped-teardown"', html)
+        self.assertIn("Alive at _exit() (not judged: the program skipped its teardown)", html)
+        self.assertIn("Leaks at exit not checked", html)
+        self.assertNotIn("leaks at exit in this run", html)
 
     def test_quick_exit_is_told_from_underscore_exit(self):
         # The layer labels the exit snapshot with how the process ended; the leaked buffers are

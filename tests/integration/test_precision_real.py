@@ -4,7 +4,9 @@ between two snapshots), short and long, and `vkleak report` must find nothing bu
 is known to leave (glmark2 through zink, mpv's instance, gfxreconstruct's replay: see
 /work/shared/REAL_PROGRAMS.md and test_real_apps.py, whose expectations are reused here), and
 `vkleak gate` must pass. Every run must be complete (not gate's exit 3) and must have taken several
-periodic snapshots, so that the analysis had something to get wrong.
+periodic snapshots, so that the analysis had something to get wrong. Each program's run at its
+largest cadence is also re-written in a random order with every handle value remapped
+(snapshot_shuffle.py), and must give the same report (issue 36: determinism on real programs).
 
 - Qt 6 Quick on the Vulkan RHI (data/qt6_scene.qml: animation, text changing every frame, a
   scrolling list, a layer.enabled item swapped every TOGGLE_MS): Qt resets descriptor pools once
@@ -45,6 +47,7 @@ import unittest
 
 from harness import (SANITIZE, SOURCE, VKLEAK, EXPLICIT_LAYERS, GFXRECON, TempDirTestCase,
                      base_env, run, without_layer_env, xvfb)
+import snapshot_shuffle
 
 
 def setUpModule():
@@ -55,6 +58,7 @@ def setUpModule():
 FULL = os.environ.get("VKLEAK_PRECISION_FULL") == "1"
 CORPUS = os.environ.get("VKLEAK_PRECISION_CORPUS")
 CADENCES = (10, 50, 100)
+SHUFFLE_SEED = 1
 DATA = os.path.join(SOURCE, "tests/integration/data")
 QT6_QML = "/usr/lib/qt6/bin/qml"
 QT6_SCENE = os.path.join(DATA, "qt6_scene.qml")
@@ -487,7 +491,8 @@ class PrecisionTestCase(TempDirTestCase):
         self.failures = []
 
     def check(self, variant, cadences=None, display=None, min_periodic=None):
-        for every in cadences or variant.cadences:
+        cadences = cadences or variant.cadences
+        for every in cadences:
             out = os.path.join(self.tmp, f"{variant.label}-every{every}")
             try:
                 r = run_variant(variant, every, out, self.tmp, display)
@@ -495,6 +500,8 @@ class PrecisionTestCase(TempDirTestCase):
                 self.failures.append(f"{variant.label} --every {every}:\n{e}")
                 continue
             self.judge(r, min_periodic or self.MIN_PERIODIC)
+            if every == max(cadences):  # the fewest snapshots: the cheapest to re-write
+                self.check_any_order(r)
             if CORPUS:
                 kept = os.path.join(CORPUS, os.path.basename(out))
                 shutil.rmtree(kept, ignore_errors=True)
@@ -532,6 +539,17 @@ class PrecisionTestCase(TempDirTestCase):
               f" {len(r.findings())} finding(s), gate {r.gate.returncode}", flush=True)
         if problems:
             self.failures.append(f"{what}:\n" + "\n".join(problems))
+
+    def check_any_order(self, r):
+        """Findings are a pure function of what the program did (issue 36): the run's snapshots
+        re-written in a random order, every handle value remapped, give the same report."""
+        diff = snapshot_shuffle.order_difference(VKLEAK, r.out, r.out + "-reordered", SHUFFLE_SEED,
+                                                 remap_handles=True)
+        print(f"  {r.variant.label} --every {r.every}: the same report in another order and "
+              f"handles: {'no' if diff else 'yes'}", flush=True)
+        if diff:
+            self.failures.append(f"{r.variant.label} --every {r.every}: findings differ with the "
+                                 f"snapshots re-ordered and handles remapped: {diff}")
 
     def done(self):
         if self.failures:

@@ -104,15 +104,17 @@ def vkleak(args):
     return proc
 
 
-def get_run(pattern, leak, every, frames=FRAMES):
-    """Runs the pattern once per (leak, cadence, length) for the whole module and reports it."""
+def get_run(pattern, leak, every, frames=FRAMES, options=()):
+    """Runs the pattern once per (leak, cadence, length, options) for the whole module and
+    reports it. `options`: more of the program's options (a pattern's sizes)."""
     global _tmp
-    key = (pattern, leak, every, frames)
+    key = (pattern, leak, every, frames, tuple(options))
     if key in _runs:
         return _runs[key]
     if _tmp is None:
         _tmp = tempfile.mkdtemp(prefix="vkleak-precision-")
     length = "" if frames == FRAMES else f"-f{frames}"
+    length += "".join(f"-{o.lstrip('-')}" for o in options)
     label = f"scen-{pattern}{'-leak' if leak else ''}{length}-every{every}"
     tmp = os.path.join(_tmp, label)
     out = os.path.join(tmp, "snapshots")
@@ -120,7 +122,7 @@ def get_run(pattern, leak, every, frames=FRAMES):
     env = explicit_env(tmp, out)
     env["VKLEAK_SNAPSHOT_EVERY"] = str(every)
     env["VKLEAK_FRAME_BOUNDARY"] = "submit"
-    args = [scenario(PROGRAM), "--pattern", pattern, "--frames", str(frames)]
+    args = [scenario(PROGRAM), "--pattern", pattern, "--frames", str(frames)] + list(options)
     if leak:
         args.append("--plant-leak")
     start = time.monotonic()

@@ -7,6 +7,9 @@ lavapipe, headless (frames end at submits).
 - A correct twin must get no finding.
 - A buggy twin's planted leak must be found: findings of the pattern's kinds and type about the
   planted objects (test_precision_scenarios.planted_found), and no finding about anything else.
+- test_webgpu_two_pool_steps: the same of webgpu_bindgroups sized as the issue's WebGPU case
+  (170 sets a pool, a texture replaced every 10 frames, 4000 frames: pools 1 -> 2 -> 3), at
+  --every 25 and 100.
 
 test_precision_and_recall prints, per cadence and run length, precision = true findings / all
 findings and recall = planted leaks found / planted leaks, with a row per run, and requires 1.0
@@ -28,13 +31,20 @@ LENGTHS = (450, 700)
 SET_PATTERNS = ("rare_path_sets", "webgpu_bindgroups", "gallery", "job_batches", "scene_cache")
 RUNS = [(pattern, leak, every, frames) for pattern in SPECS for leak in (False, True)
         for every in CADENCES for frames in LENGTHS]
+# The issue's WebGPU case: 170 sets a pool and a texture replaced every 10 frames, so that the
+# kept sets fill only two more pools in 4000 frames (pools 1 -> 2 -> 3): two steps, which alone
+# read as a working set finding its size. The cached sets' dangling views are the evidence.
+WEBGPU_OPTIONS = ("--sets-per-pool", "170", "--replace-every", "10")
+WEBGPU_FRAMES = 4000
+WEBGPU_RUNS = [("webgpu_bindgroups", leak, every, WEBGPU_FRAMES, WEBGPU_OPTIONS)
+               for leak in (False, True) for every in (25, 100)]
 
 
 def setUpModule():
     scen.setUpModule()
     # Every run once, two at a time (the machines that run the suite have 2 cores at least).
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        for future in [pool.submit(get_run, *key) for key in RUNS]:
+        for future in [pool.submit(get_run, *key) for key in RUNS + WEBGPU_RUNS]:
             future.result()
 
 
@@ -71,6 +81,21 @@ class RecallTwinsTest(unittest.TestCase):
 
     def test_descriptor_set_twins(self):
         self.check(SET_PATTERNS)
+
+    def test_webgpu_two_pool_steps(self):
+        for key in WEBGPU_RUNS:
+            _, leak, every, _, _ = key
+            with self.subTest(leak=leak, every=every):
+                r = get_run(*key)
+                if leak:  # the case itself: the kept sets made two more pools, no more
+                    self.assertIn(", 3 pools", r.stderr)
+                self.assertTrue(r.doc["runs"][0]["complete"], r.doc["runs"][0].get("incomplete"))
+                why = wrong_in(r)
+                if why:
+                    self.fail(f"{' '.join(WEBGPU_OPTIONS)}{' --plant-leak' if leak else ''} "
+                              f"--every {every}: {why}\nfindings:\n" +
+                              "\n".join(describe(f, scen.verdict(r, f))
+                                        for f in r.doc["findings"]))
 
     def test_other_twins(self):
         self.check([p for p in SPECS if p not in SET_PATTERNS])

@@ -30,8 +30,9 @@
 //                  Planted: the overlay's set is never freed (its buffer is destroyed).
 //  webgpu_bindgroups  a WebGPU-style allocator that allocates every set of a pool up front, hands
 //                  them out from its own free list and grows by pools, under a bind-group cache
-//                  keyed by texture view; a texture is replaced every 8 frames. Planted: the cache
-//                  never evicts (pools 1 -> 2 -> ..., sets pointing at destroyed views).
+//                  keyed by texture view; a texture is replaced every 8 frames (--replace-every),
+//                  8 sets a pool (--sets-per-pool). Planted: the cache never evicts (pools 1 -> 2
+//                  -> ..., sets pointing at destroyed views).
 //  gallery         a bind group per image view in one long-lived pool; the gallery scrolls every 6
 //                  frames. Planted: a scrolled-out image's set is never freed.
 //  job_batches     a batch of 3 jobs every 5 frames, their sets from a second pool (pools 1 -> 2).
@@ -1468,17 +1469,18 @@ int run_rare_path_sets(Context& ctx, FrameLoop& loop, uint32_t frames, bool plan
 // webgpu_bindgroups: a WebGPU implementation's descriptor allocator allocates every set of a pool
 // up front (pools without FREE_DESCRIPTOR_SET_BIT), hands them out from its own free list (a set
 // given back is reusable once the frames that used it completed; newest first) and adds a pool
-// when the list runs dry. The app's bind-group cache is keyed by texture view; one of its 4
-// textures is replaced every 8 frames. Planted: the cache never evicts a released texture's bind
-// group, so the allocator grows by a pool every 32 frames, and the cached sets point at destroyed
-// views.
-constexpr uint32_t kWgpuSetsPerPool = 8;
+// when the list runs dry (8 sets a pool, --sets-per-pool). The app's bind-group cache is keyed by
+// texture view; one of its 4 textures is replaced every 8 frames (--replace-every). Planted: the
+// cache never evicts a released texture's bind group, so the allocator grows by a pool each time
+// the kept sets fill one (every 64 frames by default; with the 170 sets a pool and a
+// texture every 10 frames, pools 1 -> 2 -> 3 over 4000 frames), and the cached sets point at
+// destroyed views.
 constexpr uint32_t kWgpuTextures = 4;
-constexpr uint32_t kWgpuReplaceEvery = 8;
 
 class PreallocatedSets {
  public:
-  PreallocatedSets(const Context& ctx, VkDescriptorSetLayout layout) : ctx_(ctx), layout_(layout) {}
+  PreallocatedSets(const Context& ctx, VkDescriptorSetLayout layout, uint32_t sets_per_pool)
+      : ctx_(ctx), layout_(layout), sets_per_pool_(sets_per_pool) {}
 
   VkDescriptorSet take(uint64_t frame) {
     for (size_t k = free_.size(); k-- > 0;) {
@@ -1513,14 +1515,14 @@ class PreallocatedSets {
 
   __attribute__((noinline)) void grow() {
     VkDescriptorPool pool = scenario::create_descriptor_pool(
-        ctx_, kWgpuSetsPerPool, {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, kWgpuSetsPerPool}}, 0,
+        ctx_, sets_per_pool_, {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, sets_per_pool_}}, 0,
         numbered("wgpu.pool.", pools_.size()));
-    std::vector<VkDescriptorSetLayout> layouts(kWgpuSetsPerPool, layout_);
+    std::vector<VkDescriptorSetLayout> layouts(sets_per_pool_, layout_);
     VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     info.descriptorPool = pool;
-    info.descriptorSetCount = kWgpuSetsPerPool;
+    info.descriptorSetCount = sets_per_pool_;
     info.pSetLayouts = layouts.data();
-    std::vector<VkDescriptorSet> sets(kWgpuSetsPerPool);
+    std::vector<VkDescriptorSet> sets(sets_per_pool_);
     VK_CHECK(vkAllocateDescriptorSets(ctx_.device, &info, sets.data()));
     for (VkDescriptorSet s : sets) {
       names_[s] = numbered("wgpu.set.", sets_made_++);
@@ -1532,6 +1534,7 @@ class PreallocatedSets {
 
   const Context& ctx_;
   VkDescriptorSetLayout layout_;
+  uint32_t sets_per_pool_;
   std::vector<VkDescriptorPool> pools_;
   std::vector<FreeSet> free_;
   std::map<VkDescriptorSet, std::string> names_;
@@ -1623,10 +1626,11 @@ void destroy_sampler_setup(const Context& ctx, Sampler& s) {
   destroy_sample_pipeline(ctx, s.pipeline);
 }
 
-int run_webgpu_bindgroups(Context& ctx, FrameLoop& loop, uint32_t frames, bool plant_leak) {
+int run_webgpu_bindgroups(Context& ctx, FrameLoop& loop, uint32_t frames, uint32_t sets_per_pool,
+                          uint32_t replace_every, bool plant_leak) {
   Sampler sampling = create_sampler_setup(ctx, "wgpu");
   DeletionQueue deletions;
-  PreallocatedSets sets(ctx, sampling.pipeline.texture_layout);
+  PreallocatedSets sets(ctx, sampling.pipeline.texture_layout, sets_per_pool);
   BindGroupCache cache(ctx, sets, sampling.sampler);
   std::vector<Texture> textures;
   uint32_t serial = 0;
@@ -1639,7 +1643,7 @@ int run_webgpu_bindgroups(Context& ctx, FrameLoop& loop, uint32_t frames, bool p
     VkCommandBuffer cmd = loop.begin_frame();
     const uint64_t frame = loop.frame();
     deletions.flush(loop);
-    if (i > 0 && i % kWgpuReplaceEvery == 0) {  // the user replaces a texture
+    if (i > 0 && i % replace_every == 0) {  // the user replaces a texture
       Texture& old = textures[released++ % kWgpuTextures];
       if (plant_leak) {
         planted("VkDescriptorSet", sets.name(cache.set_of(old)));
@@ -1910,13 +1914,21 @@ int main(int argc, char** argv) {
   uint32_t resize_every = 25;
   options.add_uint("--resize-every", &resize_every,
                    "resize_targets: resize every N frames (default 25)");
+  uint32_t sets_per_pool = 8;
+  options.add_uint("--sets-per-pool", &sets_per_pool,
+                   "webgpu_bindgroups: sets its allocator makes a pool for (default 8)");
+  uint32_t replace_every = 8;
+  options.add_uint("--replace-every", &replace_every,
+                   "webgpu_bindgroups: replace a texture every N frames (default 8)");
   options.parse(argc, argv);
   if (pattern.empty()) {
     std::fprintf(stderr, "precision_patterns: --pattern is required (try --help)\n");
     return 2;
   }
-  if (resize_every == 0) {
-    std::fprintf(stderr, "precision_patterns: --resize-every must be at least 1\n");
+  if (resize_every == 0 || sets_per_pool == 0 || replace_every == 0) {
+    std::fprintf(stderr,
+                 "precision_patterns: --resize-every, --sets-per-pool and --replace-every must be "
+                 "at least 1\n");
     return 2;
   }
   bool swapchain = options.swapchain;
@@ -1948,7 +1960,7 @@ int main(int argc, char** argv) {
   } else if (pattern == "rare_path_sets") {
     run_rare_path_sets(ctx, loop, frames, plant_leak);
   } else if (pattern == "webgpu_bindgroups") {
-    run_webgpu_bindgroups(ctx, loop, frames, plant_leak);
+    run_webgpu_bindgroups(ctx, loop, frames, sets_per_pool, replace_every, plant_leak);
   } else if (pattern == "gallery") {
     run_gallery(ctx, loop, frames, plant_leak);
   } else if (pattern == "job_batches") {

@@ -80,6 +80,12 @@ bool is_set_in_pool(const SnapshotIndex& index, size_t i) {
   return index.type(i) == "VkDescriptorSet" && is_pool_child(index, i);
 }
 
+bool is_set_allocated_with_its_pool(const SnapshotIndex& index, size_t i) {
+  if (index.type(i) != "VkDescriptorSet") return false;
+  const size_t pool = pool_of(index, i);
+  return pool != kNotFound && index.object(i).frame == index.object(pool).frame;
+}
+
 void ReuseTracker::observe(const SnapshotIndex& index, const Thresholds& thresholds) {
   std::vector<Seen> seen;
   seen.reserve(index.size());

@@ -40,6 +40,9 @@ size_t pool_of(const SnapshotIndex& index, size_t i);
 bool is_pool_child(const SnapshotIndex& index, size_t i);
 // A VkDescriptorSet allocated from a VkDescriptorPool that is alive in the snapshot.
 bool is_set_in_pool(const SnapshotIndex& index, size_t i);
+// A set in a pool made in the frame its pool was (a WebGPU implementation allocates every set of
+// a pool up front), not on demand.
+bool is_set_allocated_with_its_pool(const SnapshotIndex& index, size_t i);
 
 // retained, step 1: which objects are superseded and unused (1 per object). Also the newest use
 // per group, for the messages.
