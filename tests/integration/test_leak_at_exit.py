@@ -121,7 +121,7 @@ class HowTheProcessEndedTest(TempDirTestCase):
         self.assertIn("> **Alive at `_exit()`** (pid", markdown)
         self.assertRegex(markdown, r"> - `1 VkDevice[^`]*`")
         html_path = os.path.join(self.tmp, "report.html")
-        run([VKLEAK, "report", self.out, "--format", "html", "-o", html_path],
+        run([VKLEAK, "report", self.out, "--html", html_path],
             base_env(self.tmp))
         with open(html_path, encoding="utf-8") as f:
             html = f.read()
