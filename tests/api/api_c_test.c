@@ -16,14 +16,14 @@
 #include <vkleak/vkleak.h>
 
 static int g_failures = 0;
-#define CHECK(cond, ...)                               \
-  do {                                                 \
-    if (!(cond)) {                                     \
+#define CHECK(cond, ...)                                     \
+  do {                                                       \
+    if (!(cond)) {                                           \
       fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                    \
-      fprintf(stderr, "\n");                           \
-      ++g_failures;                                    \
-    }                                                  \
+      fprintf(stderr, __VA_ARGS__);                          \
+      fprintf(stderr, "\n");                                 \
+      ++g_failures;                                          \
+    }                                                        \
   } while (0)
 
 static VkInstance g_instance;
@@ -34,7 +34,7 @@ static int setup(void) {
   VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "vkleak_api_c_test";
   app.apiVersion = VK_API_VERSION_1_1;
-  const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+  const char* ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
   VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ici.pApplicationInfo = &app;
   ici.enabledExtensionCount = 1;
@@ -56,7 +56,7 @@ static int setup(void) {
   return 1;
 }
 
-static VkBuffer make_buffer(const char *name) {
+static VkBuffer make_buffer(const char* name) {
   VkBufferCreateInfo bci = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = 256;
   bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -73,7 +73,7 @@ static VkBuffer make_buffer(const char *name) {
 }
 
 /* 3 made, 1 made before destroyed: exactly the 3, oldest first. */
-static void scope(int layer, const char *what) {
+static void scope(int layer, const char* what) {
   VkBuffer before = make_buffer("api.before");
   const uint64_t cp = vkleak_checkpoint(g_device);
   CHECK(layer ? cp != 0 : cp == 0, "%s: checkpoint %llu", what, (unsigned long long)cp);
@@ -102,13 +102,12 @@ static void scope(int layer, const char *what) {
     CHECK(one.handle == (uint64_t)made[0], "%s: capacity 1 gets the oldest", what);
   }
   for (int i = 0; i < 3; ++i) vkDestroyBuffer(g_device, made[i], NULL);
-  CHECK(vkleak_live_since(g_device, cp, NULL, 0) == 0, "%s: destroyed objects still counted",
-        what);
+  CHECK(vkleak_live_since(g_device, cp, NULL, 0) == 0, "%s: destroyed objects still counted", what);
 }
 
 static pthread_barrier_t g_holding, g_looked;
 
-static void *churn(void *arg) {
+static void* churn(void* arg) {
   (void)arg;
   for (int round = 0; round < 50; ++round) {
     VkBuffer b = make_buffer("api.other");
@@ -144,21 +143,19 @@ static void threads(int layer) {
   pthread_barrier_destroy(&g_looked);
 }
 
-static int count_snapshots(const char *dir, const char *label_part) {
+static int count_snapshots(const char* dir, const char* label_part) {
   int n = 0;
-  DIR *d = dir ? opendir(dir) : NULL;
+  DIR* d = dir ? opendir(dir) : NULL;
   if (!d) return 0;
-  struct dirent *e;
+  struct dirent* e;
   while ((e = readdir(d)) != NULL)
-    if (strstr(e->d_name, label_part) && strstr(e->d_name, ".json") &&
-        e->d_name[0] != '.')
-      ++n;
+    if (strstr(e->d_name, label_part) && strstr(e->d_name, ".json") && e->d_name[0] != '.') ++n;
   closedir(d);
   return n;
 }
 
 static void snapshot(int layer) {
-  const char *dir = getenv("VKLEAK_OUTPUT_DIR");
+  const char* dir = getenv("VKLEAK_OUTPUT_DIR");
   const int before = count_snapshots(dir, "-trigger.json");
   const int rc = vkleak_snapshot(g_device, "api.c");
   CHECK(rc == 0, "snapshot: returned %d", rc);
@@ -167,12 +164,16 @@ static void snapshot(int layer) {
         before);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 2 || (strcmp(argv[1], "layer") != 0 && strcmp(argv[1], "none") != 0)) {
     fprintf(stderr, "usage: %s layer|none\n", argv[0]);
     return 2;
   }
   const int layer = strcmp(argv[1], "layer") == 0;
+  /* A device that failed to initialize: no-ops returning 0, not a crash in the loader. */
+  CHECK(vkleak_checkpoint(VK_NULL_HANDLE) == 0, "checkpoint of a null device");
+  CHECK(vkleak_live_since(VK_NULL_HANDLE, 1, NULL, 0) == 0, "live_since of a null device");
+  CHECK(vkleak_snapshot(VK_NULL_HANDLE, "null") == 0, "snapshot of a null device");
   if (!setup()) {
     fprintf(stderr, "cannot create a Vulkan device\n");
     return 1;

@@ -103,6 +103,42 @@ TEST(LeakGuardTest, AllowancesForWarmUpObjects) {
   vkDestroyPipelineCache(context().device, cache, nullptr);
 }
 
+// Objects the program retrieves are the driver's: a queue fetched inside a guard's scope is no
+// leak (issue 37: it failed a correct test as "VkObjectType 4 ..., call site not recorded").
+TEST(LeakGuardTest, RetrievedQueuesAreNeverLeaks) {
+  vkleak::LeakGuard guard(context().device);
+  VkQueue queue = VK_NULL_HANDLE;
+  vkGetDeviceQueue(context().device, context().queue_family, 0, &queue);
+  ASSERT_NE(queue, VK_NULL_HANDLE);
+  VkBuffer made = make_buffer("made.beside.the.queue");
+  EXPECT_EQ(guard.leaked().size(), expect_layer() ? 1u : 0u) << "the buffer, not the queue";
+  vkDestroyBuffer(context().device, made, nullptr);
+  EXPECT_TRUE(guard.leaked().empty());
+}
+
+// A guard over a device that failed to initialize: nothing to check, no crash in the loader.
+TEST(LeakGuardTest, ANullDeviceIsANoOp) {
+  EXPECT_EQ(vkleak_checkpoint(VK_NULL_HANDLE), 0u);
+  EXPECT_EQ(vkleak_live_since(VK_NULL_HANDLE, 1, nullptr, 0), 0u);
+  EXPECT_EQ(vkleak_snapshot(VK_NULL_HANDLE, "null"), 0);
+  vkleak::LeakGuard guard(VK_NULL_HANDLE);
+  EXPECT_FALSE(guard.active());
+  EXPECT_TRUE(guard.leaked().empty());
+}
+
+// Never silently off: with VKLEAK_REQUIRE=1 a guard without the layer fails its test.
+TEST(LeakGuardTest, RequiredLayerMissingFailsTheTest) {
+  ASSERT_EQ(setenv("VKLEAK_REQUIRE", "1", 1), 0);
+  if (expect_layer()) {
+    vkleak::LeakGuard guard(context().device);  // loaded: nothing to say
+    EXPECT_TRUE(guard.active());
+  } else {
+    EXPECT_NONFATAL_FAILURE({ vkleak::LeakGuard guard(context().device); },
+                            "vkleak layer not loaded: this leak guard checks nothing");
+  }
+  ASSERT_EQ(unsetenv("VKLEAK_REQUIRE"), 0);
+}
+
 TEST(LeakGuardTest, OtherThreadsObjectsDoNotCount) {
   std::atomic<bool> holding{false}, looked{false};
   vkleak::LeakGuard guard(context().device);

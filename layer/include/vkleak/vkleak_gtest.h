@@ -7,14 +7,19 @@
 //     renderer.upload(mesh);
 //   }                                        // ...must be gone here, or the test fails
 //
-// Without the vkleak layer the guard checks nothing (active() is false) and never fails.
+// Without the vkleak layer the guard checks nothing (active() is false): the first such guard of
+// the process says so once on stderr, and with VKLEAK_REQUIRE=1 in the environment every such
+// guard fails its test ("vkleak layer not loaded"), so that a CI job that lost the layer cannot
+// stay green.
 #ifndef VKLEAK_VKLEAK_GTEST_H
 #define VKLEAK_VKLEAK_GTEST_H
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -79,7 +84,9 @@ class LeakGuard {
   // The failure is reported at the line that declares the guard.
   explicit LeakGuard(VkDevice device, const char* file = __builtin_FILE(),
                      int line = __builtin_LINE())
-      : device_(device), checkpoint_(vkleak_checkpoint(device)), file_(file), line_(line) {}
+      : device_(device), checkpoint_(vkleak_checkpoint(device)), file_(file), line_(line) {
+    if (!active()) say_inactive();
+  }
   LeakGuard(const LeakGuard&) = delete;
   LeakGuard& operator=(const LeakGuard&) = delete;
   ~LeakGuard() {
@@ -157,6 +164,23 @@ class LeakGuard {
   }
 
  private:
+  // A guard that checks nothing: fails under VKLEAK_REQUIRE=1, else says so once per process.
+  void say_inactive() const {
+    const char* require = std::getenv("VKLEAK_REQUIRE");
+    if (require && std::string(require) == "1") {
+      ADD_FAILURE_AT(file_, line_)
+          << "vkleak layer not loaded: this leak guard checks nothing (VKLEAK_REQUIRE=1 is set; "
+             "run the tests under `vkleak run --` or with VK_INSTANCE_LAYERS="
+             "VK_LAYER_VKLEAK_tracker)";
+      return;
+    }
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      std::fprintf(stderr,
+                   "vkleak: leak guards are inactive: the vkleak layer is not loaded (or the "
+                   "device is VK_NULL_HANDLE); VKLEAK_REQUIRE=1 makes them fail instead\n");
+  }
+
   bool allowed(const vkleak_object& o) const {
     for (VkObjectType t : allowed_types_)
       if (t == o.type) return true;
