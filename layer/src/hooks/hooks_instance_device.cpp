@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/death_test_child.h"
 #include "base/log.h"
 #include "base/passthrough.h"
 #include "callsite/callsite.h"
@@ -112,6 +113,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
 
   Settings settings = load_settings(pCreateInfo);
   configure_log(settings.log_level, settings.log_file);
+  // A GoogleTest death-test child dies on purpose: not the run's crash, nothing to snapshot.
+  static const bool death_test_child = is_death_test_child();
+  if (death_test_child && !passthrough()) {
+    log().info("a GoogleTest death-test child: not tracked, no snapshots");
+    set_passthrough();
+  }
   set_callstack_depth(settings.callstack_depth);
   g_destroy_callstacks.store(settings.destroy_callstacks, std::memory_order_relaxed);
   set_graveyard_size(settings.graveyard_size);
