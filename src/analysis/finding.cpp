@@ -21,6 +21,42 @@ std::vector<std::string> kind_names() {
   return out;
 }
 
+namespace {
+
+// The namespaces of support code (is_support_frame): data, one place.
+constexpr std::string_view kSupportNamespaces[] = {
+    "std::",   "__gnu_cxx::", "__cxxabiv1::",      "testing::",
+    "Catch::", "doctest::",   "boost::unit_test::"};
+
+// "void ns::f<T>(int) const" -> "ns::f<T>": the name without its return type and parameters.
+std::string_view qualified_name(std::string_view function) {
+  size_t depth = 0, start = 0, end = function.size();
+  for (size_t i = 0; i < function.size(); ++i) {
+    const char c = function[i];
+    if (c == '<') {
+      ++depth;
+    } else if (c == '>' && depth > 0) {
+      --depth;
+    } else if (depth == 0 && c == '(') {
+      end = i;
+      break;
+    } else if (depth == 0 && c == ' ') {
+      start = i + 1;
+    }
+  }
+  return start < end ? function.substr(start, end - start) : function;
+}
+
+}  // namespace
+
+bool is_support_frame(const Frame& frame) {
+  if (frame.function.empty()) return false;
+  const std::string_view name = qualified_name(frame.function);
+  for (std::string_view ns : kSupportNamespaces)
+    if (name.substr(0, ns.size()) == ns) return true;
+  return false;
+}
+
 std::string Finding::function() const {
   return inlined_function_chain(callsite);
 }

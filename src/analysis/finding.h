@@ -150,6 +150,11 @@ struct Frame {
   std::string note;  // the symbolizer's, while a call site is built (never rendered)
 };
 
+// A frame of the C++ runtime's or a test framework's own code (std::, __gnu_cxx::, testing::,
+// Catch::, doctest::, ...), by its function's qualified name: summaries leave such frames out
+// and full stacks fold them, so that what a reader sees first is the program's own code.
+bool is_support_frame(const Frame& frame);
+
 struct ExampleObject {
   uint64_t id = 0;
   std::string type;

@@ -355,10 +355,11 @@ void print_verdict(const std::vector<SnapshotFile>& fresh, const fs::path& dir) 
       const std::vector<const analysis::Finding*> ranked = report::all_findings(doc);
       if (!ranked.empty()) {
         const analysis::Finding& top = *ranked.front();
-        const std::string where = report::callsite_summary(top);
+        // Cut from the outside in: the innermost frame (where the object was made) stays.
+        const std::string where = report::callsite_summary(top, 120);
         verdict += "; first: " + std::string(analysis::kind_name(top.kind)) + " " +
                    printable(report::finding_title(top), 80) +
-                   (where.empty() ? "" : " at " + printable(where, 120));
+                   (where.empty() ? "" : " at " + printable(where, 2 * 120));
         // A stale view's line to fix is often where its target was destroyed.
         for (const analysis::LabeledStack& st : top.stacks) {
           if (st.label != "target destroyed here" || st.frames.empty()) continue;

@@ -47,7 +47,8 @@ inline constexpr size_t kSummaryFunctions = 3;
 std::string callsite_path(const analysis::Finding& f, size_t max_functions = kSummaryFunctions);
 // "cache_thumbnail > make (file.cpp:52)": the short path and the innermost frame's line; the
 // innermost frame's text when it has no function.
-std::string callsite_summary(const analysis::Finding& f);
+// Past max_chars, the outermost functions are left out ("... > "), never the innermost.
+std::string callsite_summary(const analysis::Finding& f, size_t max_chars = SIZE_MAX);
 // The finding's stacks as ASan prints them, one line each, unescaped (each output applies its
 // own rule per line): "destroyed here:", then "    #0 fn (file:line)" per frame ("(inlined)"
 // marked), the stack's lines and its note, indented. Empty when the finding has no stacks.

@@ -95,6 +95,53 @@ TEST(OutputTest, InlinedFramesKeyTheFindingByTheirCaller) {
   EXPECT_EQ(f.function(), "");
 }
 
+// Issue 37: a leak made in a GoogleTest test. The summary names the test's own functions, not
+// GoogleTest's or the standard library's, and a long one loses its outer functions, never the
+// innermost; a full stack folds runs of such frames into one line.
+TEST(OutputTest, SummariesShowTheProgramsOwnFrames) {
+  const auto frame = [](const std::string& function, const std::string& file, int line) {
+    analysis::Frame f;
+    f.function = function;
+    f.file = file;
+    f.line = line;
+    f.module = "renderer_tests";
+    f.text = function + " (" + file + ":" + std::to_string(line) + ")";
+    return f;
+  };
+  Finding f;
+  f.kind = analysis::FindingKind::kLeakAtExit;
+  f.object_type = "VkBuffer";
+  f.callsite = {
+      frame("DescriptorAllocator::allocate(VkDescriptorSetLayout_T*)", "/src/alloc.cpp", 40),
+      frame("Material::bind()", "/src/material.cpp", 77),
+      frame("std::_Function_handler<void (), Material_Binds_Test::TestBody()::{lambda()#1}>::"
+            "_M_invoke(std::_Any_data const&)",
+            "/usr/include/c++/12/bits/std_function.h", 290),
+      frame("Material_Binds_Test::TestBody()", "/src/material_test.cpp", 12),
+      frame("void testing::internal::HandleSehExceptionsInMethodIfSupported<testing::Test, void>("
+            "testing::Test*, void (testing::Test::*)(), char const*)",
+            "gtest.cc", 2599),
+      frame("void testing::internal::HandleExceptionsInMethodIfSupported<testing::Test, void>("
+            "testing::Test*, void (testing::Test::*)(), char const*)",
+            "gtest.cc", 2635),
+      frame("testing::Test::Run()", "gtest.cc", 2674),
+      frame("main", "gtest_main.cc", 51)};
+  EXPECT_TRUE(analysis::is_support_frame(f.callsite[2]));
+  EXPECT_TRUE(analysis::is_support_frame(f.callsite[4]));
+  EXPECT_FALSE(analysis::is_support_frame(f.callsite[3]));
+  EXPECT_EQ(report::callsite_path(f),
+            "Material_Binds_Test::TestBody() > Material::bind() > "
+            "DescriptorAllocator::allocate(VkDescriptorSetLayout_T*)");
+  EXPECT_EQ(report::callsite_summary(f, 60),
+            "... > DescriptorAllocator::allocate(VkDescriptorSetLayout_T*) (alloc.cpp:40)");
+  f.stacks.push_back({"created here", f.callsite, {}, ""});
+  const std::vector<std::string> lines = report::stack_lines(f);
+  ASSERT_EQ(lines.size(), 7u);  // the label and 6 lines: the run of 3 GoogleTest frames is one
+  EXPECT_EQ(lines[3], "    #2 " + f.callsite[2].text) << "a run of one stays as it is";
+  EXPECT_EQ(lines[5], "    #4-#6 (3 frames of the standard library or a test framework)");
+  EXPECT_EQ(lines[6], "    #7 main (gtest_main.cc:51)");
+}
+
 TEST(OutputTest, FindingsJson) {
   const json j = report::findings_json(sample());
   EXPECT_EQ(j["format"], "vkleak-findings");
