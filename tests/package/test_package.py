@@ -17,7 +17,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../integration"))
-from harness import BUILD, SOURCE, base_env, run  # noqa: E402
+from harness import BUILD, base_env, run  # noqa: E402
 
 CONSUMER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "consumer")
 
@@ -117,8 +117,8 @@ class PackageTest(unittest.TestCase):
 
     def test_find_package(self):
         build = self.path("consumer-cmake")
-        proc = subprocess.run(["cmake", "-S", CONSUMER, "-B", build, f"-DCMAKE_PREFIX_PATH={self.prefix}",
-                               "-DCMAKE_C_FLAGS=-Wall -Werror"],
+        proc = subprocess.run(["cmake", "-S", CONSUMER, "-B", build,
+                               f"-DCMAKE_PREFIX_PATH={self.prefix}", "-DCMAKE_C_FLAGS=-Wall -Werror"],
                               capture_output=True, text=True)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         proc = subprocess.run(["cmake", "--build", build], capture_output=True, text=True)
@@ -147,7 +147,8 @@ class PackageTest(unittest.TestCase):
         if not shutil.which("pkg-config"):
             self.skipTest("pkg-config is not installed: vkleak.pc not tested")
         env = dict(os.environ)
-        env["PKG_CONFIG_PATH"] = os.path.join(self.prefix, os.path.dirname(layout()["pkg-config file"]))
+        env["PKG_CONFIG_PATH"] = os.path.join(self.prefix,
+                                              os.path.dirname(layout()["pkg-config file"]))
 
         def pkg_config(*args):
             proc = subprocess.run(["pkg-config", *args, "vkleak"], env=env, capture_output=True,
@@ -169,7 +170,8 @@ class PackageTest(unittest.TestCase):
                consumer, *pkg_config("--cflags").split(), *pkg_config("--libs").split()]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         self.assertEqual(proc.returncode, 0, f"{cmd}\n{proc.stderr}")
-        self.check_consumer(consumer, {"VK_ADD_LAYER_PATH": pkg_config("--variable=layer_manifest_dir")},
+        self.check_consumer(consumer,
+                            {"VK_ADD_LAYER_PATH": pkg_config("--variable=layer_manifest_dir")},
                             pkg_config("--variable=vkleak_executable"), "pkg-config")
 
     def test_deb(self):
