@@ -52,8 +52,10 @@ def main():
     gen = os.path.join(args.build, "tests/analysis/vkleak_gen_run")
     for tool in (bench, gen):
         if not os.access(tool, os.X_OK):
-            sys.exit(f"{tool} not found: build it (cmake --build {args.build} --target "
-                     "vkleak_parse_bench vkleak_gen_run; the first needs libsimdjson-dev)")
+            sys.exit(f"{tool} not found: build it in a tree configured with "
+                     "-DVKLEAK_BUILD_TESTS=ON -DVKLEAK_BUILD_BENCH=ON (cmake --build "
+                     f"{args.build} --target vkleak_parse_bench vkleak_gen_run; the first needs "
+                     "libsimdjson-dev)")
     modes = args.modes.split(",")
     out = args.keep or tempfile.mkdtemp(prefix="vkleak-parse-")
     try:

@@ -73,7 +73,8 @@ def main():
     gen = os.path.join(args.build, "tests/analysis/vkleak_gen_run")
     for tool in (vkleak, gen):
         if not os.access(tool, os.X_OK):
-            sys.exit(f"{tool} not found: build first (cmake --build {args.build})")
+            sys.exit(f"{tool} not found: build first, with the tests (cmake -S . -B "
+                     f"{args.build} -DVKLEAK_BUILD_TESTS=ON && cmake --build {args.build})")
 
     out = args.keep or tempfile.mkdtemp(prefix="vkleak-scale-")
     try:

@@ -11,6 +11,7 @@ tools/deps.sh build
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVKLEAK_BUILD_TESTS=OFF \
   -DVKLEAK_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)"
+cmake --build "$build" -j"$(nproc)" --target incident1_wrapper_growth  # not in a user's `all`
 
 # lavapipe, the software Vulkan driver, and nothing else; Mesa's device-select layer off.
 export VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the scenario programs under the layer and prints one finding of each kind as
 # `vkleak report` shows it: the examples of the README's "Reading a finding".
-#   tools/finding_examples.sh [BUILD_DIR]     (default: build; build it first: tools/demo.sh)
+#   tools/finding_examples.sh [BUILD_DIR]     (default: build; build it first: tools/demo.sh,
+#                                             then cmake --build build --target vkleak_scenarios)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)

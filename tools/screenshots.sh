@@ -9,7 +9,7 @@ build="$(cd "${1:-$root/build}" && pwd)"
 out="${2:-$root/tools/screenshots}"
 mkdir -p "$out"
 for f in bin/vkleak tests/scenarios/incident1_wrapper_growth tests/scenarios/incident5_bindgroup_cache; do
-  [ -x "$build/$f" ] || { echo "screenshots: $build/$f is missing (build it first)" >&2; exit 2; }
+  [ -x "$build/$f" ] || { echo "screenshots: $build/$f is missing (build it first: cmake --build $build --target vkleak vkleak_scenarios)" >&2; exit 2; }
 done
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 [ -x "$chromium" ] || { echo "screenshots: $chromium is missing (tools/deps.sh test)" >&2; exit 2; }
