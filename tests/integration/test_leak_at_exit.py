@@ -126,6 +126,10 @@ class HowTheProcessEndedTest(TempDirTestCase):
         with open(html_path, encoding="utf-8") as f:
             html = f.read()
         self.assertIn('id="skipped-teardown"', html)
+        self.assertIn('id="notes"', html)
+        self.assertIn("<li>teardown not checked: the process ended with _exit()", html)
+        self.assertIn("TEARDOWN NOT CHECKED", html)
+        self.assertNotIn("PASS \u00b7 no leaks found", html)
         self.assertIn("Alive at _exit() (not judged: the program skipped its teardown)", html)
         self.assertIn("Leaks at exit not checked", html)
         self.assertNotIn("leaks at exit in this run", html)
